@@ -1,0 +1,1 @@
+"""Two-player Dudo (Neller & Hnath 2011): rules, imperfect-recall abstraction, CFR/FSICFR solvers."""

@@ -1,0 +1,211 @@
+"""Imperfect-recall abstraction of Dudo information sets and their integer IDs (store keys).
+
+An abstract information set is (own dice ``o``, opponent dice ``p``, own roll as a multiset,
+the last ``m`` claims of the round).  ``m=None`` is perfect recall (the whole claim history).
+The claims of a round strictly increase in strength, so the remembered claims are a set
+``w = {c_0 < c_1 < ... < c_{k-1}}`` of claim strengths (``k <= m``) out of ``K = 6 (o + p)``.
+
+Encoding (all integers, 0-based)
+--------------------------------
+* window index (combinatorial number system, by size then colex)::
+
+      widx(w) = sum_{j<k} C(K, j)  +  sum_{i<k} C(c_i, i + 1)
+
+  ``NW(K, m) = sum_{j<=m} C(K, j)`` windows (``2**K`` for perfect recall).
+* roll index: position of the sorted roll among ``itertools.combinations_with_replacement
+  (range(1, 7), o)`` (lexicographic), ``R(o) = C(o + 5, 5)`` rolls.
+* block offset: blocks are ordered by (own dice, opponent dice) lexicographically over
+  1..``max_dice``; ``block_offset(o, p) = sum over earlier blocks (o', p') of R(o') NW(6(o'+p'), m)``.
+* ``infoset_id = block_offset(o, p) + roll_index * NW(6(o + p), m) + widx``.
+
+The ID space is dense: every (o, p, roll, window) combination has an ID, including windows that
+cannot occur (for example an odd number of remembered claims when the opponent has five dice
+and we have fewer; see ``paper_infoset_count``).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from math import comb
+
+import numpy as np
+
+from .rules import MAX_DICE, num_rolls, roll_index, rolls
+
+DEFAULT_MEMORY = 3
+
+
+def memory_size(K: int, m: int | None) -> int:
+    """Effective memory: ``m`` capped at K claims (``None`` = perfect recall = K)."""
+    return K if m is None else min(m, K)
+
+
+def num_windows(K: int, m: int | None) -> int:
+    mm = memory_size(K, m)
+    return sum(comb(K, j) for j in range(mm + 1))
+
+
+def window_index(window, K: int) -> int:
+    """Index of a set of remembered claim strengths (any iterable of distinct ints < K)."""
+    w = sorted(window)
+    k = len(w)
+    idx = sum(comb(K, j) for j in range(k))
+    for i, c in enumerate(w):
+        if not 0 <= c < K:
+            raise ValueError("claim strength out of range")
+        idx += comb(c, i + 1)
+    return idx
+
+
+def window_from_index(idx: int, K: int) -> tuple[int, ...]:
+    """Inverse of ``window_index``: the sorted remembered claims."""
+    k = 0
+    while idx >= comb(K, k):
+        idx -= comb(K, k)
+        k += 1
+    out = []
+    for i in range(k, 0, -1):
+        c = i - 1
+        while comb(c + 1, i) <= idx:
+            c += 1
+        out.append(c)
+        idx -= comb(c, i)
+    return tuple(reversed(out))
+
+
+def last_claims(history, m: int | None) -> tuple[int, ...]:
+    """The abstraction's memory of a claim history (list of strengths, oldest first)."""
+    h = list(history)
+    return tuple(h if m is None else h[max(0, len(h) - m):])
+
+
+@lru_cache(maxsize=None)
+def block_offsets(m: int | None, max_dice: int = MAX_DICE) -> dict:
+    """{(own, opp): (offset, size)} for the dense ID space."""
+    out, off = {}, 0
+    for o in range(1, max_dice + 1):
+        for p in range(1, max_dice + 1):
+            size = num_rolls(o) * num_windows(6 * (o + p), m)
+            out[(o, p)] = (off, size)
+            off += size
+    return out
+
+
+def num_infosets(m: int | None, max_dice: int = MAX_DICE) -> int:
+    """Size of the dense ID space (every block)."""
+    return sum(s for _, s in block_offsets(m, max_dice).values())
+
+
+def infoset_id(own_dice: int, opp_dice: int, roll, history, m: int | None = DEFAULT_MEMORY,
+               max_dice: int = MAX_DICE) -> int:
+    """Store key of the abstract information set of a player holding ``roll`` after ``history``.
+
+    ``history`` is the round's full claim history as claim strengths (oldest first); only its
+    last ``m`` claims enter the key.
+    """
+    if len(roll) != own_dice:
+        raise ValueError("roll size does not match own dice")
+    K = 6 * (own_dice + opp_dice)
+    off, _ = block_offsets(m, max_dice)[(own_dice, opp_dice)]
+    nw = num_windows(K, m)
+    return off + roll_index(roll) * nw + window_index(last_claims(history, m), K)
+
+
+def decode_infoset_id(iid: int, m: int | None = DEFAULT_MEMORY, max_dice: int = MAX_DICE):
+    """Inverse of ``infoset_id``: (own dice, opp dice, roll tuple, remembered claims)."""
+    for (o, p), (off, size) in block_offsets(m, max_dice).items():
+        if off <= iid < off + size:
+            K = 6 * (o + p)
+            nw = num_windows(K, m)
+            ri, wi = divmod(iid - off, nw)
+            return o, p, rolls(o)[ri], window_from_index(wi, K)
+    raise ValueError("id out of range")
+
+
+def paper_window_parity(own_dice: int, opp_dice: int, max_dice: int = MAX_DICE):
+    """Parity restriction the paper applies (section 2): None, 'odd' or 'even' remembered claims.
+
+    With ``own < opp = max_dice`` the player did not open the round, so it moves after an odd
+    number of claims; with ``opp < own = max_dice`` after an even number.
+    """
+    if own_dice < opp_dice == max_dice:
+        return "odd"
+    if opp_dice < own_dice == max_dice:
+        return "even"
+    return None
+
+
+def paper_infoset_count(own_dice: int, opp_dice: int, m: int | None,
+                        max_dice: int = MAX_DICE) -> int:
+    """Fig. 1's count: IDs of the block whose window size has the parity the paper allows.
+
+    The paper halves by the parity of the number of *remembered* claims.  A window of exactly
+    ``m`` claims can also come from a longer history of the other parity, so this undercounts the
+    reachable sets of those blocks (``reachable_infoset_count`` counts them properly).
+    """
+    K = 6 * (own_dice + opp_dice)
+    par = paper_window_parity(own_dice, opp_dice, max_dice)
+    ks = range(memory_size(K, m) + 1)
+    if par == "odd":
+        ks = [k for k in ks if k % 2 == 1]
+    elif par == "even":
+        ks = [k for k in ks if k % 2 == 0]
+    return num_rolls(own_dice) * sum(comb(K, k) for k in ks)
+
+
+def reachable_infoset_count(own_dice: int, opp_dice: int, m: int | None,
+                            max_dice: int = MAX_DICE) -> int:
+    """Abstract information sets that some claim history actually reaches (parity done right)."""
+    K = 6 * (own_dice + opp_dice)
+    mm = memory_size(K, m)
+    par = paper_window_parity(own_dice, opp_dice, max_dice)
+    total = 0
+    for k in range(mm + 1):
+        full = comb(K, k)
+        if par is None:
+            total += full
+            continue
+        want = 1 if par == "odd" else 0
+        if k % 2 == want:
+            total += full
+        elif k == mm and mm < K:
+            # a longer history of the right parity: at least one earlier claim below c_0
+            total += full - comb(K - 1, k - 1) if k > 0 else 0
+    return num_rolls(own_dice) * total
+
+
+@lru_cache(maxsize=None)
+def window_tables(K: int, m: int | None):
+    """Per-window arrays for the solvers.
+
+    Returns (last[NW], size[NW], act_off[NW+1], child[sum n_act]) where ``last`` is the last
+    (strongest) remembered claim (-1 for the empty window), actions of window ``w`` are slot 0 =
+    Dudo (illegal for the empty window) and slot ``j >= 1`` = claim ``last + j``;
+    ``n_act = K - last``; ``child[act_off[w] + j]`` is the window after claiming ``last + j``
+    (-1 for the Dudo slot).
+    """
+    mm = memory_size(K, m)
+    nw = num_windows(K, m)
+    last = np.empty(nw, dtype=np.int64)
+    size = np.empty(nw, dtype=np.int64)
+    act_off = np.zeros(nw + 1, dtype=np.int64)
+    wins = []
+    for wi in range(nw):
+        w = window_from_index(wi, K) if nw < 5_000_000 else None
+        wins.append(w)
+        last[wi] = w[-1] if w else -1
+        size[wi] = len(w)
+        act_off[wi + 1] = act_off[wi] + (K - last[wi])
+    child = np.full(act_off[-1], -1, dtype=np.int64)
+    binom = np.array([[comb(n, k) for k in range(mm + 2)] for n in range(K + 1)], dtype=np.int64)
+    size_off = np.array([sum(comb(K, j) for j in range(k)) for k in range(mm + 2)], dtype=np.int64)
+    for wi in range(nw):
+        w = wins[wi]
+        keep = list(w if len(w) < mm else w[1:])
+        base = size_off[len(keep) + 1]
+        part = sum(int(binom[c, i + 1]) for i, c in enumerate(keep))
+        k1 = len(keep) + 1
+        o = act_off[wi]
+        for j in range(1, K - last[wi]):
+            c = last[wi] + j
+            child[o + j] = base + part + binom[c, k1]
+    return last, size, act_off, child
