@@ -1,0 +1,55 @@
+# Everything a fresh machine needs goes through the venv below.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: serve test build-stores build-default-stores bench protos check-protos words venv clean-stores
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+## Start the server on the default stores, building any that are missing first.
+serve: $(STAMP)
+	$(BIN)/python -m server --build-missing $(ARGS)
+
+## Run the test suite.
+test: $(STAMP)
+	$(BIN)/python -m pytest -q $(ARGS)
+
+## Rebuild every store (full solves).
+build-stores: $(STAMP)
+	$(BIN)/python -m builder --profile full $(ARGS)
+
+build-default-stores: $(STAMP)
+	$(BIN)/python -m builder --profile default --missing-only $(ARGS)
+
+## Print the performance tables.
+bench: $(STAMP)
+	$(BIN)/python -m builder.bench $(ARGS)
+
+## Regenerate the committed protobuf/gRPC code with the pinned grpcio-tools.
+protos: $(STAMP)
+	$(BIN)/python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. --grpc_python_out=. protos/gamestrategy.proto
+
+## Fail if the committed generated code differs from what the pinned tools produce.
+check-protos: $(STAMP)
+	@tmp=$$(mktemp -d) && mkdir -p $$tmp/protos && cp protos/gamestrategy.proto $$tmp/protos/ && \
+	$(BIN)/python -m grpc_tools.protoc -I$$tmp --python_out=$$tmp --pyi_out=$$tmp --grpc_python_out=$$tmp $$tmp/protos/gamestrategy.proto && \
+	for f in gamestrategy_pb2.py gamestrategy_pb2.pyi gamestrategy_pb2_grpc.py; do \
+	  diff -q $$tmp/protos/$$f protos/$$f >/dev/null || { echo "generated code drifted: protos/$$f (run make protos)"; exit 1; }; done; \
+	echo "generated protobuf code matches protos/gamestrategy.proto"
+
+## Regenerate games/data/scowl_words.tsv from Debian's scowl package (apt-get install scowl).
+words: $(STAMP)
+	$(BIN)/python games/data/generate_scowl_words.py /usr/share/dict/scowl games/data/scowl_words.tsv
+
+clean-stores:
+	rm -rf stores/jotto stores/dudo

@@ -1,0 +1,209 @@
+"""Build one Jotto store: benchmark, Beeler's guesser, fictitious play, double oracle, books, statistics.
+
+Long stages checkpoint to ``<root>/.work/jotto/<variant>-<params hash>/`` and resume from there.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from games.jotto.dictionary import load_dictionary
+from games.jotto.oracle import ENTROPY, GBR, JottoOracle, KIND_NAMES, Tree, state_key
+from games.jotto.solvers import (
+    DOState, FPState, hider_candidates, pair_stats, restricted_game, select_hider, solve_double_oracle, solve_jotto,
+)
+from games.jotto.strategy import encode_book_value
+from games.storage import StoreWriter, code_version
+
+CHECKPOINT_SECONDS = 20.0
+
+
+@dataclass(frozen=True)
+class JottoParams:
+    fp_iterations: int
+    do_iterations: int
+    book_threshold: int = 100
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:10]
+
+
+class Checkpoint:
+    def __init__(self, root: Path, variant: str, params: JottoParams):
+        self.dir = Path(root) / ".work" / "jotto" / f"{variant}-{params.digest()}"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._last = time.monotonic()
+
+    def load(self, name: str):
+        p = self.dir / f"{name}.npz"
+        if not p.is_file():
+            return None
+        with np.load(p, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+
+    def save(self, name: str, arrays: dict, force: bool = False) -> None:
+        if not force and time.monotonic() - self._last < CHECKPOINT_SECONDS:
+            return
+        tmp = self.dir / f"{name}.tmp.npz"
+        np.savez(tmp, **arrays)
+        tmp.replace(self.dir / f"{name}.npz")
+        self._last = time.monotonic()
+
+    def clear(self) -> None:
+        for p in self.dir.glob("*"):
+            p.unlink()
+        self.dir.rmdir()
+
+
+def _book_from_trees(D: int, trees: dict[int, Tree]) -> dict[bytes, tuple[int, list[int], list[int]]]:
+    book: dict[bytes, tuple[int, list[int], list[int]]] = {}
+    for member, tree in trees.items():
+        for state, move in zip(tree.node_states, tree.node_moves):
+            _add(book, state_key(D, state), len(state), member, move)
+    return book
+
+
+def _add(book, key, n, member, move):
+    entry = book.setdefault(key, (n, [], []))
+    entry[1].append(member)
+    entry[2].append(move)
+
+
+def _write_book(writer: StoreWriter, strategy: str, book) -> int:
+    items = ((k, encode_book_value(n, np.array(m), np.array(mv))) for k, (n, m, mv) in sorted(book.items()))
+    return writer.put_many(f"book:{strategy}", items)
+
+
+def build_jotto_store(variant: str, params: JottoParams, root: Path, position: int = 0) -> Path:
+    """Solve one variant and publish its store; returns the published version directory."""
+    t_start = time.perf_counter()
+    d = load_dictionary(variant)
+    oracle = JottoOracle(d)
+    D, thr = oracle.D, params.book_threshold
+    ckpt = Checkpoint(root, variant, params)
+    strategies: dict[str, dict] = {}
+    arrays: dict[str, np.ndarray] = {}
+    books: dict[str, dict] = {}
+
+    def bar(desc, total):
+        return tqdm(total=total, desc=f"{variant} {desc}", unit="it", position=position, leave=True,
+                    dynamic_ncols=True, mininterval=0.5)
+
+    # benchmark pair: HiderUniform / GuesserGBRUniform
+    bench = oracle.tree(oracle.uniform, GBR, thr)
+    st = pair_stats(oracle.uniform, bench.guesses, bench.guesses[:, None], np.ones(1))
+    strategies["benchmark"] = dict(kind="gbr", members=1, figures=st.as_dict(),
+                                   description="HiderUniform / GuesserGBRUniform (Ganzfried's benchmark)")
+    arrays.update({"hider:benchmark": oracle.uniform, "weights:benchmark": np.ones(1),
+                   "member_hiders:benchmark": oracle.uniform[None, :]})
+    books["benchmark"] = _book_from_trees(D, {0: bench})
+
+    # Beeler's entropy guesser (common test words) against the uniform hider
+    beeler = oracle.tree(oracle.uniform, ENTROPY, thr)
+    st = pair_stats(oracle.uniform, bench.guesses, beeler.guesses[:, None], np.ones(1))
+    first = d.words[oracle.move(oracle.all_words, oracle.uniform, ENTROPY)]
+    strategies["beeler"] = dict(kind="entropy", members=1, figures=dict(
+        st.as_dict(), mean_guesses_vs_uniform=float(beeler.guesses.mean()),
+        worst_guesses=float(beeler.guesses.max())), first_test_word=first,
+        description="Beeler's information-theoretic guesser (common test words) with the uniform hider")
+    arrays.update({"hider:beeler": oracle.uniform, "weights:beeler": np.ones(1),
+                   "member_hiders:beeler": oracle.uniform[None, :]})
+    books["beeler"] = _book_from_trees(D, {0: beeler})
+
+    # fictitious play (SolveJotto, Alg. 13), resumable
+    saved = ckpt.load("fp")
+    fp = FPState.from_arrays(saved) if saved is not None else None
+    with bar("fictitious play", params.fp_iterations + 1) as pb:
+        pb.update(0 if fp is None else fp.t + 1)
+
+        def fp_tick(s: FPState):
+            pb.update(1)
+            pb.set_postfix(eps=f"{max(s.eps[-1]):.3f}", best=f"{min(max(e) for e in s.eps):.3f}", refresh=False)
+            ckpt.save("fp", s.to_arrays())
+
+        fp = solve_jotto(oracle, params.fp_iterations, fp, fp_tick, record_threshold=thr)
+        ckpt.save("fp", fp.to_arrays(), force=True)
+    ts = fp.t_star
+    G_fp = np.stack(fp.member_guesses[: ts + 1], axis=1)
+    w_fp = np.full(ts + 1, 1.0 / (ts + 1))
+    h_fp = fp.hider(ts)
+    st_fp = pair_stats(h_fp, oracle.tree(h_fp, GBR).guesses, G_fp, w_fp)
+    strategies["fp"] = dict(kind="gbr", members=ts + 1, t_star=ts, iterations=fp.t,
+                            seconds_per_iteration=fp.seconds / (fp.t + 1), figures=st_fp.as_dict(),
+                            description="Ganzfried's SolveJotto: fictitious play, uniform mixture over the greedy "
+                                        "responses of iterations 0..t*, hider s_{h,t*}")
+    arrays.update({"hider:fp": h_fp, "weights:fp": w_fp,
+                   "fp_br_lens:fp": np.array([len(s) for s in fp.br_sets[:ts]], dtype=np.int64),
+                   "fp_br_flat:fp": (np.concatenate(fp.br_sets[:ts]) if ts else np.zeros(0)).astype(np.int32),
+                   "fp_epsilon:fp": np.array([max(e) for e in fp.eps])})
+    fp_book: dict = {}
+    for t, key, n, move in fp.book:
+        if t <= ts:
+            _add(fp_book, key, n, t, move)
+    books["fp"] = fp_book
+
+    # double oracle over greedy responses, resumable
+    saved = ckpt.load("do")
+    do = DOState.from_arrays(saved) if saved is not None else None
+    with bar("double oracle", params.do_iterations) as pb:
+        pb.update(0 if do is None else do.iterations)
+
+        def do_tick(s: DOState):
+            pb.update(1)
+            pb.set_postfix(guarantee=f"{s.guarantee_history[-1]:.3f}", columns=len(s.columns), refresh=False)
+            ckpt.save("do", s.to_arrays())
+
+        do = solve_double_oracle(oracle, params.do_iterations, do, on_iteration=do_tick)
+        ckpt.save("do", do.to_arrays(), force=True)
+    G_do = do.matrix()
+    _, _, y = restricted_game(G_do)
+    support = np.flatnonzero(do.weights > 0)
+    w_do = do.weights[support]
+    cands = hider_candidates(oracle, y)
+    best, cand_stats = select_hider(oracle, cands, G_do[:, support], w_do)
+    st_do = cand_stats[best]
+    h_do = cands[best]
+    member_hiders = np.stack([do.hiders[c] for c in support])
+    strategies["double_oracle"] = dict(
+        kind="gbr", members=int(len(support)), iterations=do.iterations, columns=len(do.columns),
+        seconds=do.seconds, figures=st_do.as_dict(),
+        hider_alpha_figures=[s.as_dict() for s in cand_stats],
+        description="double oracle: exact LP of the restricted game over the greedy responses found so far; "
+                    "hider chosen between uniform and the restricted game's hider by lowest epsilon")
+    arrays.update({"hider:double_oracle": h_do, "weights:double_oracle": w_do,
+                   "member_hiders:double_oracle": member_hiders,
+                   "guarantee_history:double_oracle": np.array(do.guarantee_history)})
+    trees = {}
+    with bar("double-oracle book", len(support)) as pb:
+        for m, c in enumerate(support):
+            trees[m] = oracle.tree(do.hiders[c], GBR, thr)
+            pb.update(1)
+    books["double_oracle"] = _book_from_trees(D, trees)
+
+    served = min(("double_oracle", "fp"), key=lambda s: strategies[s]["figures"]["guarantee"])
+
+    writer = StoreWriter(root, "jotto", variant)
+    try:
+        for k, a in arrays.items():
+            writer.put_array(k, a)
+        writer.put_array("common", d.common.astype(np.uint8))
+        for name, book in books.items():
+            strategies[name]["book_entries"] = _write_book(writer, name, book)
+        manifest = dict(
+            game="jotto", variant=variant, words=list(d.words), served=served,
+            dictionary=dict(sha256=d.sha256, size=D, length=d.length, source=d.variant.source, filter=d.variant.filter),
+            parameters=dict(asdict(params)), code_version=code_version(), strategies=strategies,
+            build_seconds=time.perf_counter() - t_start,
+        )
+        path = writer.publish(manifest)
+    except BaseException:
+        writer.abort()
+        raise
+    ckpt.clear()
+    return path

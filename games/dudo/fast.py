@@ -1,0 +1,277 @@
+"""Full-width FSICFR with CFR+ regret updates on the abstract public DAG of a Dudo group.
+
+Each iteration is Algorithm 2 (FSICFR) done for every pair of rolls at once: a forward pass
+sums, per abstract public node, the reach of every roll of each player over all paths, and a
+backward pass computes the node's value for every roll pair (a matrix) from its children and
+updates the regrets of every (node, roll) information set.  Regrets follow CFR+ (floored at
+zero) and the average strategy is weighted by ``t ** avg_power`` (linear by default).
+Strategies of all information sets stay fixed during an iteration (simultaneous updates).
+
+Array layout (one group, see ``game.Group``): regrets / strategies are flat float64 arrays;
+side ``s``'s entry for window ``w``, action slot ``j`` and roll ``x`` sits at
+``rbase[s] + (act_off[w] + j) * ns[s] + x``.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+from numba import njit
+
+from .game import Group
+
+
+@njit(cache=True)
+def regret_matching(reg, strat, ns, rbase, NW, act_off, last):
+    """Equation 5 for every information set (uniform where no regret is positive)."""
+    for s in range(ns.size):
+        n = ns[s]
+        for w in range(NW):
+            a0 = 1 if last[w] < 0 else 0
+            na = act_off[w + 1] - act_off[w]
+            base = rbase[s] + act_off[w] * n
+            for x in range(n):
+                tot = 0.0
+                for j in range(a0, na):
+                    r = reg[base + j * n + x]
+                    if r > 0:
+                        tot += r
+                if tot > 0:
+                    for j in range(a0, na):
+                        r = reg[base + j * n + x]
+                        strat[base + j * n + x] = r / tot if r > 0 else 0.0
+                else:
+                    u = 1.0 / (na - a0)
+                    for j in range(a0, na):
+                        strat[base + j * n + x] = u
+                if a0 == 1:
+                    strat[base + x] = 0.0
+
+
+@njit(cache=True)
+def normalize_average(ssum, strat, ns, rbase, NW, act_off, last):
+    """Average strategy: the strategy sums normalised (uniform where never reached)."""
+    for s in range(ns.size):
+        n = ns[s]
+        for w in range(NW):
+            a0 = 1 if last[w] < 0 else 0
+            na = act_off[w + 1] - act_off[w]
+            base = rbase[s] + act_off[w] * n
+            for x in range(n):
+                tot = 0.0
+                for j in range(a0, na):
+                    tot += ssum[base + j * n + x]
+                for j in range(a0, na):
+                    strat[base + j * n + x] = (ssum[base + j * n + x] / tot if tot > 0
+                                               else 1.0 / (na - a0))
+                if a0 == 1:
+                    strat[base + x] = 0.0
+
+
+@njit(cache=True)
+def forward_reach(strat, mreach, oreach, ns, oth, probs, root_w, rbase, order, act_off, last,
+                  child, NW):
+    """Forward pass of Algorithm 2 for all rolls: per node, reach of each roll summed over paths.
+
+    mreach[s, w, x]: mover's own reach (incl. chance of x); oreach[s, w, y]: opponent's.
+    """
+    mreach[:] = 0.0
+    oreach[:] = 0.0
+    nsd = ns.size
+    for s in range(nsd):
+        o = oth[s]
+        for x in range(ns[s]):
+            mreach[s, 0, x] = root_w[s] * probs[s, x]
+        for y in range(ns[o]):
+            oreach[s, 0, y] += root_w[s] * probs[o, y]
+    for k in range(NW):
+        w = order[k]
+        na = act_off[w + 1] - act_off[w]
+        for s in range(nsd):
+            n = ns[s]
+            o = oth[s]
+            no = ns[o]
+            tot = 0.0
+            for x in range(n):
+                tot += mreach[s, w, x]
+            if tot == 0.0:
+                continue
+            base = rbase[s] + act_off[w] * n
+            for j in range(1, na):
+                c = child[act_off[w] + j]
+                for y in range(no):
+                    mreach[o, c, y] += oreach[s, w, y]
+                for x in range(n):
+                    oreach[o, c, x] += mreach[s, w, x] * strat[base + j * n + x]
+
+
+@njit(cache=True)
+def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, terminal,
+                    rbase, order, act_off, last, child, NW, reachable, update, avg_w):
+    """Backward pass of Algorithm 2 for all roll pairs, with CFR+ regret updates.
+
+    V[s, w, y * ns[s] + x] is the value (+-1) to the mover (roll x) against roll y.  Returns
+    nothing; with ``update`` false it only evaluates ``strat``.
+    """
+    nsd = ns.size
+    maxn = 0
+    for s in range(nsd):
+        maxn = max(maxn, ns[s])
+    B = np.zeros(maxn * maxn)
+    g = np.zeros(maxn)
+    gbar = np.zeros(maxn)
+    for k in range(NW - 1, -1, -1):
+        w = order[k]
+        na = act_off[w + 1] - act_off[w]
+        L = last[w]
+        for s in range(nsd):
+            if not reachable[s, w]:
+                continue
+            n = ns[s]
+            o = oth[s]
+            no = ns[o]
+            base = rbase[s] + act_off[w] * n
+            B[:n * no] = 0.0
+            gbar[:n] = 0.0
+            if L >= 0:
+                # Dudo: terminal values
+                r = claim_r[L] - 1
+                for x in range(n):
+                    cx = rc[s, x, r]
+                    sg = strat[base + x]
+                    acc = 0.0
+                    for y in range(no):
+                        u = terminal[s, L, cx + rc[o, y, r]]
+                        acc += oreach[s, w, y] * u
+                        B[x * no + y] += sg * u
+                    g[x] = acc
+                    gbar[x] += sg * acc
+                if update:
+                    for x in range(n):
+                        reg[base + x] += g[x]
+            for j in range(1, na):
+                c = child[act_off[w] + j]
+                for x in range(n):
+                    sg = strat[base + j * n + x]
+                    acc = 0.0
+                    for y in range(no):
+                        vv = -V[o, c, x * no + y]
+                        acc += oreach[s, w, y] * vv
+                        B[x * no + y] += sg * vv
+                    g[x] = acc
+                    gbar[x] += sg * acc
+                if update:
+                    for x in range(n):
+                        reg[base + j * n + x] += g[x]
+            if update:
+                a0 = 1 if L < 0 else 0
+                for j in range(a0, na):
+                    for x in range(n):
+                        idx = base + j * n + x
+                        r = reg[idx] - gbar[x]
+                        reg[idx] = r if r > 0 else 0.0
+                        ssum[idx] += avg_w * mreach[s, w, x] * strat[idx]
+            for x in range(n):
+                for y in range(no):
+                    V[s, w, y * n + x] = B[x * no + y]
+
+
+class FastSolver:
+    """Full-width FSICFR + CFR+ on one group; resumable via ``save``/``load``."""
+
+    def __init__(self, group: Group, avg_power: float = 1.0, value_dtype=np.float64):
+        g = self.g = group
+        self.avg_power = avg_power
+        self.t = 0
+        self.seconds = 0.0
+        self.reg = np.zeros(g.nrows)
+        self.ssum = np.zeros(g.nrows)
+        self.strat = np.zeros(g.nrows)
+        maxn = int(g.ns.max())
+        self.mreach = np.zeros((g.nsides, g.NW, maxn))
+        self.oreach = np.zeros((g.nsides, g.NW, maxn))
+        self.V = np.zeros((g.nsides, g.NW, maxn * maxn), dtype=value_dtype)
+        # structural reachability: reach under the uniform strategy
+        regret_matching(self.reg, self.strat, g.ns, g.rbase, g.NW, g.act_off, g.last)
+        self._forward(self.strat)
+        self.reachable = self.mreach.sum(axis=2) > 0
+
+    def _forward(self, strat):
+        g = self.g
+        forward_reach(strat, self.mreach, self.oreach, g.ns, g.oth, g.probs, g.root_w, g.rbase,
+                      g.order, g.act_off, g.last, g.child, g.NW)
+
+    def _backward(self, strat, update, avg_w=0.0):
+        g = self.g
+        fsicfr_backward(strat, self.reg, self.ssum, self.V, self.mreach, self.oreach, g.ns, g.oth,
+                        g.rc, g.claim_r, g.terminal, g.rbase, g.order, g.act_off, g.last,
+                        g.child, g.NW, self.reachable, update, avg_w)
+
+    def fsicfr_iteration(self):
+        """One full-width FSICFR iteration (Algorithm 2 over all roll pairs) with CFR+ updates."""
+        g = self.g
+        t0 = time.perf_counter()
+        self.t += 1
+        regret_matching(self.reg, self.strat, g.ns, g.rbase, g.NW, g.act_off, g.last)
+        self._forward(self.strat)
+        self._backward(self.strat, True, float(self.t) ** self.avg_power)
+        self.seconds += time.perf_counter() - t0
+
+    def solve(self, iterations: int, checkpoint: str | None = None, every: int = 0,
+              progress: bool = True, desc: str = ""):
+        from tqdm import tqdm
+        it = range(iterations)
+        bar = tqdm(it, desc=desc or f"dudo {self.g.dice}", disable=not progress, leave=False)
+        for i in bar:
+            self.fsicfr_iteration()
+            if checkpoint and every and (i + 1) % every == 0:
+                self.save(checkpoint)
+        if checkpoint:
+            self.save(checkpoint)
+        return self
+
+    def average_strategy(self) -> np.ndarray:
+        g = self.g
+        out = np.zeros(g.nrows)
+        normalize_average(self.ssum, out, g.ns, g.rbase, g.NW, g.act_off, g.last)
+        return out
+
+    def current_strategy(self) -> np.ndarray:
+        g = self.g
+        out = np.zeros(g.nrows)
+        regret_matching(self.reg, out, g.ns, g.rbase, g.NW, g.act_off, g.last)
+        return out
+
+    def root_values(self, strat=None) -> np.ndarray:
+        """Expected value (+-1) to the opener of each root (side) under ``strat`` (average)."""
+        return evaluate(self, self.average_strategy() if strat is None else strat)
+
+    def save(self, path: str):
+        tmp = path + ".tmp.npz"
+        np.savez(tmp, reg=self.reg, ssum=self.ssum, t=self.t, seconds=self.seconds,
+                 dice=np.array(self.g.dice), m=-1 if self.g.m is None else self.g.m)
+        os.replace(tmp, path)
+
+    def load(self, path: str):
+        z = np.load(path)
+        if tuple(z["dice"]) != tuple(self.g.dice) or int(z["m"]) != (-1 if self.g.m is None else self.g.m):
+            raise ValueError("checkpoint is for another group")
+        self.reg[:] = z["reg"]
+        self.ssum[:] = z["ssum"]
+        self.t = int(z["t"])
+        self.seconds = float(z["seconds"])
+        return self
+
+
+def evaluate(solver: FastSolver, strat: np.ndarray) -> np.ndarray:
+    """Root values (+-1, opener's view) of a strategy profile on the solver's group."""
+    g = solver.g
+    solver._forward(strat)
+    solver._backward(strat, False)
+    vals = np.zeros(g.nsides)
+    for s in range(g.nsides):
+        n, no = g.ns[s], g.ns[g.oth[s]]
+        M = solver.V[s, 0, :n * no].reshape(no, n)
+        vals[s] = g.probs[g.oth[s], :no] @ M @ g.probs[s, :n]
+    return vals

@@ -1,0 +1,212 @@
+"""Numba kernels for Jotto shared by the builder and the server's live fallback.
+
+State: the consistent words, always as an ascending int32 array of dictionary indices. A guess that
+was answered with fewer than L jots, or a word guessed and not the secret, is no longer consistent.
+
+Tie-break of both oracles (documented, relied upon by the stores): among test words whose score is
+exactly equal in floating point, a word that is still consistent wins (it may end the game), then
+the lowest dictionary index (alphabetical order). Scores of test words that split the state the same
+way are computed by the same sums in the same order, so structurally equal scores are bitwise equal.
+
+When the hider strategy puts no weight on any consistent word, GBR's answer probabilities (Alg. 4)
+are undefined; the oracle then uses uniform weights over the consistent words.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+GBR = 0  # Ganzfried's greedy best response: maximise expected eliminations (Alg. 1-4)
+ENTROPY = 1  # Beeler: maximise expected information, uniform weights
+
+CACHE = True
+
+
+@njit(cache=CACHE)
+def num_comm_letts_matrix(counts):
+    """NumCommLetts (Alg. 5) for every pair: jots = one-to-one letter matches (min of letter counts)."""
+    d = counts.shape[0]
+    out = np.empty((d, d), dtype=np.uint8)
+    for i in range(d):
+        for j in range(i, d):
+            s = 0
+            for k in range(26):
+                a = counts[i, k]
+                b = counts[j, k]
+                s += a if a < b else b
+            out[i, j] = s
+            out[j, i] = s
+    return out
+
+
+@njit(cache=CACHE)
+def choose_guess(C, S, in_S, h, candidates, L, kind):
+    """GuesserGBR (Alg. 1-4, answers 0..L) or Beeler's entropy choice at state S; returns a word index.
+
+    C: jot matrix; S: ascending consistent indices; in_S: bool mask of S; h: hider weights (GBR only);
+    candidates: ascending indices of allowed test words.
+    """
+    n = S.shape[0]
+    if n == 1:
+        return S[0]
+    hw = np.zeros(L + 1)
+    cnt = np.zeros(L + 1, dtype=np.int64)
+    H = 0.0
+    for k in range(n):
+        H += h[S[k]]
+    uniform = kind == ENTROPY or H <= 0.0
+    best = -1
+    best_score = np.inf
+    best_in = False
+    for ci in range(candidates.shape[0]):
+        g = candidates[ci]
+        for j in range(L + 1):
+            hw[j] = 0.0
+            cnt[j] = 0
+        row = C[g]
+        for k in range(n):
+            a = row[S[k]]
+            cnt[a] += 1
+            if not uniform:
+                hw[a] += h[S[k]]
+        score = 0.0
+        if kind == ENTROPY:
+            # minimise sum n_j log n_j  <=>  maximise entropy of the answer distribution
+            for j in range(L + 1):
+                if cnt[j] > 1:
+                    score += cnt[j] * np.log(cnt[j])
+        elif uniform:
+            # ExpNumElims = n - sum_j A_j n_j with A_j = n_j / n: minimise sum_j n_j^2
+            for j in range(L + 1):
+                score += cnt[j] * cnt[j]
+        else:
+            # ExpNumElims = n - sum_j A_j n_j with A_j = hw_j / H: minimise sum_j hw_j n_j
+            for j in range(L + 1):
+                score += hw[j] * cnt[j]
+        g_in = in_S[g]
+        if score < best_score or (score == best_score and g_in and not best_in):
+            best = g
+            best_score = score
+            best_in = g_in
+    return best
+
+
+@njit(cache=CACHE)
+def beeler_guess(C, counts, S, in_S, h, candidates, L):
+    """Beeler's guesser: entropy over common test words; once every letter is known (all consistent
+    words are anagrams of one another), or no common word splits the state, guess a consistent word."""
+    n = S.shape[0]
+    same = True
+    for k in range(1, n):
+        for c in range(26):
+            if counts[S[k], c] != counts[S[0], c]:
+                same = False
+                break
+        if not same:
+            break
+    if same:
+        return S[0]
+    g = choose_guess(C, S, in_S, h, candidates, L, ENTROPY)
+    row = C[g]
+    a0 = row[S[0]]
+    for k in range(1, n):
+        if row[S[k]] != a0:
+            return g
+    return S[0]
+
+
+@njit(cache=CACHE)
+def _oracle(C, counts, S, in_S, h, candidates, L, kind):
+    if kind == ENTROPY:
+        return beeler_guess(C, counts, S, in_S, h, candidates, L)
+    return choose_guess(C, S, in_S, h, candidates, L, GBR)
+
+
+@njit(cache=CACHE)
+def comp_num_guesses(C, counts, h, candidates, L, kind, record_threshold):
+    """CompNumGuesses (Alg. 6-7) for every secret word at once: one shared decision tree.
+
+    Returns (guesses[D], rec_start, rec_end, rec_guess, order): the number of guesses needed for each
+    secret word, and for every tree node with more than record_threshold consistent words the slice
+    order[rec_start:rec_end] holding its consistent words (unsorted) and the test word played there.
+    """
+    D = C.shape[0]
+    order = np.arange(D).astype(np.int32)
+    tmp = np.empty(D, dtype=np.int32)
+    guesses = np.zeros(D, dtype=np.int32)
+    in_S = np.zeros(D, dtype=np.bool_)
+    stack_s = np.empty(D + 1, dtype=np.int64)
+    stack_e = np.empty(D + 1, dtype=np.int64)
+    stack_d = np.empty(D + 1, dtype=np.int64)
+    rec_s = np.empty(2 * D + 2, dtype=np.int64)  # a node removes its test word or splits its state
+    rec_e = np.empty(2 * D + 2, dtype=np.int64)
+    rec_g = np.empty(2 * D + 2, dtype=np.int32)
+    nrec = 0
+    top = 0
+    stack_s[0] = 0
+    stack_e[0] = D
+    stack_d[0] = 1
+    top = 1
+    cnt = np.zeros(L + 2, dtype=np.int64)
+    while top > 0:
+        top -= 1
+        s = stack_s[top]
+        e = stack_e[top]
+        depth = stack_d[top]
+        S = order[s:e]
+        for k in range(e - s):
+            in_S[S[k]] = True
+        g = _oracle(C, counts, S, in_S, h, candidates, L, kind)
+        for k in range(e - s):
+            in_S[S[k]] = False
+        if e - s > record_threshold:
+            rec_s[nrec] = s
+            rec_e[nrec] = e
+            rec_g[nrec] = g
+            nrec += 1
+        # stable counting sort of S \ {g} by answer; g goes last
+        for j in range(L + 2):
+            cnt[j] = 0
+        row = C[g]
+        for k in range(e - s):
+            w = S[k]
+            if w == g:
+                guesses[w] = depth
+            else:
+                cnt[row[w] + 1] += 1
+        for j in range(1, L + 2):
+            cnt[j] += cnt[j - 1]
+        # cnt[a] = start offset of answer a
+        m = 0
+        for k in range(e - s):
+            w = S[k]
+            if w != g:
+                a = row[w]
+                tmp[cnt[a]] = w
+                cnt[a] += 1
+                m += 1
+        # after placement cnt[a] = end offset of answer a
+        has_g = m < e - s
+        for k in range(m):
+            order[s + k] = tmp[k]
+        if has_g:
+            order[s + m] = g
+        prev = 0
+        for a in range(L + 1):
+            end = cnt[a]
+            if end > prev:
+                stack_s[top] = s + prev
+                stack_e[top] = s + end
+                stack_d[top] = depth + 1
+                top += 1
+            prev = end
+    return guesses, rec_s[:nrec].copy(), rec_e[:nrec].copy(), rec_g[:nrec].copy(), order
+
+
+@njit(cache=CACHE)
+def oracle_move(C, counts, S, h, candidates, L, kind):
+    """The test word the oracle plays at state S (the server's live path)."""
+    in_S = np.zeros(C.shape[0], dtype=np.bool_)
+    for k in range(S.shape[0]):
+        in_S[S[k]] = True
+    return _oracle(C, counts, S, in_S, h, candidates, L, kind)

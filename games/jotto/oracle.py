@@ -1,0 +1,86 @@
+"""One dictionary's precomputed arrays and the oracles over them (GBR, entropy), for builder and server."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from games.jotto import kernels
+from games.jotto.dictionary import Dictionary
+
+GBR = kernels.GBR
+ENTROPY = kernels.ENTROPY
+KIND_NAMES = {GBR: "gbr", ENTROPY: "entropy"}
+
+
+def state_key(D: int, state: np.ndarray) -> bytes:
+    """Store key of a state: BLAKE2b-128 of the consistent-word bitset (D bits in dictionary order)."""
+    mask = np.zeros(D, dtype=bool)
+    mask[state] = True
+    return hashlib.blake2b(np.packbits(mask).tobytes(), digest_size=16).digest()
+
+
+@dataclass
+class Tree:
+    """One guesser pure strategy as a decision tree: guesses needed per secret word, and its big nodes."""
+
+    guesses: np.ndarray  # int32[D]
+    node_states: list[np.ndarray] = field(default_factory=list)  # ascending consistent indices
+    node_moves: list[int] = field(default_factory=list)
+
+
+class JottoOracle:
+    def __init__(self, dictionary: Dictionary):
+        self.dictionary = dictionary
+        self.L = dictionary.length
+        self.D = dictionary.size
+        self.counts = np.ascontiguousarray(dictionary.counts)
+        self.C = kernels.num_comm_letts_matrix(self.counts)
+        self.all_words = np.arange(self.D, dtype=np.int32)
+        common = np.flatnonzero(dictionary.common).astype(np.int32)
+        self.common_words = common if common.size else self.all_words
+
+    def candidates(self, kind: int) -> np.ndarray:
+        """Allowed test words: every word for GBR (Ganzfried), common words for Beeler's guesser."""
+        return self.common_words if kind == ENTROPY else self.all_words
+
+    @cached_property
+    def uniform(self) -> np.ndarray:
+        return np.full(self.D, 1.0 / self.D)
+
+    def tree(self, h: np.ndarray, kind: int = GBR, record_threshold: int | None = None) -> Tree:
+        """CompNumGuesses for every secret word at once (Alg. 6), optionally keeping nodes > threshold."""
+        thr = self.D + 1 if record_threshold is None else record_threshold
+        g, rs, re_, rg, order = kernels.comp_num_guesses(
+            self.C, self.counts, np.ascontiguousarray(h, dtype=np.float64), self.candidates(kind), self.L, kind, thr
+        )
+        tree = Tree(g)
+        for s, e, m in zip(rs, re_, rg):
+            tree.node_states.append(np.sort(order[s:e]))
+            tree.node_moves.append(int(m))
+        return tree
+
+    def move(self, state: np.ndarray, h: np.ndarray, kind: int = GBR) -> int:
+        """The oracle's test word at one state (ascending consistent indices)."""
+        return int(
+            kernels.oracle_move(
+                self.C, self.counts, np.ascontiguousarray(state, dtype=np.int32),
+                np.ascontiguousarray(h, dtype=np.float64), self.candidates(kind), self.L, kind,
+            )
+        )
+
+    def consistent(self, guesses: list[int], answers: list[int]) -> np.ndarray:
+        """UpdateState (Alg. 7) along a history of wrong guesses (a guessed word is not the secret)."""
+        mask = np.ones(self.D, dtype=bool)
+        for g, a in zip(guesses, answers):
+            mask &= self.C[g] == a
+            mask[g] = False
+        return np.flatnonzero(mask).astype(np.int32)
+
+    def warm(self) -> None:
+        """Compile and run every kernel once (server start, before the first request)."""
+        small = self.all_words[: min(self.D, 8)]
+        for kind in (GBR, ENTROPY):
+            self.move(small, self.uniform, kind)

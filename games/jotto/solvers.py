@@ -1,0 +1,298 @@
+"""Equilibrium solvers for Jotto over the greedy oracle: Ganzfried's fictitious play and a double oracle.
+
+Payoffs are numbers of guesses (the hider's payoff). A guesser strategy is a mixture over greedy
+responses ("members"), each member being GuesserGBR against one hider strategy; its per-word
+expected guesses are ANG = G @ weights with G[i, c] the guesses member c needs for word i.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from scipy.optimize import linprog
+
+from games.jotto.oracle import GBR, JottoOracle, Tree, state_key
+
+
+# ---------------------------------------------------------------- Ganzfried Alg. 8-12
+def hider_br(sum_guesses: np.ndarray) -> np.ndarray:
+    """HiderBR (Alg. 8): the words needing the most guesses on average, as an index array.
+
+    Takes the integer sum of guesses over iterations (ANG times t+1) so that ties are exact.
+    """
+    return np.flatnonzero(sum_guesses == sum_guesses.max()).astype(np.int32)
+
+
+def hider_br_payoff(ang: np.ndarray) -> float:
+    """HiderBRPayoff (Alg. 9)."""
+    return float(ang.max())
+
+
+def hider_actual_payoff(ang: np.ndarray, s_h: np.ndarray) -> float:
+    """HiderActualPayoff (Alg. 10)."""
+    return float(ang @ s_h)
+
+
+def guesser_br_payoff(ing: np.ndarray, s_h: np.ndarray) -> float:
+    """GuesserBRPayoff (Alg. 11)."""
+    return -float(ing @ s_h)
+
+
+def guesser_actual_payoff(ang: np.ndarray, s_h: np.ndarray) -> float:
+    """GuesserActualPayoff (Alg. 12)."""
+    return -hider_actual_payoff(ang, s_h)
+
+
+def epsilons(ang: np.ndarray, ing: np.ndarray, s_h: np.ndarray) -> tuple[float, float]:
+    """Ganzfried's (epsilon_hider, epsilon_guesser) for the pair (s_h, guesser mixture with per-word ANG);
+    ING: guesses of GuesserGBR against s_h."""
+    eps_h = hider_br_payoff(ang) - hider_actual_payoff(ang, s_h)
+    eps_g = guesser_br_payoff(ing, s_h) - guesser_actual_payoff(ang, s_h)
+    return eps_h, eps_g
+
+
+@dataclass
+class PairStats:
+    """Item-4 figures of one (hider, guesser mixture) pair; all in guesses."""
+
+    guarantee: float  # max over secret words of the mixture's expected guesses (lower is better)
+    hider_vs_gbr: float  # hider's payoff against GuesserGBR to the hider (higher is better)
+    self_play: float  # hider's payoff against the mixture
+    epsilon_hider: float
+    epsilon_guesser: float
+    mixture_size: int
+
+    @property
+    def epsilon(self) -> float:
+        return max(self.epsilon_hider, self.epsilon_guesser)
+
+    @property
+    def gap(self) -> float:
+        return self.epsilon_hider + self.epsilon_guesser
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "guarantee": self.guarantee, "hider_vs_gbr": self.hider_vs_gbr, "self_play": self.self_play,
+            "epsilon_hider": self.epsilon_hider, "epsilon_guesser": self.epsilon_guesser,
+            "epsilon": self.epsilon, "gap": self.gap, "mixture_size": float(self.mixture_size),
+        }
+
+
+def pair_stats(h: np.ndarray, gbr_guesses_vs_h: np.ndarray, member_guesses: np.ndarray, weights: np.ndarray) -> PairStats:
+    """Figures for hider h against the mixture (member_guesses D x m, weights m)."""
+    ang = member_guesses.astype(np.float64) @ weights
+    eps_h, eps_g = epsilons(ang, gbr_guesses_vs_h.astype(np.float64), h)
+    return PairStats(
+        guarantee=hider_br_payoff(ang), hider_vs_gbr=float(h @ gbr_guesses_vs_h), self_play=float(h @ ang),
+        epsilon_hider=eps_h, epsilon_guesser=eps_g, mixture_size=int(np.count_nonzero(weights)),
+    )
+
+
+# ---------------------------------------------------------------- SolveJotto (Alg. 13)
+def fp_hider(br_sets: list[np.ndarray], t: int, D: int) -> np.ndarray:
+    """s_{h,t} of fictitious play from the best-response sets of iterations 1..t (s_{h,0} uniform).
+
+    Computed as the running sum of the best responses divided by t+1 (the update of Alg. 13 written
+    without rounding drift); builder and server both call this, so a member's oracle input is the same.
+    """
+    w = np.full(D, 1.0 / D)
+    for k in range(1, t + 1):
+        s = br_sets[k - 1]
+        w[s] += 1.0 / len(s)
+    return w / (t + 1)
+
+
+@dataclass
+class FPState:
+    """Fictitious-play progress: enough to resume, to rebuild the strategy file and the mixture."""
+
+    D: int
+    t: int = 0
+    sum_guesses: np.ndarray | None = None  # int64[D], sum of ING over iterations 0..t
+    br_sets: list[np.ndarray] = field(default_factory=list)  # HiderBR support at iterations 1..t
+    member_guesses: list[np.ndarray] = field(default_factory=list)  # ING_t, the GBR tree vs s_{h,t}
+    eps: list[tuple[float, float]] = field(default_factory=list)
+    seconds: float = 0.0
+    w: np.ndarray | None = None  # running sum of best responses (s_{h,t} * (t+1))
+    book: list[tuple[int, bytes, int, int]] = field(default_factory=list)  # (member t, state key, |S|, move)
+
+    def record(self, t: int, tree: Tree) -> None:
+        for state, move in zip(tree.node_states, tree.node_moves):
+            self.book.append((t, state_key(self.D, state), len(state), move))
+
+    @property
+    def t_star(self) -> int:
+        e = np.array([max(a, b) for a, b in self.eps])
+        return int(np.argmin(e))
+
+    def hider(self, t: int | None = None) -> np.ndarray:
+        t = self.t if t is None else t
+        if t == self.t and self.w is not None:
+            return self.w / (self.t + 1)
+        return fp_hider(self.br_sets, t, self.D)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        lens = np.array([len(s) for s in self.br_sets], dtype=np.int64)
+        flat = np.concatenate(self.br_sets) if self.br_sets else np.zeros(0, np.int32)
+        return {
+            "D": np.array(self.D), "t": np.array(self.t), "sum_guesses": self.sum_guesses,
+            "br_lens": lens, "br_flat": flat.astype(np.int32),
+            "member_guesses": np.array(self.member_guesses, dtype=np.uint8),
+            "eps": np.array(self.eps, dtype=np.float64).reshape(-1, 2), "seconds": np.array(self.seconds), "w": self.w,
+            "book_t": np.array([b[0] for b in self.book], dtype=np.int64),
+            "book_key": np.array([np.frombuffer(b[1], np.uint8) for b in self.book], dtype=np.uint8).reshape(-1, 16),
+            "book_n": np.array([b[2] for b in self.book], dtype=np.int64),
+            "book_move": np.array([b[3] for b in self.book], dtype=np.int64),
+        }
+
+    @staticmethod
+    def from_arrays(a) -> "FPState":
+        splits = np.cumsum(a["br_lens"])[:-1]
+        br = list(np.split(a["br_flat"], splits)) if len(a["br_lens"]) else []
+        return FPState(
+            D=int(a["D"]), t=int(a["t"]), sum_guesses=a["sum_guesses"].copy(), br_sets=br,
+            member_guesses=list(a["member_guesses"]), eps=[tuple(e) for e in a["eps"]],
+            seconds=float(a["seconds"]), w=a["w"].copy(),
+            book=[(int(t), k.tobytes(), int(n), int(m)) for t, k, n, m in
+                  zip(a["book_t"], a["book_key"], a["book_n"], a["book_move"])],
+        )
+
+
+def solve_jotto(
+    oracle: JottoOracle, T: int, state: FPState | None = None,
+    on_iteration: Callable[[FPState], None] | None = None, record_threshold: int | None = None,
+) -> FPState:
+    """SolveJotto (Alg. 13): fictitious play with HiderBR and GuesserGBR, tracking epsilon and t*.
+
+    Resumes from `state` if given; `on_iteration` is called after every iteration (progress, checkpoints).
+    """
+    D = oracle.D
+    if state is None:
+        start = time.perf_counter()
+        state = FPState(D=D, w=np.full(D, 1.0 / D))
+        tree = oracle.tree(state.hider(0), GBR, record_threshold)
+        state.record(0, tree)
+        ing = tree.guesses
+        state.sum_guesses = ing.astype(np.int64)
+        state.member_guesses.append(ing.astype(np.uint8))
+        state.eps.append(epsilons(ing.astype(np.float64), ing.astype(np.float64), state.hider(0)))
+        state.seconds += time.perf_counter() - start
+        if on_iteration:
+            on_iteration(state)
+    while state.t < T:
+        start = time.perf_counter()
+        t = state.t + 1
+        br = hider_br(state.sum_guesses)
+        state.br_sets.append(br)
+        state.w[br] += 1.0 / len(br)
+        state.t = t
+        s_h = state.hider()
+        tree = oracle.tree(s_h, GBR, record_threshold)
+        state.record(t, tree)
+        ing = tree.guesses
+        state.sum_guesses += ing
+        state.member_guesses.append(ing.astype(np.uint8))
+        ang = state.sum_guesses / (t + 1)
+        state.eps.append(epsilons(ang, ing.astype(np.float64), s_h))
+        state.seconds += time.perf_counter() - start
+        if on_iteration:
+            on_iteration(state)
+    return state
+
+
+# ---------------------------------------------------------------- double oracle (beyond the paper)
+def restricted_game(G: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """Exact LP of the restricted game: the hider picks any of the D words, the guesser mixes the C
+    member trees. Returns (guesser weights, guarantee, hider strategy from the duals)."""
+    D, C = G.shape
+    c = np.zeros(C + 1)
+    c[-1] = 1.0
+    A_ub = np.hstack([G.astype(np.float64), -np.ones((D, 1))])
+    A_eq = np.zeros((1, C + 1))
+    A_eq[0, :C] = 1.0
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(D), A_eq=A_eq, b_eq=[1.0],
+                  bounds=[(0, None)] * C + [(None, None)], method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"restricted-game LP failed: {res.message}")
+    x = np.where(res.x[:C] > 1e-12, res.x[:C], 0.0)
+    x /= x.sum()
+    y = np.maximum(-res.ineqlin.marginals, 0.0)
+    y = y / y.sum() if y.sum() > 0 else np.full(D, 1.0 / D)
+    guarantee = float((G.astype(np.float64) @ x).max())
+    return x, guarantee, y
+
+
+@dataclass
+class DOState:
+    hiders: list[np.ndarray] = field(default_factory=list)  # oracle input of each column
+    columns: list[np.ndarray] = field(default_factory=list)  # guesses per word of each column (uint8)
+    weights: np.ndarray | None = None
+    guarantee_history: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    iterations: int = 0
+
+    def add(self, h: np.ndarray, guesses: np.ndarray) -> None:
+        self.hiders.append(h)
+        self.columns.append(guesses.astype(np.uint8))
+
+    def matrix(self) -> np.ndarray:
+        return np.stack(self.columns, axis=1)
+
+    def hider_payoffs(self) -> np.ndarray:
+        """Each column's hider against its own greedy response: the hider's payoff vs GBR."""
+        return np.array([h @ g.astype(np.float64) for h, g in zip(self.hiders, self.columns)])
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {"hiders": np.array(self.hiders), "columns": np.array(self.columns),
+                "weights": self.weights if self.weights is not None else np.zeros(0),
+                "guarantee_history": np.array(self.guarantee_history), "seconds": np.array(self.seconds),
+                "iterations": np.array(self.iterations)}
+
+    @staticmethod
+    def from_arrays(a) -> "DOState":
+        w = a["weights"]
+        return DOState(list(a["hiders"]), list(a["columns"]), w if w.size else None,
+                       list(a["guarantee_history"]), float(a["seconds"]), int(a["iterations"]))
+
+
+def solve_double_oracle(
+    oracle: JottoOracle, iterations: int, state: DOState | None = None,
+    seed_columns: list[tuple[np.ndarray, np.ndarray]] = (),
+    on_iteration: Callable[[DOState], None] | None = None,
+) -> DOState:
+    """Double oracle over greedy responses: solve the restricted game exactly (LP), then add the
+    greedy responses to the restricted hider and to its mix with the uniform hider as new columns."""
+    if state is None:
+        state = DOState()
+        state.add(oracle.uniform, oracle.tree(oracle.uniform, GBR).guesses)
+        for h, g in seed_columns:
+            state.add(h, g)
+    while state.iterations < iterations:
+        start = time.perf_counter()
+        x, guarantee, y = restricted_game(state.matrix())
+        state.weights, state.guarantee_history = x, state.guarantee_history + [guarantee]
+        for h in (y, 0.5 * (y + oracle.uniform)):
+            state.add(h, oracle.tree(h, GBR).guesses)
+        state.iterations += 1
+        state.seconds += time.perf_counter() - start
+        if on_iteration:
+            on_iteration(state)
+    if state.weights is None or len(state.weights) != len(state.columns):
+        state.weights, guarantee, _ = restricted_game(state.matrix())
+        state.guarantee_history.append(guarantee)
+    return state
+
+
+def hider_candidates(oracle: JottoOracle, y: np.ndarray, alphas=(0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0)) -> list[np.ndarray]:
+    """Hider strategies between the uniform hider and the restricted game's hider y."""
+    return [(1.0 - a) * oracle.uniform + a * y for a in alphas]
+
+
+def select_hider(oracle: JottoOracle, candidates: list[np.ndarray], G: np.ndarray, weights: np.ndarray) -> tuple[int, list[PairStats]]:
+    """Pick the hider served beside a guesser mixture: lowest Ganzfried epsilon of the pair, then the
+    highest payoff against the greedy response."""
+    stats = [pair_stats(h, oracle.tree(h, GBR).guesses, G, weights) for h in candidates]
+    best = min(range(len(stats)), key=lambda i: (stats[i].epsilon, -stats[i].hider_vs_gbr))
+    return best, stats

@@ -1,0 +1,74 @@
+"""Served Jotto strategies: a guesser mixture over oracle members plus a hider distribution.
+
+A mixture member c is the oracle `kind` (GBR or entropy) run against hider weights `member_hider(c)`;
+a game is played by one member throughout, chosen from the game seed, so the mixed strategy whose
+figures are reported is the one played. Book entries hold, for one consistent-word set, the members
+whose trees reach it and the word each plays there.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from games.jotto.oracle import JottoOracle, state_key  # noqa: F401  (re-exported)
+from games.jotto.solvers import fp_hider
+
+BOOK_VALUE = struct.Struct("<II")  # (consistent-word count, number of (member, move) pairs)
+
+
+def encode_book_value(n_consistent: int, members: np.ndarray, moves: np.ndarray) -> bytes:
+    pairs = np.empty((len(members), 2), dtype="<u4")
+    pairs[:, 0] = members
+    pairs[:, 1] = moves
+    return BOOK_VALUE.pack(n_consistent, len(members)) + pairs.tobytes()
+
+
+def decode_book_value(raw: bytes) -> tuple[int, np.ndarray, np.ndarray]:
+    n, k = BOOK_VALUE.unpack_from(raw)
+    pairs = np.frombuffer(raw, dtype="<u4", offset=BOOK_VALUE.size, count=2 * k).reshape(k, 2)
+    return n, pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
+
+
+def seeded_rng(seed: int, purpose: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64([seed & (2**64 - 1), purpose]))
+
+
+@dataclass
+class GuesserStrategy:
+    name: str
+    kind: int  # oracle kind
+    weights: np.ndarray  # float64[m], the mixture
+    hider: np.ndarray  # float64[D], the hider strategy served with this guesser
+    explicit_hiders: np.ndarray | None = None  # float64[m, D], member oracle inputs
+    fp_br_sets: list[np.ndarray] | None = None  # fictitious play: member t's input is s_{h,t}
+
+    def member_hider(self, c: int) -> np.ndarray:
+        if self.explicit_hiders is not None:
+            return self.explicit_hiders[c]
+        cache = self.__dict__.setdefault("_fp_cache", {})
+        if c not in cache:
+            if len(cache) > 64:
+                cache.clear()
+            cache[c] = fp_hider(self.fp_br_sets, c, len(self.hider))
+        return cache[c]
+
+    @property
+    def size(self) -> int:
+        return len(self.weights)
+
+    def member_for_seed(self, seed: int, among: np.ndarray | None = None) -> int:
+        """The member playing the game with this seed (Alg. 14's draw, seeded); `among` restricts the
+        draw to the members that could have produced the game's history."""
+        idx = np.arange(self.size) if among is None else np.asarray(among)
+        w = self.weights[idx]
+        u = seeded_rng(seed, 0).random() * w.sum()
+        return int(idx[min(int(np.searchsorted(np.cumsum(w), u, side="right")), len(idx) - 1)])
+
+    def hider_word(self, seed: int) -> int:
+        return int(seeded_rng(seed, 1).choice(len(self.hider), p=self.hider / self.hider.sum()))
+
+    def move(self, oracle: JottoOracle, c: int, state: np.ndarray) -> int:
+        """Live oracle move of member c at a state."""
+        return oracle.move(state, self.member_hider(c), self.kind)

@@ -1,0 +1,182 @@
+"""Read-only LMDB stores: format, atomic publication, reading.
+
+Layout: ``<root>/<game>/<variant>/<version>/data.mdb`` and a symlink ``<root>/<game>/<variant>/current``
+naming the served version. A store is written into a fresh hidden directory, compacted into its
+version directory, and published by atomically replacing the symlink; a killed build never touches
+what is served. Named databases: ``meta`` (``manifest``: JSON with format version, variant, dictionary
+hash, parameters, build time, code version and statistics), ``arrays`` (NumPy ``.npy`` blobs) and one
+``book:<strategy>`` per guesser strategy.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import lmdb
+import numpy as np
+
+FORMAT_VERSION = 1
+MAP_SIZE = 8 << 30
+MAX_DBS = 32
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_ROOT = REPO_ROOT / "stores"
+
+
+class StoreError(RuntimeError):
+    """A store that cannot be served (missing, corrupt or of another format); the message says which."""
+
+
+def code_version() -> str:
+    """git commit (with -dirty) and a hash of the game and builder sources."""
+    h = hashlib.sha256()
+    for pkg in ("games", "builder"):
+        for p in sorted((REPO_ROOT / pkg).rglob("*.py")):
+            h.update(p.relative_to(REPO_ROOT).as_posix().encode())
+            h.update(p.read_bytes())
+    try:
+        git = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO_ROOT, capture_output=True,
+                             text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        git = ""
+    return f"{git or 'nogit'}+src.{h.hexdigest()[:12]}"
+
+
+def array_bytes(a: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(a), allow_pickle=False)
+    return buf.getvalue()
+
+
+def array_from_bytes(raw: bytes) -> np.ndarray:
+    return np.load(io.BytesIO(raw), allow_pickle=False)
+
+
+class StoreWriter:
+    def __init__(self, root: Path, game: str, variant: str):
+        self.base = Path(root) / game / variant
+        self.base.mkdir(parents=True, exist_ok=True)
+        self.tmp = self.base / f".build-{uuid.uuid4().hex[:8]}"
+        self.tmp.mkdir()
+        self.env = lmdb.open(str(self.tmp), map_size=MAP_SIZE, max_dbs=MAX_DBS, subdir=True, sync=False)
+        self._dbs: dict[str, object] = {}
+
+    def _db(self, name: str):
+        if name not in self._dbs:
+            self._dbs[name] = self.env.open_db(name.encode())
+        return self._dbs[name]
+
+    def put(self, db: str, key: bytes, value: bytes) -> None:
+        with self.env.begin(write=True, db=self._db(db)) as txn:
+            txn.put(key, value)
+
+    def put_many(self, db: str, items) -> int:
+        n = 0
+        with self.env.begin(write=True, db=self._db(db)) as txn:
+            for k, v in items:
+                txn.put(k, v)
+                n += 1
+        return n
+
+    def put_array(self, key: str, a: np.ndarray) -> None:
+        self.put("arrays", key.encode(), array_bytes(a))
+
+    def publish(self, manifest: dict) -> Path:
+        """Write the manifest, compact into the version directory, switch `current` atomically."""
+        manifest = dict(manifest, format_version=FORMAT_VERSION, build_time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        body = json.dumps(manifest, sort_keys=True).encode()
+        version = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + hashlib.sha256(body).hexdigest()[:8]
+        manifest["store_version"] = version
+        self.put("meta", b"manifest", json.dumps(manifest, sort_keys=True).encode())
+        self.env.sync(True)
+        final_tmp = self.base / f".{version}.tmp"
+        final_tmp.mkdir()
+        self.env.copy(str(final_tmp), compact=True)
+        self.env.close()
+        shutil.rmtree(self.tmp)
+        final = self.base / version
+        os.replace(final_tmp, final)
+        link_tmp = self.base / f".current-{uuid.uuid4().hex[:8]}"
+        os.symlink(version, link_tmp)
+        os.replace(link_tmp, self.base / "current")
+        return final
+
+    def abort(self) -> None:
+        try:
+            self.env.close()
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Store:
+    """An open read-only store (one LMDB environment)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path).resolve()
+        if not (self.path / "data.mdb").is_file():
+            raise StoreError(f"store {self.path}: no data.mdb")
+        try:
+            self.env = lmdb.open(str(self.path), readonly=True, lock=False, max_dbs=MAX_DBS, subdir=True)
+            raw = self._get("meta", b"manifest")
+        except lmdb.Error as e:
+            raise StoreError(f"store {self.path}: unreadable LMDB ({e})") from e
+        if raw is None:
+            raise StoreError(f"store {self.path}: no manifest")
+        try:
+            self.manifest = json.loads(raw)
+        except ValueError as e:
+            raise StoreError(f"store {self.path}: corrupt manifest ({e})") from e
+        if self.manifest.get("format_version") != FORMAT_VERSION:
+            raise StoreError(f"store {self.path}: format version {self.manifest.get('format_version')} "
+                             f"is not the supported {FORMAT_VERSION}")
+        self._dbs: dict[str, object] = {}
+
+    @property
+    def version(self) -> str:
+        return self.manifest["store_version"]
+
+    def _db(self, name: str):
+        if name not in self._dbs:
+            self._dbs[name] = self.env.open_db(name.encode(), create=False)
+        return self._dbs[name]
+
+    def _get(self, db: str, key: bytes) -> bytes | None:
+        with self.env.begin(db=self._db(db), buffers=False) as txn:
+            return txn.get(key)
+
+    def get(self, db: str, key: bytes) -> bytes | None:
+        try:
+            return self._get(db, key)
+        except lmdb.NotFoundError:
+            return None
+
+    def array(self, key: str) -> np.ndarray:
+        raw = self.get("arrays", key.encode())
+        if raw is None:
+            raise StoreError(f"store {self.path}: missing array {key!r}")
+        return array_from_bytes(raw)
+
+    def items(self, db: str):
+        with self.env.begin(db=self._db(db)) as txn:
+            yield from txn.cursor()
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def current_stores(root: Path, game: str) -> dict[str, Path]:
+    """variant name -> served version directory, for every published store of a game."""
+    out = {}
+    base = Path(root) / game
+    if base.is_dir():
+        for d in sorted(base.iterdir()):
+            link = d / "current"
+            if link.is_symlink() and link.resolve().is_dir():
+                out[d.name] = link.resolve()
+    return out
