@@ -121,6 +121,7 @@ class Store:
         self.path = Path(path).resolve()
         if not (self.path / "data.mdb").is_file():
             raise StoreError(f"store {self.path}: no data.mdb")
+        self._dbs: dict[str, object] = {}
         try:
             self.env = lmdb.open(str(self.path), readonly=True, lock=False, max_dbs=MAX_DBS, subdir=True)
             raw = self._get("meta", b"manifest")
@@ -135,7 +136,6 @@ class Store:
         if self.manifest.get("format_version") != FORMAT_VERSION:
             raise StoreError(f"store {self.path}: format version {self.manifest.get('format_version')} "
                              f"is not the supported {FORMAT_VERSION}")
-        self._dbs: dict[str, object] = {}
 
     @property
     def version(self) -> str:

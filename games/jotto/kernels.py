@@ -22,7 +22,7 @@ ENTROPY = 1  # Beeler: maximise expected information, uniform weights
 CACHE = True
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, nogil=True)
 def num_comm_letts_matrix(counts):
     """NumCommLetts (Alg. 5) for every pair: jots = one-to-one letter matches (min of letter counts)."""
     d = counts.shape[0]
@@ -39,7 +39,7 @@ def num_comm_letts_matrix(counts):
     return out
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, nogil=True)
 def choose_guess(C, S, in_S, h, candidates, L, kind):
     """GuesserGBR (Alg. 1-4, answers 0..L) or Beeler's entropy choice at state S; returns a word index.
 
@@ -91,7 +91,7 @@ def choose_guess(C, S, in_S, h, candidates, L, kind):
     return best
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, nogil=True)
 def beeler_guess(C, counts, S, in_S, h, candidates, L):
     """Beeler's guesser: entropy over common test words; once every letter is known (all consistent
     words are anagrams of one another), or no common word splits the state, guess a consistent word."""
@@ -115,14 +115,14 @@ def beeler_guess(C, counts, S, in_S, h, candidates, L):
     return S[0]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, nogil=True)
 def _oracle(C, counts, S, in_S, h, candidates, L, kind):
     if kind == ENTROPY:
         return beeler_guess(C, counts, S, in_S, h, candidates, L)
     return choose_guess(C, S, in_S, h, candidates, L, GBR)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, nogil=True)
 def comp_num_guesses(C, counts, h, candidates, L, kind, record_threshold):
     """CompNumGuesses (Alg. 6-7) for every secret word at once: one shared decision tree.
 
@@ -203,7 +203,7 @@ def comp_num_guesses(C, counts, h, candidates, L, kind, record_threshold):
     return guesses, rec_s[:nrec].copy(), rec_e[:nrec].copy(), rec_g[:nrec].copy(), order
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, nogil=True)
 def oracle_move(C, counts, S, h, candidates, L, kind):
     """The test word the oracle plays at state S (the server's live path)."""
     in_S = np.zeros(C.shape[0], dtype=np.bool_)

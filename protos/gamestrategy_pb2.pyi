@@ -1,0 +1,184 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ListVariantsRequest(_message.Message):
+    __slots__ = ("game",)
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    def __init__(self, game: _Optional[str] = ...) -> None: ...
+
+class StrategyInfo(_message.Message):
+    __slots__ = ("name", "description", "members", "served_default")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    SERVED_DEFAULT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    members: int
+    served_default: bool
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., members: _Optional[int] = ..., served_default: _Optional[bool] = ...) -> None: ...
+
+class VariantInfo(_message.Message):
+    __slots__ = ("game", "variant", "words", "word_length", "store_version", "dictionary_sha256", "strategies")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    WORDS_FIELD_NUMBER: _ClassVar[int]
+    WORD_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    STORE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    DICTIONARY_SHA256_FIELD_NUMBER: _ClassVar[int]
+    STRATEGIES_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    variant: str
+    words: int
+    word_length: int
+    store_version: str
+    dictionary_sha256: str
+    strategies: _containers.RepeatedCompositeFieldContainer[StrategyInfo]
+    def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., words: _Optional[int] = ..., word_length: _Optional[int] = ..., store_version: _Optional[str] = ..., dictionary_sha256: _Optional[str] = ..., strategies: _Optional[_Iterable[_Union[StrategyInfo, _Mapping]]] = ...) -> None: ...
+
+class ListVariantsReply(_message.Message):
+    __slots__ = ("variants",)
+    VARIANTS_FIELD_NUMBER: _ClassVar[int]
+    variants: _containers.RepeatedCompositeFieldContainer[VariantInfo]
+    def __init__(self, variants: _Optional[_Iterable[_Union[VariantInfo, _Mapping]]] = ...) -> None: ...
+
+class JottoTurn(_message.Message):
+    __slots__ = ("guess", "jots")
+    GUESS_FIELD_NUMBER: _ClassVar[int]
+    JOTS_FIELD_NUMBER: _ClassVar[int]
+    guess: str
+    jots: int
+    def __init__(self, guess: _Optional[str] = ..., jots: _Optional[int] = ...) -> None: ...
+
+class JottoState(_message.Message):
+    __slots__ = ("role", "history")
+    class Role(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        ROLE_UNSPECIFIED: _ClassVar[JottoState.Role]
+        HIDER: _ClassVar[JottoState.Role]
+        GUESSER: _ClassVar[JottoState.Role]
+    ROLE_UNSPECIFIED: JottoState.Role
+    HIDER: JottoState.Role
+    GUESSER: JottoState.Role
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    role: JottoState.Role
+    history: _containers.RepeatedCompositeFieldContainer[JottoTurn]
+    def __init__(self, role: _Optional[_Union[JottoState.Role, str]] = ..., history: _Optional[_Iterable[_Union[JottoTurn, _Mapping]]] = ...) -> None: ...
+
+class SampleMoveRequest(_message.Message):
+    __slots__ = ("variant", "strategy", "game_seed", "want_distribution", "jotto")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    GAME_SEED_FIELD_NUMBER: _ClassVar[int]
+    WANT_DISTRIBUTION_FIELD_NUMBER: _ClassVar[int]
+    JOTTO_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    strategy: str
+    game_seed: int
+    want_distribution: bool
+    jotto: JottoState
+    def __init__(self, variant: _Optional[str] = ..., strategy: _Optional[str] = ..., game_seed: _Optional[int] = ..., want_distribution: _Optional[bool] = ..., jotto: _Optional[_Union[JottoState, _Mapping]] = ...) -> None: ...
+
+class MoveProbability(_message.Message):
+    __slots__ = ("move", "probability")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    move: str
+    probability: float
+    def __init__(self, move: _Optional[str] = ..., probability: _Optional[float] = ...) -> None: ...
+
+class SampleMoveReply(_message.Message):
+    __slots__ = ("move", "probability", "distribution", "source", "store_version", "strategy", "member", "consistent_words", "history_on_policy")
+    class Source(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        SOURCE_UNSPECIFIED: _ClassVar[SampleMoveReply.Source]
+        BOOK: _ClassVar[SampleMoveReply.Source]
+        LIVE: _ClassVar[SampleMoveReply.Source]
+    SOURCE_UNSPECIFIED: SampleMoveReply.Source
+    BOOK: SampleMoveReply.Source
+    LIVE: SampleMoveReply.Source
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    DISTRIBUTION_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    STORE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    MEMBER_FIELD_NUMBER: _ClassVar[int]
+    CONSISTENT_WORDS_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_ON_POLICY_FIELD_NUMBER: _ClassVar[int]
+    move: str
+    probability: float
+    distribution: _containers.RepeatedCompositeFieldContainer[MoveProbability]
+    source: SampleMoveReply.Source
+    store_version: str
+    strategy: str
+    member: int
+    consistent_words: int
+    history_on_policy: bool
+    def __init__(self, move: _Optional[str] = ..., probability: _Optional[float] = ..., distribution: _Optional[_Iterable[_Union[MoveProbability, _Mapping]]] = ..., source: _Optional[_Union[SampleMoveReply.Source, str]] = ..., store_version: _Optional[str] = ..., strategy: _Optional[str] = ..., member: _Optional[int] = ..., consistent_words: _Optional[int] = ..., history_on_policy: _Optional[bool] = ...) -> None: ...
+
+class GetStatsRequest(_message.Message):
+    __slots__ = ("variant",)
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    def __init__(self, variant: _Optional[str] = ...) -> None: ...
+
+class StrategyStats(_message.Message):
+    __slots__ = ("strategy", "description", "figures", "labels")
+    class FiguresEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    class LabelsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    FIGURES_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    strategy: str
+    description: str
+    figures: _containers.ScalarMap[str, float]
+    labels: _containers.ScalarMap[str, str]
+    def __init__(self, strategy: _Optional[str] = ..., description: _Optional[str] = ..., figures: _Optional[_Mapping[str, float]] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class VariantStats(_message.Message):
+    __slots__ = ("variant", "store_version", "served_strategy", "words", "dictionary_sha256", "code_version", "build_time", "strategies")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    STORE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SERVED_STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    WORDS_FIELD_NUMBER: _ClassVar[int]
+    DICTIONARY_SHA256_FIELD_NUMBER: _ClassVar[int]
+    CODE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    BUILD_TIME_FIELD_NUMBER: _ClassVar[int]
+    STRATEGIES_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    store_version: str
+    served_strategy: str
+    words: int
+    dictionary_sha256: str
+    code_version: str
+    build_time: str
+    strategies: _containers.RepeatedCompositeFieldContainer[StrategyStats]
+    def __init__(self, variant: _Optional[str] = ..., store_version: _Optional[str] = ..., served_strategy: _Optional[str] = ..., words: _Optional[int] = ..., dictionary_sha256: _Optional[str] = ..., code_version: _Optional[str] = ..., build_time: _Optional[str] = ..., strategies: _Optional[_Iterable[_Union[StrategyStats, _Mapping]]] = ...) -> None: ...
+
+class GetStatsReply(_message.Message):
+    __slots__ = ("variants",)
+    VARIANTS_FIELD_NUMBER: _ClassVar[int]
+    variants: _containers.RepeatedCompositeFieldContainer[VariantStats]
+    def __init__(self, variants: _Optional[_Iterable[_Union[VariantStats, _Mapping]]] = ...) -> None: ...

@@ -1,0 +1,184 @@
+"""Answers Jotto requests from one store: book lookups, live oracle moves, validation."""
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from games.jotto.dictionary import Dictionary, Variant
+from games.jotto.oracle import ENTROPY, GBR, JottoOracle, state_key
+from games.jotto.strategy import GuesserStrategy, decode_book_value
+from games.storage import Store, StoreError
+
+KINDS = {"gbr": GBR, "entropy": ENTROPY}
+MAX_HISTORY = 64
+
+
+class BadRequest(ValueError):
+    """Invalid input; the message names the fault (INVALID_ARGUMENT)."""
+
+
+class DeadlineExceeded(RuntimeError):
+    pass
+
+
+@dataclass
+class MoveResult:
+    move: str
+    probability: float
+    distribution: list[tuple[str, float]] = field(default_factory=list)
+    source: str = "book"  # or "live"
+    strategy: str = ""
+    member: int = 0
+    consistent_words: int = 0
+    on_policy: bool = True
+
+
+class JottoBackend:
+    def __init__(self, store: Store):
+        m = store.manifest
+        self.store = store
+        self.manifest = m
+        self.variant = m["variant"]
+        self.version = store.version
+        common = store.array("common").astype(bool)
+        words = list(m["words"])
+        counts = np.zeros((len(words), 26), dtype=np.uint8)
+        for i, w in enumerate(words):
+            for ch in w:
+                counts[i, ord(ch) - 97] += 1
+        self.dictionary = Dictionary(Variant.parse(self.variant), tuple(words), common, counts)
+        if self.dictionary.sha256 != m["dictionary"]["sha256"]:
+            raise StoreError(f"store {store.path}: dictionary hash does not match its word list")
+        self.oracle = JottoOracle(self.dictionary)
+        self.threshold = int(m["parameters"]["book_threshold"])
+        self.served = m["served"]
+        self.strategies: dict[str, GuesserStrategy] = {}
+        for name, info in m["strategies"].items():
+            explicit = fp = None
+            if info.get("t_star") is not None:
+                lens = store.array(f"fp_br_lens:{name}")
+                fp = list(np.split(store.array(f"fp_br_flat:{name}"), np.cumsum(lens)[:-1])) if len(lens) else []
+            else:
+                explicit = store.array(f"member_hiders:{name}")
+            self.strategies[name] = GuesserStrategy(
+                name, KINDS[info["kind"]], store.array(f"weights:{name}"), store.array(f"hider:{name}"), explicit, fp)
+        self._moves: OrderedDict = OrderedDict()  # (strategy, member, state key) -> move, live results
+
+    def warm(self) -> None:
+        self.oracle.warm()
+
+    # ------------------------------------------------------------------ helpers
+    def strategy(self, name: str) -> GuesserStrategy:
+        name = name or self.served
+        s = self.strategies.get(name)
+        if s is None:
+            raise BadRequest(f"unknown strategy {name!r} for {self.variant} (known: {', '.join(sorted(self.strategies))})")
+        return s
+
+    def parse_history(self, history) -> tuple[list[int], list[int]]:
+        if len(history) > MAX_HISTORY:
+            raise BadRequest(f"history has {len(history)} turns; at most {MAX_HISTORY}")
+        L = self.dictionary.length
+        guesses, answers, seen = [], [], set()
+        for k, turn in enumerate(history):
+            word = turn.guess.strip().lower()
+            try:
+                g = self.dictionary.index(word)
+            except KeyError:
+                raise BadRequest(f"history[{k}]: {turn.guess!r} is not a word of {self.variant}") from None
+            if g in seen:
+                raise BadRequest(f"history[{k}]: {word!r} was already guessed")
+            if not 0 <= turn.jots <= L:
+                raise BadRequest(f"history[{k}]: {turn.jots} jots is out of range 0..{L}")
+            if turn.jots == L and int((self.oracle.C[g] == L).sum()) == 1:
+                raise BadRequest(f"history[{k}]: {L} jots on {word!r} means it is the secret; the game is over")
+            seen.add(g)
+            guesses.append(g)
+            answers.append(turn.jots)
+        return guesses, answers
+
+    def book_entry(self, strategy: str, state: np.ndarray):
+        if len(state) <= self.threshold:
+            return None
+        raw = self.store.get(f"book:{strategy}", state_key(self.oracle.D, state))
+        if raw is None:
+            return None
+        n, members, moves = decode_book_value(raw)
+        if n != len(state):
+            return None
+        return dict(zip(members.tolist(), moves.tolist()))
+
+    def _live(self, s: GuesserStrategy, c: int, state: np.ndarray, key: bytes, deadline: float | None) -> int:
+        ck = (s.name, c, key)
+        hit = self._moves.get(ck)
+        if hit is not None:
+            self._moves.move_to_end(ck)
+            return hit
+        if deadline is not None and time.monotonic() > deadline:
+            raise DeadlineExceeded("live computation abandoned: deadline passed")
+        mv = s.move(self.oracle, c, state)
+        self._moves[ck] = mv
+        if len(self._moves) > 100_000:
+            self._moves.popitem(last=False)
+        return mv
+
+    def member_moves(self, s: GuesserStrategy, state: np.ndarray, members, deadline: float | None) -> tuple[dict[int, int], bool]:
+        """Moves of the given members at a state; True if every one came from the book."""
+        entry = self.book_entry(s.name, state) or {}
+        key = state_key(self.oracle.D, state)
+        out, all_book = {}, True
+        for c in members:
+            mv = entry.get(c)
+            if mv is None:
+                mv = self._live(s, c, state, key, deadline)
+                all_book = False
+            out[c] = mv
+        return out, all_book
+
+    # ------------------------------------------------------------------ requests
+    def sample_hider(self, strategy: str, seed: int, want_distribution: bool) -> MoveResult:
+        s = self.strategy(strategy)
+        w = s.hider_word(seed)
+        h = s.hider / s.hider.sum()
+        dist = []
+        if want_distribution:
+            order = np.argsort(-h, kind="stable")
+            dist = [(self.dictionary.words[i], float(h[i])) for i in order if h[i] > 0]
+        return MoveResult(self.dictionary.words[w], float(h[w]), dist, "book", s.name, 0, self.oracle.D, True)
+
+    def sample_guesser(self, strategy: str, seed: int, history, want_distribution: bool,
+                       deadline: float | None = None) -> MoveResult:
+        s = self.strategy(strategy)
+        guesses, answers = self.parse_history(history)
+        final = self.oracle.consistent(guesses, answers)
+        if len(final) == 0:
+            raise BadRequest("the history leaves no consistent word: some answer is wrong")
+        pool = np.arange(s.size)
+        on_policy = True
+        for k in range(len(guesses)):
+            state = self.oracle.consistent(guesses[:k], answers[:k])
+            moves, _ = self.member_moves(s, state, pool, deadline)
+            pool = np.array([c for c in pool if moves[c] == guesses[k]], dtype=np.int64)
+            if len(pool) == 0:
+                pool, on_policy = np.arange(s.size), False
+                break
+        member = s.member_for_seed(seed, among=pool)
+        moves, _ = self.member_moves(s, final, pool, deadline)
+        entry = self.book_entry(s.name, final)
+        source = "book" if entry is not None and member in entry else "live"
+        move = moves[member]
+        w = s.weights[pool]
+        total = w.sum()
+        mass: dict[int, float] = {}
+        for c, wc in zip(pool.tolist(), w):
+            mass[moves[c]] = mass.get(moves[c], 0.0) + wc / total
+        dist = []
+        if want_distribution:
+            dist = sorted(((self.dictionary.words[m], p) for m, p in mass.items()), key=lambda x: (-x[1], x[0]))
+        return MoveResult(self.dictionary.words[move], mass[move], dist, source, s.name, member, len(final), on_policy)
+
+    def stats(self) -> dict:
+        return self.manifest
