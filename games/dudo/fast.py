@@ -4,7 +4,8 @@ Each iteration is Algorithm 2 (FSICFR) done for every pair of rolls at once: a f
 sums, per abstract public node, the reach of every roll of each player over all paths, and a
 backward pass computes the node's value for every roll pair (a matrix) from its children and
 updates the regrets of every (node, roll) information set.  Regrets follow CFR+ (floored at
-zero) and the average strategy is weighted by ``t ** avg_power`` (linear by default).
+zero), optionally predictive CFR+ (default) or discounted CFR, and the average strategy is
+weighted by ``t ** avg_power``.
 Strategies of all information sets stay fixed during an iteration (simultaneous updates).
 
 Array layout (one group, see ``game.Group``): regrets / strategies are flat float64 arrays;
@@ -23,8 +24,10 @@ from .game import Group
 
 
 @njit(cache=True)
-def regret_matching(reg, strat, ns, rbase, NW, act_off, last):
-    """Equation 5 for every information set (uniform where no regret is positive)."""
+def regret_matching(reg, strat, ns, rbase, NW, act_off, last, pred, use_pred):
+    """Equation 5 for every information set (uniform where no regret is positive).
+
+    With ``use_pred`` the regrets are ``reg + pred`` (predictive CFR+)."""
     for s in range(ns.size):
         n = ns[s]
         for w in range(NW):
@@ -35,11 +38,15 @@ def regret_matching(reg, strat, ns, rbase, NW, act_off, last):
                 tot = 0.0
                 for j in range(a0, na):
                     r = reg[base + j * n + x]
+                    if use_pred:
+                        r += pred[base + j * n + x]
                     if r > 0:
                         tot += r
                 if tot > 0:
                     for j in range(a0, na):
                         r = reg[base + j * n + x]
+                        if use_pred:
+                            r += pred[base + j * n + x]
                         strat[base + j * n + x] = r / tot if r > 0 else 0.0
                 else:
                     u = 1.0 / (na - a0)
@@ -108,18 +115,22 @@ def forward_reach(strat, mreach, oreach, ns, oth, probs, root_w, rbase, order, a
 
 @njit(cache=True)
 def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, terminal,
-                    rbase, order, act_off, last, child, NW, reachable, update, avg_w):
-    """Backward pass of Algorithm 2 for all roll pairs, with CFR+ regret updates.
+                    rbase, order, act_off, last, child, NW, reachable, update, avg_w, mode,
+                    pos_disc, neg_disc, pred):
+    """Backward pass of Algorithm 2 for all roll pairs, with regret updates.
 
-    V[s, w, y * ns[s] + x] is the value (+-1) to the mover (roll x) against roll y.  Returns
-    nothing; with ``update`` false it only evaluates ``strat``.
+    V[s, w, y * ns[s] + x] is the value (+-1) to the mover (roll x) against roll y.  ``mode``:
+    0 CFR+, 1 discounted CFR (positive/negative regrets scaled by pos_disc/neg_disc), 2
+    predictive CFR+ (``pred`` keeps the last instantaneous regrets).  With ``update`` false it
+    only evaluates ``strat``.
     """
     nsd = ns.size
     maxn = 0
     for s in range(nsd):
         maxn = max(maxn, ns[s])
+    maxna = act_off[1] - act_off[0]
     B = np.zeros(maxn * maxn)
-    g = np.zeros(maxn)
+    G = np.zeros((maxna, maxn))
     gbar = np.zeros(maxn)
     for k in range(NW - 1, -1, -1):
         w = order[k]
@@ -145,11 +156,8 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
                         u = terminal[s, L, cx + rc[o, y, r]]
                         acc += oreach[s, w, y] * u
                         B[x * no + y] += sg * u
-                    g[x] = acc
+                    G[0, x] = acc
                     gbar[x] += sg * acc
-                if update:
-                    for x in range(n):
-                        reg[base + x] += g[x]
             for j in range(1, na):
                 c = child[act_off[w] + j]
                 for x in range(n):
@@ -159,18 +167,21 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
                         vv = -V[o, c, x * no + y]
                         acc += oreach[s, w, y] * vv
                         B[x * no + y] += sg * vv
-                    g[x] = acc
+                    G[j, x] = acc
                     gbar[x] += sg * acc
-                if update:
-                    for x in range(n):
-                        reg[base + j * n + x] += g[x]
             if update:
                 a0 = 1 if L < 0 else 0
                 for j in range(a0, na):
                     for x in range(n):
                         idx = base + j * n + x
-                        r = reg[idx] - gbar[x]
-                        reg[idx] = r if r > 0 else 0.0
+                        inst = G[j, x] - gbar[x]
+                        r = reg[idx] + inst
+                        if mode == 1:
+                            reg[idx] = r * pos_disc if r > 0 else r * neg_disc
+                        else:
+                            reg[idx] = r if r > 0 else 0.0
+                            if mode == 2:
+                                pred[idx] = inst
                         ssum[idx] += avg_w * mreach[s, w, x] * strat[idx]
             for x in range(n):
                 for y in range(no):
@@ -180,22 +191,33 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
 class FastSolver:
     """Full-width FSICFR + CFR+ on one group; resumable via ``save``/``load``."""
 
-    def __init__(self, group: Group, avg_power: float = 1.0, value_dtype=np.float64):
+    MODES = {"cfr+": 0, "dcfr": 1, "pcfr+": 2}
+
+    def __init__(self, group: Group, mode: str = "pcfr+", avg_power: float = 2.0,
+                 alpha: float = 1.5, beta: float = 0.0, value_dtype=np.float64):
         g = self.g = group
+        self.mode = mode
         self.avg_power = avg_power
+        self.alpha, self.beta = alpha, beta
         self.t = 0
         self.seconds = 0.0
         self.reg = np.zeros(g.nrows)
         self.ssum = np.zeros(g.nrows)
         self.strat = np.zeros(g.nrows)
+        self.pred = np.zeros(g.nrows if mode == "pcfr+" else 1)
         maxn = int(g.ns.max())
         self.mreach = np.zeros((g.nsides, g.NW, maxn))
         self.oreach = np.zeros((g.nsides, g.NW, maxn))
         self.V = np.zeros((g.nsides, g.NW, maxn * maxn), dtype=value_dtype)
         # structural reachability: reach under the uniform strategy
-        regret_matching(self.reg, self.strat, g.ns, g.rbase, g.NW, g.act_off, g.last)
+        self._rm(self.strat)
         self._forward(self.strat)
         self.reachable = self.mreach.sum(axis=2) > 0
+
+    def _rm(self, out):
+        g = self.g
+        regret_matching(self.reg, out, g.ns, g.rbase, g.NW, g.act_off, g.last, self.pred,
+                        self.mode == "pcfr+")
 
     def _forward(self, strat):
         g = self.g
@@ -204,16 +226,20 @@ class FastSolver:
 
     def _backward(self, strat, update, avg_w=0.0):
         g = self.g
+        t = float(max(self.t, 1))
+        pos = t ** self.alpha / (t ** self.alpha + 1.0)
+        neg = t ** self.beta / (t ** self.beta + 1.0)
         fsicfr_backward(strat, self.reg, self.ssum, self.V, self.mreach, self.oreach, g.ns, g.oth,
                         g.rc, g.claim_r, g.terminal, g.rbase, g.order, g.act_off, g.last,
-                        g.child, g.NW, self.reachable, update, avg_w)
+                        g.child, g.NW, self.reachable, update, avg_w, self.MODES[self.mode],
+                        pos, neg, self.pred)
 
     def fsicfr_iteration(self):
         """One full-width FSICFR iteration (Algorithm 2 over all roll pairs) with CFR+ updates."""
         g = self.g
         t0 = time.perf_counter()
         self.t += 1
-        regret_matching(self.reg, self.strat, g.ns, g.rbase, g.NW, g.act_off, g.last)
+        self._rm(self.strat)
         self._forward(self.strat)
         self._backward(self.strat, True, float(self.t) ** self.avg_power)
         self.seconds += time.perf_counter() - t0
@@ -240,7 +266,7 @@ class FastSolver:
     def current_strategy(self) -> np.ndarray:
         g = self.g
         out = np.zeros(g.nrows)
-        regret_matching(self.reg, out, g.ns, g.rbase, g.NW, g.act_off, g.last)
+        self._rm(out)
         return out
 
     def root_values(self, strat=None) -> np.ndarray:
@@ -249,7 +275,7 @@ class FastSolver:
 
     def save(self, path: str):
         tmp = path + ".tmp.npz"
-        np.savez(tmp, reg=self.reg, ssum=self.ssum, t=self.t, seconds=self.seconds,
+        np.savez(tmp, reg=self.reg, ssum=self.ssum, pred=self.pred, t=self.t, mode=self.mode, seconds=self.seconds,
                  dice=np.array(self.g.dice), m=-1 if self.g.m is None else self.g.m)
         os.replace(tmp, path)
 
@@ -259,6 +285,7 @@ class FastSolver:
             raise ValueError("checkpoint is for another group")
         self.reg[:] = z["reg"]
         self.ssum[:] = z["ssum"]
+        self.pred[:] = z["pred"]
         self.t = int(z["t"])
         self.seconds = float(z["seconds"])
         return self
