@@ -18,7 +18,8 @@ from server.jotto_backend import BadRequest, DeadlineExceeded, JottoBackend
 
 log = logging.getLogger("gamestrategy.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameStrategy"].full_name
-MAX_MESSAGE_BYTES = 64 * 1024
+MAX_REQUEST_BYTES = 64 * 1024  # larger requests get INVALID_ARGUMENT naming their size
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # transport limit (RESOURCE_EXHAUSTED past it)
 SOURCES = {"book": pb.SampleMoveReply.BOOK, "live": pb.SampleMoveReply.LIVE}
 
 
@@ -61,6 +62,11 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
 
     def SampleMove(self, request, context):
         try:
+            size = request.ByteSize()
+            if size > MAX_REQUEST_BYTES:
+                raise BadRequest(f"request is {size} bytes; at most {MAX_REQUEST_BYTES}")
+            if not request.variant:
+                raise BadRequest("request names no variant")
             b = self._backend(request.variant)
             if request.WhichOneof("state") != "jotto":
                 raise BadRequest("request has no game state: set `jotto`")

@@ -3,10 +3,10 @@
 State: the consistent words, always as an ascending int32 array of dictionary indices. A guess that
 was answered with fewer than L jots, or a word guessed and not the secret, is no longer consistent.
 
-Tie-break of both oracles (documented, relied upon by the stores): among test words whose score is
-exactly equal in floating point, a word that is still consistent wins (it may end the game), then
-the lowest dictionary index (alphabetical order). Scores of test words that split the state the same
-way are computed by the same sums in the same order, so structurally equal scores are bitwise equal.
+Tie-break of both oracles (documented, relied upon by the stores): test words whose scores are equal
+(within a relative 1e-10, i.e. equal up to floating rounding of the hider's weights) are tied; among
+them a word that is still consistent wins (it may end the game), then the lowest dictionary index
+(alphabetical order).
 
 When the hider strategy puts no weight on any consistent word, GBR's answer probabilities (Alg. 4)
 are undefined; the oracle then uses uniform weights over the consistent words.
@@ -20,6 +20,7 @@ GBR = 0  # Ganzfried's greedy best response: maximise expected eliminations (Alg
 ENTROPY = 1  # Beeler: maximise expected information, uniform weights
 
 CACHE = True
+TIE_TOLERANCE = 1e-10  # relative: scores this close are equal up to floating rounding, hence tied
 
 
 @njit(cache=CACHE, nogil=True)
@@ -84,7 +85,8 @@ def choose_guess(C, S, in_S, h, candidates, L, kind):
             for j in range(L + 1):
                 score += hw[j] * cnt[j]
         g_in = in_S[g]
-        if score < best_score or (score == best_score and g_in and not best_in):
+        tol = TIE_TOLERANCE * abs(best_score) if best >= 0 else 0.0
+        if best < 0 or score < best_score - tol or (score <= best_score + tol and g_in and not best_in):
             best = g
             best_score = score
             best_in = g_in
