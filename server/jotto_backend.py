@@ -165,7 +165,9 @@ class JottoBackend:
             if len(pool) == 0:
                 pool, on_policy = np.arange(s.size), False
                 break
-        member = s.member_for_seed(seed, among=pool)
+        member = s.member_for_seed(seed)
+        if member not in pool:  # a history this seed's member would not have played
+            member = s.member_for_seed(seed, among=pool)
         moves, _ = self.member_moves(s, final, pool, deadline)
         entry = self.book_entry(s.name, final)
         source = "book" if entry is not None and member in entry else "live"

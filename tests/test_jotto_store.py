@@ -1,0 +1,100 @@
+"""The store: manifest, atomic publication, and every book entry equal to the live oracle's move."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+from conftest import SMALL_VARIANT
+from games.jotto.dictionary import load_dictionary
+from games.jotto.oracle import JottoOracle, state_key
+from games.storage import FORMAT_VERSION, Store, StoreError, current_stores
+from server.jotto_backend import JottoBackend
+
+
+def test_manifest_records_what_produced_the_store(small_store):
+    root, path = small_store
+    s = Store(path)
+    m = s.manifest
+    d = load_dictionary(SMALL_VARIANT)
+    assert m["format_version"] == FORMAT_VERSION
+    assert m["dictionary"]["sha256"] == d.sha256 and m["dictionary"]["size"] == d.size
+    assert m["parameters"] == {"fp_iterations": 60, "do_iterations": 6, "book_threshold": 6}
+    assert m["code_version"] and m["build_time"] and m["store_version"] == path.name
+    assert set(m["strategies"]) == {"benchmark", "beeler", "fp", "double_oracle"}
+    assert m["served"] in ("fp", "double_oracle")
+    served = m["strategies"][m["served"]]["figures"]["guarantee"]
+    assert served == min(m["strategies"][k]["figures"]["guarantee"] for k in ("fp", "double_oracle"))
+    assert current_stores(root, "jotto") == {SMALL_VARIANT: path}
+    assert os.readlink(path.parent / "current") == path.name
+
+
+def _reachable_states(oracle: JottoOracle, h, kind, threshold):
+    """Every state of one member's decision tree with more than `threshold` words, by live replay."""
+    out = []
+    stack = [np.arange(oracle.D, dtype=np.int32)]
+    while stack:
+        S = stack.pop()
+        g = oracle.move(S, h, kind)
+        if len(S) > threshold:
+            out.append((S, g))
+        answers = oracle.C[g, S]
+        for a in np.unique(answers):
+            child = S[(answers == a) & (S != g)]
+            if len(child):
+                stack.append(child)
+    return out
+
+
+@pytest.mark.parametrize("strategy", ["double_oracle", "fp", "benchmark", "beeler"])
+def test_every_book_entry_is_the_live_oracle_move(small_store, strategy):
+    _, path = small_store
+    b = JottoBackend(Store(path))
+    s = b.strategies[strategy]
+    expected: dict[bytes, dict[int, int]] = {}
+    for c in range(s.size):
+        for S, g in _reachable_states(b.oracle, s.member_hider(c), s.kind, b.threshold):
+            expected.setdefault(state_key(b.oracle.D, S), {})[c] = g
+            # the live path computes the same move through the backend's own entry point
+            assert s.move(b.oracle, c, S) == g
+    entries = {}
+    for key, raw in b.store.items(f"book:{strategy}"):
+        from games.jotto.strategy import decode_book_value
+
+        _, members, moves = decode_book_value(bytes(raw))
+        entries[bytes(key)] = dict(zip(members.tolist(), moves.tolist()))
+    assert len(entries) > 5
+    assert entries == expected
+
+
+def test_rebuilding_publishes_atomically_and_keeps_old_version(small_store, tmp_path):
+    from builder.jotto import JottoParams, build_jotto_store
+
+    p = JottoParams(fp_iterations=3, do_iterations=1, book_threshold=30)
+    first = build_jotto_store(SMALL_VARIANT, p, tmp_path)
+    second = build_jotto_store(SMALL_VARIANT, p, tmp_path)
+    assert first != second and first.is_dir() and second.is_dir()
+    assert current_stores(tmp_path, "jotto")[SMALL_VARIANT] == second
+    assert not list((tmp_path / "jotto" / SMALL_VARIANT).glob(".build-*"))
+    # same parameters and code: the same strategies and books
+    a, b = Store(first), Store(second)
+    for name in ("hider:double_oracle", "weights:double_oracle", "member_hiders:double_oracle", "hider:fp"):
+        assert np.array_equal(a.array(name), b.array(name))
+    assert list(a.items("book:double_oracle")) == list(b.items("book:double_oracle"))
+
+
+def test_corrupt_or_foreign_store_is_refused(tmp_path):
+    import lmdb
+
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "data.mdb").write_bytes(b"not an lmdb file" * 100)
+    with pytest.raises(StoreError):
+        Store(bad)
+    old = tmp_path / "old"
+    env = lmdb.open(str(old), max_dbs=4)
+    with env.begin(write=True, db=env.open_db(b"meta")) as txn:
+        txn.put(b"manifest", json.dumps({"format_version": 999}).encode())
+    env.close()
+    with pytest.raises(StoreError, match="format version 999"):
+        Store(old)

@@ -1,0 +1,171 @@
+"""The service over a real gRPC channel on loopback, including bad input."""
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from clients.client import GameStrategyClient
+from conftest import SMALL_VARIANT
+from protos import gamestrategy_pb2 as pb
+from games.jotto.dictionary import load_dictionary
+from server.app import build_server, load_backends, warm
+
+W = load_dictionary(SMALL_VARIANT).words[0]
+
+
+@pytest.fixture(scope="module")
+def service(small_store):
+    root, path = small_store
+    backends = load_backends(root)
+    warm(backends)
+    server, port = build_server(backends, "127.0.0.1:0")
+    server.start()
+    client = GameStrategyClient(f"127.0.0.1:{port}", timeout=20)
+    yield client, backends[SMALL_VARIANT], port
+    client.close()
+    server.stop(0).wait()
+
+
+def play(client, backend, secret: str, seed: int, strategy: str = ""):
+    """A whole game: the service guesses `secret`; returns the replies."""
+    history, replies = [], []
+    for _ in range(40):
+        m = client.jotto_move(SMALL_VARIANT, "guesser", history, seed=seed, strategy=strategy)
+        replies.append(m)
+        if m.move == secret:
+            return replies
+        i, j = backend.dictionary.index(m.move), backend.dictionary.index(secret)
+        history.append((m.move, int(backend.oracle.C[i, j])))
+    raise AssertionError("the guesser did not find the word")
+
+
+def test_health_and_list_variants(service):
+    client, backend, port = service
+    stub = health_pb2_grpc.HealthStub(client.channel)
+    assert stub.Check(health_pb2.HealthCheckRequest(service="gamestrategy.v1.GameStrategy"),
+                      timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+    v = client.list_variants().variants
+    assert [x.variant for x in v] == [SMALL_VARIANT]
+    assert {s.name for s in v[0].strategies} == {"benchmark", "beeler", "fp", "double_oracle"}
+    assert sum(s.served_default for s in v[0].strategies) == 1
+
+
+def test_whole_games_follow_one_member_and_match_its_tree(service):
+    client, backend, _ = service
+    s = backend.strategies[backend.served]
+    from games.jotto.oracle import GBR
+
+    for seed in range(6):
+        secret = backend.dictionary.words[(seed * 17) % backend.oracle.D]
+        replies = play(client, backend, secret, seed)
+        member = replies[0].member
+        assert all(r.member == member and r.on_policy for r in replies)
+        assert member == s.member_for_seed(seed)
+        tree = backend.oracle.tree(s.member_hider(member), GBR)
+        assert len(replies) == tree.guesses[backend.dictionary.index(secret)]
+        assert all((r.source == "book") == (r.consistent_words > backend.threshold) for r in replies)
+
+
+def test_moves_are_reproducible_and_distribution_is_a_distribution(service):
+    client, backend, _ = service
+    a = client.jotto_move(SMALL_VARIANT, "guesser", [], seed=99, distribution=True)
+    b = client.jotto_move(SMALL_VARIANT, "guesser", [], seed=99, distribution=True)
+    assert a == b and a.source == "book"
+    assert sum(p for _, p in a.distribution) == pytest.approx(1.0)
+    assert dict(a.distribution)[a.move] == pytest.approx(a.probability)
+    h1 = client.jotto_move(SMALL_VARIANT, "hider", seed=5, distribution=True)
+    h2 = client.jotto_move(SMALL_VARIANT, "hider", seed=5)
+    assert h1.move == h2.move and h1.move in backend.dictionary.words
+    assert sum(p for _, p in h1.distribution) == pytest.approx(1.0)
+
+
+def test_live_answer_for_a_small_state(service):
+    client, backend, _ = service
+    secret = backend.dictionary.words[3]
+    replies = play(client, backend, secret, seed=1, strategy="benchmark")
+    assert replies[0].source == "book" and replies[-1].source == "live"
+    assert replies[-1].consistent_words <= backend.threshold
+
+
+def test_off_policy_history_is_answered_and_flagged(service):
+    client, backend, _ = service
+    first = client.jotto_move(SMALL_VARIANT, "guesser", [], seed=4)
+    other = next(w for w in backend.dictionary.words if w != first.move
+                 and all(m != w for m, _ in client.jotto_move(SMALL_VARIANT, "guesser", [], distribution=True).distribution))
+    m = client.jotto_move(SMALL_VARIANT, "guesser", [(other, 0)], seed=4)
+    assert not m.on_policy and m.move in backend.dictionary.words
+
+
+def test_stats(service):
+    client, backend, _ = service
+    v = client.stats(SMALL_VARIANT).variants[0]
+    assert v.served_strategy == backend.served
+    figs = {s.strategy: dict(s.figures) for s in v.strategies}
+    for name in ("benchmark", "fp", "double_oracle", "beeler"):
+        f = figs[name]
+        assert f["gap"] == pytest.approx(f["epsilon_hider"] + f["epsilon_guesser"])
+        assert f["gap"] == pytest.approx(f["guarantee"] - f["hider_vs_gbr"])
+    assert figs["fp"]["iterations"] == 60
+
+
+def _err(fn):
+    with pytest.raises(grpc.RpcError) as e:
+        fn()
+    return e.value.code(), e.value.details()
+
+
+@pytest.mark.parametrize("history,fault", [
+    ([("qq", 1)], "is not a word"),
+    ([(W, 7)], "out of range"),
+    ([(W, 1), (W, 1)], "already guessed"),
+    ([(W, 2)], "game is over"),
+])
+def test_bad_history_is_invalid_argument(service, history, fault):
+    client, backend, _ = service
+    code, details = _err(lambda: client.jotto_move(SMALL_VARIANT, "guesser", history))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and fault in details
+
+
+def test_contradictory_history_is_invalid_argument(service):
+    client, backend, _ = service
+    d, o = backend.dictionary, backend.oracle
+    # two answers below L that no word satisfies together, found by search
+    hist = next([(d.words[a], ja), (d.words[b], jb)]
+                for a in range(d.size) for b in range(a + 1, d.size) for ja in range(d.length) for jb in range(d.length)
+                if len(o.consistent([a], [ja])) and len(o.consistent([b], [jb])) and not len(o.consistent([a, b], [ja, jb])))
+    code, details = _err(lambda: client.jotto_move(SMALL_VARIANT, "guesser", hist))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "no consistent word" in details
+
+
+def test_other_bad_requests(service):
+    client, backend, port = service
+    stub = client.stub
+    cases = {
+        "empty": pb.SampleMoveRequest(),
+        "unknown variant": pb.SampleMoveRequest(variant="jotto-en_US80-9-nope", jotto=pb.JottoState(role=1)),
+        "no state": pb.SampleMoveRequest(variant=SMALL_VARIANT),
+        "no role": pb.SampleMoveRequest(variant=SMALL_VARIANT, jotto=pb.JottoState()),
+        "unknown strategy": pb.SampleMoveRequest(variant=SMALL_VARIANT, strategy="nope", jotto=pb.JottoState(role=2)),
+        "oversized": pb.SampleMoveRequest(variant=SMALL_VARIANT, jotto=pb.JottoState(
+            role=2, history=[pb.JottoTurn(guess="x" * 1000, jots=1)] * 100)),
+        "hider with history": pb.SampleMoveRequest(variant=SMALL_VARIANT, jotto=pb.JottoState(
+            role=1, history=[pb.JottoTurn(guess=W, jots=1)])),
+    }
+    for name, req in cases.items():
+        code, details = _err(lambda: stub.SampleMove(req, timeout=5))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, name
+        assert details, name
+    code, _ = _err(lambda: client.stats("jotto-nope"))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    # and the server still serves
+    assert client.jotto_move(SMALL_VARIANT, "guesser", [], seed=1).move
+
+
+def test_cli_reports_errors_in_one_line(service, capsys):
+    from clients.cli import main
+
+    _, _, port = service
+    assert main(["--target", f"127.0.0.1:{port}", "sample", SMALL_VARIANT, "--history", "qq:1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "INVALID_ARGUMENT" in err[0] and "'qq'" in err[0]
+    assert main(["--target", f"127.0.0.1:{port}", "stats"]) == 0
+    assert "double_oracle" in capsys.readouterr().out
