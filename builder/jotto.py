@@ -159,13 +159,16 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
             pb.set_postfix(guarantee=f"{s.guarantee_history[-1]:.3f}", columns=len(s.columns), refresh=False)
             ckpt.save("do", s.to_arrays())
 
-        do = solve_double_oracle(oracle, params.do_iterations, do, on_iteration=do_tick)
+        # seed the restricted game with fictitious play's greedy trees (no recomputation needed)
+        picks = np.unique(np.linspace(0, ts, num=min(ts + 1, 16)).astype(int))
+        seeds = [(fp.hider(int(t)), fp.member_guesses[int(t)]) for t in picks]
+        do = solve_double_oracle(oracle, params.do_iterations, do, seed_columns=seeds, on_iteration=do_tick)
         ckpt.save("do", do.to_arrays(), force=True)
     G_do = do.matrix()
     _, _, y = restricted_game(G_do)
     support = np.flatnonzero(do.weights > 0)
     w_do = do.weights[support]
-    cands = hider_candidates(oracle, y)
+    cands = hider_candidates([oracle.uniform, y, h_fp])
     best, cand_stats = select_hider(oracle, cands, G_do[:, support], w_do)
     st_do = cand_stats[best]
     h_do = cands[best]
@@ -175,7 +178,8 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
         seconds=do.seconds, figures=st_do.as_dict(),
         hider_alpha_figures=[s.as_dict() for s in cand_stats],
         description="double oracle: exact LP of the restricted game over the greedy responses found so far; "
-                    "hider chosen between uniform and the restricted game's hider by lowest epsilon")
+                    "hider chosen on the segments between the uniform, restricted-game and fictitious-play hiders by "
+                    "lowest epsilon")
     arrays.update({"hider:double_oracle": h_do, "weights:double_oracle": w_do,
                    "member_hiders:double_oracle": member_hiders,
                    "guarantee_history:double_oracle": np.array(do.guarantee_history)})

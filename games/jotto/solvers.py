@@ -285,9 +285,14 @@ def solve_double_oracle(
     return state
 
 
-def hider_candidates(oracle: JottoOracle, y: np.ndarray, alphas=(0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0)) -> list[np.ndarray]:
-    """Hider strategies between the uniform hider and the restricted game's hider y."""
-    return [(1.0 - a) * oracle.uniform + a * y for a in alphas]
+def hider_candidates(anchors: list[np.ndarray], alphas=(0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 0.85, 1.0)) -> list[np.ndarray]:
+    """Hider strategies on the segments between every pair of anchor strategies (e.g. the uniform
+    hider, the restricted game's hider, fictitious play's average hider)."""
+    out = [a for a in anchors]
+    for i in range(len(anchors)):
+        for j in range(i + 1, len(anchors)):
+            out += [(1.0 - a) * anchors[i] + a * anchors[j] for a in alphas if 0.0 < a < 1.0]
+    return out
 
 
 def select_hider(oracle: JottoOracle, candidates: list[np.ndarray], G: np.ndarray, weights: np.ndarray) -> tuple[int, list[PairStats]]:
