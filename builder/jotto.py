@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from games.jotto.oracle import ENTROPY, GBR, JottoOracle, KIND_NAMES, Tree, state_key
 from games.jotto.solvers import (
@@ -47,9 +48,11 @@ class Checkpoint:
         with np.load(p, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
 
-    def save(self, name: str, arrays: dict, force: bool = False) -> None:
-        if not force and time.monotonic() - self._last < CHECKPOINT_SECONDS:
-            return
+    def due(self) -> bool:
+        return time.monotonic() - self._last >= CHECKPOINT_SECONDS
+
+    def save(self, name: str, arrays: dict) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
         tmp = self.dir / f"{name}.tmp.npz"
         np.savez(tmp, **arrays)
         tmp.replace(self.dir / f"{name}.npz")
@@ -108,9 +111,12 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     beeler = oracle.tree(oracle.uniform, ENTROPY, thr)
     st = pair_stats(oracle.uniform, bench.guesses, beeler.guesses[:, None], np.ones(1))
     first = d.words[oracle.move(oracle.all_words, oracle.uniform, ENTROPY)]
+    any_word = kernels.comp_num_guesses(oracle.C, oracle.counts, oracle.uniform, oracle.all_words, oracle.L,
+                                        ENTROPY, D + 1)[0]
     strategies["beeler"] = dict(kind="entropy", members=1, figures=dict(
-        st.as_dict(), mean_guesses_vs_uniform=float(beeler.guesses.mean()),
-        worst_guesses=float(beeler.guesses.max())), first_test_word=first,
+        st.as_dict(), worst_guesses=float(beeler.guesses.max()),
+        entropy_any_test_word_mean=float(any_word.mean()), entropy_any_test_word_worst=float(any_word.max())),
+        first_test_word=first,
         description="Beeler's information-theoretic guesser (common test words) with the uniform hider")
     arrays.update({"hider:beeler": oracle.uniform, "weights:beeler": np.ones(1),
                    "member_hiders:beeler": oracle.uniform[None, :]})
@@ -122,13 +128,17 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     with bar("fictitious play", params.fp_iterations + 1) as pb:
         pb.update(0 if fp is None else fp.t + 1)
 
+        best = [min((max(e) for e in fp.eps), default=np.inf)] if fp else [np.inf]
+
         def fp_tick(s: FPState):
+            best[0] = min(best[0], max(s.eps[-1]))
             pb.update(1)
-            pb.set_postfix(eps=f"{max(s.eps[-1]):.3f}", best=f"{min(max(e) for e in s.eps):.3f}", refresh=False)
-            ckpt.save("fp", s.to_arrays())
+            pb.set_postfix(eps=f"{max(s.eps[-1]):.3f}", best=f"{best[0]:.3f}", refresh=False)
+            if ckpt.due():
+                ckpt.save("fp", s.to_arrays())
 
         fp = solve_jotto(oracle, params.fp_iterations, fp, fp_tick, record_threshold=thr)
-        ckpt.save("fp", fp.to_arrays(), force=True)
+        ckpt.save("fp", fp.to_arrays())
     ts = fp.t_star
     G_fp = np.stack(fp.member_guesses[: ts + 1], axis=1)
     w_fp = np.full(ts + 1, 1.0 / (ts + 1))
@@ -157,13 +167,14 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
         def do_tick(s: DOState):
             pb.update(1)
             pb.set_postfix(guarantee=f"{s.guarantee_history[-1]:.3f}", columns=len(s.columns), refresh=False)
-            ckpt.save("do", s.to_arrays())
+            if ckpt.due():
+                ckpt.save("do", s.to_arrays())
 
         # seed the restricted game with fictitious play's greedy trees (no recomputation needed)
         picks = np.unique(np.linspace(0, ts, num=min(ts + 1, 16)).astype(int))
         seeds = [(fp.hider(int(t)), fp.member_guesses[int(t)]) for t in picks]
         do = solve_double_oracle(oracle, params.do_iterations, do, seed_columns=seeds, on_iteration=do_tick)
-        ckpt.save("do", do.to_arrays(), force=True)
+        ckpt.save("do", do.to_arrays())
     G_do = do.matrix()
     _, _, y = restricted_game(G_do)
     support = np.flatnonzero(do.weights > 0)

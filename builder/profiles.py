@@ -13,6 +13,6 @@ FULL = {
     "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=10694, do_iterations=300),
     "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=3568, do_iterations=300),
     "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=3906, do_iterations=300),
-    "jotto-file.sgb-5-anagram1": JottoParams(fp_iterations=300, do_iterations=150),
+    "jotto-file.sgb-5-distinct1": JottoParams(fp_iterations=300, do_iterations=150),
 }
 PROFILES = {"default": DEFAULT, "full": FULL}

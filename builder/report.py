@@ -10,7 +10,8 @@ from pathlib import Path
 
 from games.storage import DEFAULT_ROOT, Store, current_stores
 
-FIGS = ["guarantee", "hider_vs_gbr", "self_play", "epsilon_hider", "epsilon_guesser", "epsilon", "gap", "mixture_size"]
+FIGS = ["guarantee", "hider_vs_gbr", "self_play", "epsilon_hider", "epsilon_guesser", "epsilon", "gap", "mixture_size",
+        "mean_guesses_vs_uniform"]
 
 
 def table(root: Path) -> str:
@@ -41,7 +42,8 @@ def table(root: Path) -> str:
         for f in FIGS:
             row(f"{strat}: {f}", lambda m, s=strat, f=f: m["strategies"][s]["figures"][f])
     row("beeler: first test word", lambda m: m["strategies"]["beeler"]["first_test_word"], "{}")
-    row("beeler: mean guesses vs unif", lambda m: m["strategies"]["beeler"]["figures"]["mean_guesses_vs_uniform"])
+    row("entropy, any test word: mean", lambda m: m["strategies"]["beeler"]["figures"]["entropy_any_test_word_mean"])
+    row("entropy, any test word: worst", lambda m: m["strategies"]["beeler"]["figures"]["entropy_any_test_word_worst"], "{:.0f}")
     row("beeler: worst guesses", lambda m: m["strategies"]["beeler"]["figures"]["worst_guesses"], "{:.0f}")
     row("build seconds", lambda m: m["build_seconds"], "{:.1f}")
     return "\n".join(lines)

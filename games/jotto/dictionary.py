@@ -8,7 +8,8 @@ A variant is (word source, word length, filter) and has a stable name
   found as ``games/data/lists/<stem>.txt`` or registered with :func:`register_list_file`.
 - filter ``ganzfried``: distinct letters and no word with an anagram in the list (Ganzfried's rules);
   ``anagram1``: one word per anagram class (the most common, then the alphabetically first);
-  ``all``: every word of the source with the right length.
+  ``distinct1``: the same among the words with distinct letters (the 2,845-word SGB list of the
+  published entropy-guesser figures); ``all``: every word of the source with the right length.
 
 Words are sorted alphabetically; the index of a word is its position. A word is *common* when its
 SCOWL size (in en_US for a file list) is at most 50 (Beeler's common/uncommon bit).
@@ -26,7 +27,7 @@ import numpy as np
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 SCOWL_TABLE = DATA_DIR / "scowl_words.tsv"
 LANGUAGES = ("en_US", "en_GB", "en_CA", "en_AU")
-FILTERS = ("ganzfried", "anagram1", "all")
+FILTERS = ("ganzfried", "anagram1", "distinct1", "all")
 COMMON_MAX_SIZE = 50
 MIN_LENGTH, MAX_LENGTH = 2, 6
 _LIST_FILES: dict[str, Path] = {}
@@ -121,8 +122,9 @@ def apply_filter(words: dict[str, int], filt: str) -> list[str]:
         classes.setdefault(_sort_key(w), []).append(w)
     if filt == "ganzfried":
         return sorted(ws[0] for k, ws in classes.items() if len(ws) == 1 and len(set(k)) == len(k))
-    if filt == "anagram1":
-        return sorted(min(ws, key=lambda w: (words[w], w)) for ws in classes.values())
+    if filt in ("anagram1", "distinct1"):
+        keep = [ws for k, ws in classes.items() if filt == "anagram1" or len(set(k)) == len(k)]
+        return sorted(min(ws, key=lambda w: (words[w], w)) for ws in keep)
     raise VariantError(f"unknown filter {filt!r}")
 
 
