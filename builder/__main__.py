@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from builder.profiles import PROFILES
-from games.jotto.dictionary import VariantError, Variant
+from games.jotto.dictionary import Variant, VariantError, load_dictionary, register_list_file
 from games.storage import DEFAULT_ROOT, current_stores
 
 
@@ -20,15 +20,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", choices=sorted(PROFILES), default="default")
     ap.add_argument("--variant", action="append", default=[], help="only these variants (repeatable)")
     ap.add_argument("--missing-only", action="store_true", help="skip variants that already have a store")
+    ap.add_argument("--list", action="append", default=[], metavar="NAME=PATH",
+                    help="register a word-list file as source file.NAME (repeatable)")
     ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
     args = ap.parse_args(argv)
     from builder.jotto import build_jotto_store
 
+    for item in args.list:
+        name, sep, path = item.partition("=")
+        try:
+            if not sep:
+                raise VariantError(f"--list {item!r}: expected NAME=PATH")
+            register_list_file(name, path)
+        except VariantError as e:
+            print(f"gamestrategy-build: {e}", file=sys.stderr)
+            return 2
     plan = dict(PROFILES[args.profile])
     for v in args.variant:
         if v not in plan:
             try:
                 Variant.parse(v)
+                load_dictionary(v)
             except VariantError as e:
                 print(f"gamestrategy-build: {e}", file=sys.stderr)
                 return 2

@@ -114,7 +114,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     any_word = kernels.comp_num_guesses(oracle.C, oracle.counts, oracle.uniform, oracle.all_words, oracle.L,
                                         ENTROPY, D + 1)[0]
     strategies["beeler"] = dict(kind="entropy", members=1, figures=dict(
-        st.as_dict(), worst_guesses=float(beeler.guesses.max()),
+        st.as_dict(),
         entropy_any_test_word_mean=float(any_word.mean()), entropy_any_test_word_worst=float(any_word.max())),
         first_test_word=first,
         description="Beeler's information-theoretic guesser (common test words) with the uniform hider")

@@ -11,7 +11,7 @@ from pathlib import Path
 from games.storage import DEFAULT_ROOT, Store, current_stores
 
 FIGS = ["guarantee", "hider_vs_gbr", "self_play", "epsilon_hider", "epsilon_guesser", "epsilon", "gap", "mixture_size",
-        "mean_guesses_vs_uniform"]
+        "mean_guesses_vs_uniform", "worst_guesses"]
 
 
 def table(root: Path) -> str:
@@ -44,7 +44,6 @@ def table(root: Path) -> str:
     row("beeler: first test word", lambda m: m["strategies"]["beeler"]["first_test_word"], "{}")
     row("entropy, any test word: mean", lambda m: m["strategies"]["beeler"]["figures"]["entropy_any_test_word_mean"])
     row("entropy, any test word: worst", lambda m: m["strategies"]["beeler"]["figures"]["entropy_any_test_word_worst"], "{:.0f}")
-    row("beeler: worst guesses", lambda m: m["strategies"]["beeler"]["figures"]["worst_guesses"], "{:.0f}")
     row("build seconds", lambda m: m["build_seconds"], "{:.1f}")
     return "\n".join(lines)
 

@@ -64,6 +64,7 @@ class PairStats:
     epsilon_guesser: float
     mixture_size: int
     mean_vs_uniform: float = 0.0  # the mixture's expected guesses against the uniform hider
+    worst_guesses: int = 0  # most guesses any member of the mixture needs for any word
 
     @property
     def epsilon(self) -> float:
@@ -78,7 +79,7 @@ class PairStats:
             "guarantee": self.guarantee, "hider_vs_gbr": self.hider_vs_gbr, "self_play": self.self_play,
             "epsilon_hider": self.epsilon_hider, "epsilon_guesser": self.epsilon_guesser,
             "epsilon": self.epsilon, "gap": self.gap, "mixture_size": float(self.mixture_size),
-            "mean_guesses_vs_uniform": self.mean_vs_uniform,
+            "mean_guesses_vs_uniform": self.mean_vs_uniform, "worst_guesses": float(self.worst_guesses),
         }
 
 
@@ -89,7 +90,7 @@ def pair_stats(h: np.ndarray, gbr_guesses_vs_h: np.ndarray, member_guesses: np.n
     return PairStats(
         guarantee=hider_br_payoff(ang), hider_vs_gbr=float(h @ gbr_guesses_vs_h), self_play=float(h @ ang),
         epsilon_hider=eps_h, epsilon_guesser=eps_g, mixture_size=int(np.count_nonzero(weights)),
-        mean_vs_uniform=float(ang.mean()),
+        mean_vs_uniform=float(ang.mean()), worst_guesses=int(member_guesses[:, weights > 0].max()),
     )
 
 
