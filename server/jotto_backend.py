@@ -1,13 +1,14 @@
 """Answers Jotto requests from one store: book lookups, live oracle moves, validation."""
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from games.jotto.dictionary import Dictionary, Variant
+from games.jotto.dictionary import Variant, dictionary_from_words
 from games.jotto.oracle import ENTROPY, GBR, JottoOracle, state_key
 from games.jotto.strategy import GuesserStrategy, decode_book_value
 from games.storage import Store, StoreError
@@ -43,13 +44,10 @@ class JottoBackend:
         self.manifest = m
         self.variant = m["variant"]
         self.version = store.version
-        common = store.array("common").astype(bool)
         words = list(m["words"])
-        counts = np.zeros((len(words), 26), dtype=np.uint8)
-        for i, w in enumerate(words):
-            for ch in w:
-                counts[i, ord(ch) - 97] += 1
-        self.dictionary = Dictionary(Variant.parse(self.variant), tuple(words), common, counts)
+        if words != sorted(words):
+            raise StoreError(f"store {store.path}: word list is not in dictionary order")
+        self.dictionary = dictionary_from_words(Variant.parse(self.variant), words, common=store.array("common"))
         if self.dictionary.sha256 != m["dictionary"]["sha256"]:
             raise StoreError(f"store {store.path}: dictionary hash does not match its word list")
         self.oracle = JottoOracle(self.dictionary)
@@ -66,6 +64,7 @@ class JottoBackend:
             self.strategies[name] = GuesserStrategy(
                 name, KINDS[info["kind"]], store.array(f"weights:{name}"), store.array(f"hider:{name}"), explicit, fp)
         self._moves: OrderedDict = OrderedDict()  # (strategy, member, state key) -> move, live results
+        self._moves_lock = threading.Lock()  # calls run on many threads
 
     def warm(self) -> None:
         self.oracle.warm()
@@ -113,16 +112,18 @@ class JottoBackend:
 
     def _live(self, s: GuesserStrategy, c: int, state: np.ndarray, key: bytes, deadline: float | None) -> int:
         ck = (s.name, c, key)
-        hit = self._moves.get(ck)
-        if hit is not None:
-            self._moves.move_to_end(ck)
-            return hit
+        with self._moves_lock:
+            hit = self._moves.get(ck)
+            if hit is not None:
+                self._moves.move_to_end(ck)
+                return hit
         if deadline is not None and time.monotonic() > deadline:
-            raise DeadlineExceeded("live computation abandoned: deadline passed")
+            raise DeadlineExceeded("live computation abandoned: the caller's deadline passed")
         mv = s.move(self.oracle, c, state)
-        self._moves[ck] = mv
-        if len(self._moves) > 100_000:
-            self._moves.popitem(last=False)
+        with self._moves_lock:
+            self._moves[ck] = mv
+            if len(self._moves) > 100_000:
+                self._moves.popitem(last=False)
         return mv
 
     def member_moves(self, s: GuesserStrategy, state: np.ndarray, members, deadline: float | None) -> tuple[dict[int, int], bool]:

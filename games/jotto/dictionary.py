@@ -165,15 +165,18 @@ class Dictionary:
         return cached
 
 
-def dictionary_from_words(variant: Variant, words: list[str], sizes: dict[str, int] | None = None) -> Dictionary:
+def dictionary_from_words(variant: Variant, words: list[str], sizes: dict[str, int] | None = None,
+                          common: np.ndarray | None = None) -> Dictionary:
+    """A dictionary over `words` (sorted here); the common bit from SCOWL sizes, or given as in a store."""
     words = sorted(words)
-    sizes = sizes or {}
     counts = np.zeros((len(words), 26), dtype=np.uint8)
     for i, w in enumerate(words):
         for ch in w:
             counts[i, ord(ch) - 97] += 1
-    common = np.array([sizes.get(w, 0) <= COMMON_MAX_SIZE for w in words], dtype=bool)
-    return Dictionary(variant, tuple(words), common, counts)
+    if common is None:
+        sizes = sizes or {}
+        common = np.array([sizes.get(w, 0) <= COMMON_MAX_SIZE for w in words], dtype=bool)
+    return Dictionary(variant, tuple(words), np.asarray(common, dtype=bool), counts)
 
 
 @lru_cache(maxsize=32)
