@@ -28,6 +28,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gamestrategy", description="client of the game-strategy service")
     ap.add_argument("--target", default="127.0.0.1:50051")
     ap.add_argument("--timeout", type=float, default=10.0)
+    ap.add_argument("--tls", action="store_true", help="TLS with the system roots (implied by --tls-ca/--tls-cert)")
+    ap.add_argument("--tls-ca", help="PEM file of the CA that signed the server certificate")
+    ap.add_argument("--tls-cert", help="client certificate (PEM), for mutual TLS")
+    ap.add_argument("--tls-key", help="client private key (PEM), for mutual TLS")
+    ap.add_argument("--server-name", help="expected name in the server certificate (default: the target host)")
+    ap.add_argument("--token-file", help="file holding the bearer token (default: $GAMESTRATEGY_TOKEN)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("variants", help="list the served variants and strategies")
     sp = sub.add_parser("sample", help="sample a move")
@@ -40,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     st = sub.add_parser("stats", help="exploitability figures")
     st.add_argument("variant", nargs="?", default="")
     args = ap.parse_args(argv)
-    with GameStrategyClient(args.target, args.timeout) as c:
+    token = open(args.token_file).read().strip() if args.token_file else None
+    with GameStrategyClient(args.target, args.timeout, token=token, tls_ca=args.tls_ca, tls_cert=args.tls_cert,
+                            tls_key=args.tls_key, server_name=args.server_name, tls=args.tls) as c:
         try:
             if args.cmd == "variants":
                 for v in c.list_variants().variants:

@@ -182,3 +182,25 @@ class GetStatsReply(_message.Message):
     VARIANTS_FIELD_NUMBER: _ClassVar[int]
     variants: _containers.RepeatedCompositeFieldContainer[VariantStats]
     def __init__(self, variants: _Optional[_Iterable[_Union[VariantStats, _Mapping]]] = ...) -> None: ...
+
+class SampleMovesRequest(_message.Message):
+    __slots__ = ("requests",)
+    REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    requests: _containers.RepeatedCompositeFieldContainer[SampleMoveRequest]
+    def __init__(self, requests: _Optional[_Iterable[_Union[SampleMoveRequest, _Mapping]]] = ...) -> None: ...
+
+class SampleMoveResult(_message.Message):
+    __slots__ = ("code", "message", "reply")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REPLY_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    reply: SampleMoveReply
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., reply: _Optional[_Union[SampleMoveReply, _Mapping]] = ...) -> None: ...
+
+class SampleMovesReply(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[SampleMoveResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[SampleMoveResult, _Mapping]]] = ...) -> None: ...

@@ -49,6 +49,11 @@ class GameStrategyStub:
                 request_serializer=protos_dot_gamestrategy__pb2.GetStatsRequest.SerializeToString,
                 response_deserializer=protos_dot_gamestrategy__pb2.GetStatsReply.FromString,
                 _registered_method=True)
+        self.SampleMoves = channel.unary_unary(
+                '/gamestrategy.v1.GameStrategy/SampleMoves',
+                request_serializer=protos_dot_gamestrategy__pb2.SampleMovesRequest.SerializeToString,
+                response_deserializer=protos_dot_gamestrategy__pb2.SampleMovesReply.FromString,
+                _registered_method=True)
 
 
 class GameStrategyServicer:
@@ -75,6 +80,14 @@ class GameStrategyServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SampleMoves(self, request, context):
+        """Many moves in one call (self-play, evaluation): each request answered on its own, in order;
+        one bad request gets its own status and does not fail the others.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameStrategyServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -92,6 +105,11 @@ def add_GameStrategyServicer_to_server(servicer, server):
                     servicer.GetStats,
                     request_deserializer=protos_dot_gamestrategy__pb2.GetStatsRequest.FromString,
                     response_serializer=protos_dot_gamestrategy__pb2.GetStatsReply.SerializeToString,
+            ),
+            'SampleMoves': grpc.unary_unary_rpc_method_handler(
+                    servicer.SampleMoves,
+                    request_deserializer=protos_dot_gamestrategy__pb2.SampleMovesRequest.FromString,
+                    response_serializer=protos_dot_gamestrategy__pb2.SampleMovesReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -175,6 +193,33 @@ class GameStrategy:
             '/gamestrategy.v1.GameStrategy/GetStats',
             protos_dot_gamestrategy__pb2.GetStatsRequest.SerializeToString,
             protos_dot_gamestrategy__pb2.GetStatsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SampleMoves(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamestrategy.v1.GameStrategy/SampleMoves',
+            protos_dot_gamestrategy__pb2.SampleMovesRequest.SerializeToString,
+            protos_dot_gamestrategy__pb2.SampleMovesReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,30 +1,201 @@
 """gamestrategy-server: serve the published stores over gRPC.
 
-  python -m server [--build-missing] [--host 127.0.0.1] [--port 50051] [--root stores]
+  python -m server [--build-missing] [--host 127.0.0.1] [--port 50051] [--root stores] [--workers N]
+                   [--metrics-port 9464] [--tls-cert C --tls-key K [--tls-client-ca CA]] [--token-file F]
+
+Every option also reads an environment variable (GAMESTRATEGY_<OPTION>, e.g. GAMESTRATEGY_WORKERS,
+GAMESTRATEGY_TOKEN). SIGHUP: look for newly published stores now (they are also polled every
+--refresh-seconds). SIGTERM/SIGINT: stop taking calls, give in-flight ones --grace seconds.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import signal
+import socket
 import sys
+import tempfile
 import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
-from games.storage import DEFAULT_ROOT
+from games.storage import DEFAULT_ROOT, current_stores
+
+_RESERVED = {"name", "msg", "args", "levelname", "levelno", "pathname", "filename", "module", "exc_info",
+             "exc_text", "stack_info", "lineno", "funcName", "created", "msecs", "relativeCreated", "thread",
+             "threadName", "processName", "process", "taskName", "message", "fields"}
+
+
+class JSONFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, pid, message and the record's `fields`."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out = {"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+               "level": record.levelname, "logger": record.name, "pid": record.process,
+               "message": record.getMessage()}
+        fields = getattr(record, "fields", None)
+        if fields:
+            out.update(fields)
+        for k, v in record.__dict__.items():
+            if k not in _RESERVED and k not in out:
+                out[k] = v if isinstance(v, (str, int, float, bool, type(None))) else repr(v)
+        if record.exc_info:
+            out["exception"] = self.formatException(record.exc_info)
+        return json.dumps(out, default=str)
+
+
+def setup_logging(fmt: str, level: str = "INFO") -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if fmt == "json":
+        handler.setFormatter(JSONFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+def _env(name: str, default=None):
+    return os.environ.get(f"GAMESTRATEGY_{name}", default)
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="gamestrategy-server", description=__doc__.splitlines()[0])
+    ap.add_argument("--host", default=_env("HOST", "127.0.0.1"))
+    ap.add_argument("--port", type=int, default=int(_env("PORT", "50051")), help="0 = any free port")
+    ap.add_argument("--root", type=Path, default=Path(_env("STORES", str(DEFAULT_ROOT))), help="store root")
+    ap.add_argument("--build-missing", action="store_true", help="build the default stores that are missing first")
+    ap.add_argument("--workers", type=int, default=int(_env("WORKERS", "0")),
+                    help="server processes sharing the port (SO_REUSEPORT); 0 = number of cores, 1 = no fork")
+    ap.add_argument("--threads", type=int, default=int(_env("THREADS", "8")), help="handler threads per worker")
+    ap.add_argument("--max-concurrent-rpcs", type=int, default=int(_env("MAX_CONCURRENT_RPCS", "256")),
+                    help="per worker; calls past it get RESOURCE_EXHAUSTED (0 = no limit)")
+    ap.add_argument("--max-batch", type=int, default=int(_env("MAX_BATCH", "1024")), help="SampleMoves requests per call")
+    ap.add_argument("--grace", type=float, default=float(_env("GRACE", "5")), help="seconds in-flight calls get on shutdown")
+    ap.add_argument("--refresh-seconds", type=float, default=float(_env("REFRESH_SECONDS", "5")),
+                    help="poll the store root for newly published versions this often (0 = only on SIGHUP)")
+    ap.add_argument("--metrics-port", type=int, default=int(_env("METRICS_PORT", "9464")),
+                    help="Prometheus /metrics HTTP port (-1 = off, 0 = any free port)")
+    ap.add_argument("--metrics-host", default=_env("METRICS_HOST", "127.0.0.1"))
+    ap.add_argument("--tls-cert", type=Path, default=_env("TLS_CERT"), help="server certificate chain (PEM): serve TLS")
+    ap.add_argument("--tls-key", type=Path, default=_env("TLS_KEY"), help="server private key (PEM)")
+    ap.add_argument("--tls-client-ca", type=Path, default=_env("TLS_CLIENT_CA"),
+                    help="CA certificate(s) (PEM): require client certificates signed by it (mutual TLS)")
+    ap.add_argument("--token-file", type=Path, default=_env("TOKEN_FILE"),
+                    help="file of accepted bearer tokens, one a line (GAMESTRATEGY_TOKEN: one token)")
+    ap.add_argument("--log-format", choices=["json", "text"], default=_env("LOG_FORMAT", "json"))
+    ap.add_argument("--log-level", default=_env("LOG_LEVEL", "INFO"))
+    ap.add_argument("--port-file", type=Path, help="write the bound gRPC and metrics ports here as JSON (tests, bench)")
+    args = ap.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        ap.error("--tls-cert and --tls-key go together")
+    if args.tls_client_ca and not args.tls_cert:
+        ap.error("--tls-client-ca needs --tls-cert and --tls-key")
+    if args.workers <= 0:
+        args.workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return args
+
+
+def _tokens(args) -> list[str]:
+    tokens = []
+    if _env("TOKEN"):
+        tokens.append(_env("TOKEN").strip())
+    if args.token_file:
+        tokens += [t.strip() for t in args.token_file.read_text().splitlines() if t.strip() and not t.startswith("#")]
+    return tokens
+
+
+@contextmanager
+def _reserve_port(host: str, port: int):
+    """Bind a SO_REUSEPORT socket so that a port 0 request gets one port that every worker then shares."""
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(fam, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    if sock.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT) == 0:
+        raise RuntimeError("SO_REUSEPORT is not available")
+    sock.bind((host, port))
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        sock.close()
+
+
+def warm_kernels(root: Path, log) -> None:
+    """Compile the numba kernels (fills NUMBA_CACHE_DIR) without opening any store."""
+    from games.jotto.dictionary import load_dictionary
+    from games.jotto.oracle import JottoOracle
+
+    t0 = time.perf_counter()
+    for variant in list(current_stores(root, "jotto"))[:1]:
+        try:
+            JottoOracle(load_dictionary(variant)).warm()
+        except Exception as e:  # noqa: BLE001 - a worker warms again on its own
+            log.warning("kernel warm-up in the parent failed", extra={"fields": {"error": str(e)}})
+    log.info("kernels warmed", extra={"fields": {"seconds": round(time.perf_counter() - t0, 3)}})
+
+
+def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int, ready=None) -> int:
+    """One server process: open the stores, serve, refresh on SIGHUP and by polling, stop on SIGTERM."""
+    from server import metrics
+    from server.app import Registry, ServerSettings, TLSConfig, build_server
+
+    log = logging.getLogger("gamestrategy.server")
+    registry = Registry(args.root)
+    registry.refresh()
+    if not registry.variants():
+        log.error("no store to serve: run `make serve` (builds the defaults) or `make build-stores`",
+                  extra={"fields": {"root": str(args.root)}})
+        return 1
+    tls = TLSConfig.from_files(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None
+    settings = ServerSettings(threads=args.threads, max_concurrent_rpcs=args.max_concurrent_rpcs or None,
+                              max_batch=args.max_batch, tokens=tokens, tls=tls, reuseport=reuseport)
+    try:
+        server, bound = build_server(registry, f"{args.host}:{port}", settings=settings)
+    except RuntimeError as e:
+        log.error("%s", e)
+        return 1
+    stop, wake = threading.Event(), threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGHUP, lambda *_: wake.set())
+
+    def poll():
+        while not stop.is_set():
+            wake.wait(args.refresh_seconds if args.refresh_seconds > 0 else None)
+            if stop.is_set():
+                return
+            wake.clear()
+            try:
+                registry.refresh()
+            except Exception:  # noqa: BLE001 - a refresh never takes the server down
+                log.exception("store refresh failed")
+
+    threading.Thread(target=poll, name="store-refresh", daemon=True).start()
+    server.start()
+    log.info("listening", extra={"fields": {
+        "address": f"{args.host}:{bound}", "worker": worker, "variants": registry.variants(), "tls": tls is not None,
+        "mutual_tls": bool(tls and tls.client_ca), "token_required": bool(tokens), "threads": args.threads,
+        "max_concurrent_rpcs": args.max_concurrent_rpcs}})
+    if ready is not None:
+        ready(bound)
+    stop.wait()
+    log.info("stopping", extra={"fields": {"grace_seconds": args.grace, "worker": worker}})
+    server.health.enter_graceful_shutdown()
+    server.stop(args.grace).wait()
+    wake.set()
+    registry.close()
+    log.info("stopped", extra={"fields": {"worker": worker}})
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="gamestrategy-server", description=__doc__.splitlines()[0])
-    ap.add_argument("--host", default=os.environ.get("GAMESTRATEGY_HOST", "127.0.0.1"))
-    ap.add_argument("--port", type=int, default=int(os.environ.get("GAMESTRATEGY_PORT", "50051")))
-    ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
-    ap.add_argument("--build-missing", action="store_true", help="build the default stores that are missing first")
-    ap.add_argument("--threads", type=int, default=8)
-    ap.add_argument("--grace", type=float, default=5.0, help="seconds in-flight calls get on shutdown")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    args = parse_args(argv)
+    if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="gamestrategy-metrics-")
+    setup_logging(args.log_format, args.log_level)
     log = logging.getLogger("gamestrategy.server")
     if args.build_missing:
         from builder.__main__ import main as build
@@ -32,25 +203,81 @@ def main(argv: list[str] | None = None) -> int:
         rc = build(["--profile", "default", "--missing-only", "--root", str(args.root)])
         if rc:
             return rc
-    from server.app import build_server, load_backends, serve_forever, warm
-
-    backends = load_backends(args.root)
-    if not backends:
-        log.error("no store to serve under %s: run `make serve` (builds the defaults) or `make build-stores`", args.root)
-        return 1
-    warm(backends)
     try:
-        server, port = build_server(backends, f"{args.host}:{args.port}", max_workers=args.threads)
-    except RuntimeError as e:
-        log.error("%s", e)
+        tokens = _tokens(args)
+    except OSError as e:
+        log.error("cannot read the token file", extra={"fields": {"error": str(e)}})
         return 1
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    log.info("listening on %s:%d with %d variants: %s", args.host, port, len(backends), ", ".join(sorted(backends)))
-    serve_forever(server, stop, args.grace)
+    from server import metrics
+
+    metrics_port = None
+    if args.metrics_port >= 0:
+        try:
+            metrics_port = metrics.serve_metrics(args.metrics_port, args.metrics_host)
+        except OSError as e:
+            log.error("cannot serve metrics", extra={"fields": {"port": args.metrics_port, "error": str(e)}})
+            return 1
+        log.info("metrics", extra={"fields": {"address": f"http://{args.metrics_host}:{metrics_port}/metrics"}})
+
+    def write_ports(port):
+        if args.port_file:
+            tmp = args.port_file.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"port": port, "metrics_port": metrics_port, "pid": os.getpid()}))
+            os.replace(tmp, args.port_file)
+
+    if args.workers == 1:
+        return run_worker(args, args.port, tokens, reuseport=False, worker=0, ready=write_ports)
+    return _run_workers(args, tokens, log, write_ports)
+
+
+def _run_workers(args, tokens, log, write_ports) -> int:
+    warm_kernels(args.root, log)  # before any fork: compiled code and the on-disk cache are shared
+    try:
+        reserve = _reserve_port(args.host, args.port)
+        port = reserve.__enter__()
+    except (OSError, RuntimeError) as e:
+        log.error("cannot bind", extra={"fields": {"address": f"{args.host}:{args.port}", "error": str(e)}})
+        return 1
+    children: list[int] = []
+    for w in range(args.workers):
+        pid = os.fork()
+        if pid == 0:  # child: opens its own stores
+            rc = 1
+            try:
+                signal.signal(signal.SIGHUP, signal.SIG_DFL)
+                rc = run_worker(args, port, tokens, reuseport=True, worker=w)
+            except BaseException:  # noqa: BLE001
+                log.exception("worker crashed")
+            finally:
+                os._exit(rc)
+        children.append(pid)
+    log.info("workers started", extra={"fields": {"workers": args.workers, "pids": children, "port": port}})
+    write_ports(port)
+
+    def forward(sig, _frame):
+        for pid in children:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, forward)
+    rc = 0
+    for pid in children:
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        code = os.waitstatus_to_exitcode(status)
+        if code:
+            rc = 1
+            log.error("worker exited", extra={"fields": {"pid": pid, "exit_code": code}})
+    reserve.__exit__(None, None, None)
     log.info("stopped")
-    return 0
+    return rc
 
 
 if __name__ == "__main__":

@@ -1,10 +1,19 @@
-"""The gRPC service: SampleMove, GetStats, ListVariants over the published stores."""
+"""The gRPC service: SampleMove, SampleMoves, GetStats, ListVariants over the published stores.
+
+The stores are held by a :class:`Registry`: every call takes a reference on the backend it reads
+(``acquire``), a refresh swaps a newly published store in under a lock and retires the old one, which is
+closed when its last in-flight call releases it. Interceptors count every call (Prometheus) and check
+the bearer token when one is configured.
+"""
 from __future__ import annotations
 
+import hmac
 import logging
 import threading
 import time
 from concurrent import futures
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
@@ -14,13 +23,183 @@ from grpc_reflection.v1alpha import reflection
 from games.storage import Store, StoreError, current_stores
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
+from server import metrics
 from server.jotto_backend import BadRequest, DeadlineExceeded, JottoBackend
 
 log = logging.getLogger("gamestrategy.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameStrategy"].full_name
-MAX_REQUEST_BYTES = 64 * 1024  # larger requests get INVALID_ARGUMENT naming their size
+MAX_REQUEST_BYTES = 64 * 1024  # larger SampleMove requests get INVALID_ARGUMENT naming their size
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # transport limit (RESOURCE_EXHAUSTED past it)
+MAX_BATCH = 1024  # SampleMoves: requests per call
 SOURCES = {"book": pb.SampleMoveReply.BOOK, "live": pb.SampleMoveReply.LIVE}
+HEALTH_PREFIX = "/grpc.health.v1.Health/"
+
+
+# ---------------------------------------------------------------------------------------- stores
+class _Handle:
+    """One open backend with a count of the calls reading it."""
+
+    __slots__ = ("backend", "path", "refs", "retired", "closed")
+
+    def __init__(self, backend: JottoBackend, path: Path):
+        self.backend, self.path = backend, path
+        self.refs, self.retired, self.closed = 0, False, False
+
+
+def open_backend(path: Path, variant: str | None = None, warm: bool = True) -> JottoBackend:
+    """Open and check one store; StoreError (with the reason) if it cannot be served."""
+    store = Store(path)
+    try:
+        b = JottoBackend(store)
+        if variant is not None and b.variant != variant:
+            raise StoreError(f"store {path}: holds variant {b.variant!r}, published as {variant!r}")
+        if warm:
+            b.warm()
+        # a probe through the real paths: the served hider and the root book entry
+        b.sample_hider("", 0, False)
+        b.sample_guesser("", 0, [], False)
+        return b
+    except Exception as e:  # noqa: BLE001 - any failure refuses the store
+        store.close()
+        if isinstance(e, StoreError):
+            raise
+        raise StoreError(f"store {path}: cannot be served ({type(e).__name__}: {e})") from e
+
+
+class Registry:
+    """The served backends by variant; hot refresh with reference-counted retirement."""
+
+    def __init__(self, root: Path, warm: bool = True):
+        self.root = Path(root)
+        self.warm = warm
+        self._lock = threading.Lock()
+        self._refresh_lock = threading.Lock()
+        self._handles: dict[str, _Handle] = {}
+        self._refused: dict[str, Path] = {}  # variant -> last refused path (not retried until it changes)
+        self._opened: set[Path] = set()  # every path opened in this process: py-lmdb opens a path once
+
+    # -------------------------------------------------------------- reading
+    @property
+    def backends(self) -> dict[str, JottoBackend]:
+        with self._lock:
+            return {v: h.backend for v, h in self._handles.items()}
+
+    def variants(self) -> list[str]:
+        with self._lock:
+            return sorted(self._handles)
+
+    def _take(self, variant: str) -> _Handle:
+        with self._lock:
+            h = self._handles.get(variant)
+            if h is None:
+                known = ", ".join(sorted(self._handles)) or "none"
+                raise BadRequest(f"unknown variant {variant!r} (served: {known})")
+            h.refs += 1
+            return h
+
+    def _release(self, h: _Handle) -> None:
+        with self._lock:
+            h.refs -= 1
+            close = h.retired and h.refs == 0 and not h.closed
+            if close:
+                h.closed = True
+        if close:
+            self._close(h)
+
+    @contextmanager
+    def acquire(self, variant: str):
+        h = self._take(variant)
+        try:
+            yield h.backend
+        finally:
+            self._release(h)
+
+    @contextmanager
+    def acquire_all(self):
+        with self._lock:
+            hs = sorted(self._handles.items())
+            for _, h in hs:
+                h.refs += 1
+        try:
+            yield [(v, h.backend) for v, h in hs]
+        finally:
+            for _, h in hs:
+                self._release(h)
+
+    def _close(self, h: _Handle) -> None:
+        try:
+            h.backend.store.close()
+            log.info("closed store", extra={"fields": {"variant": h.backend.variant,
+                                                                 "store_version": h.backend.version}})
+        except Exception as e:  # noqa: BLE001
+            log.error("closing retired store failed", extra={"fields": {"path": str(h.path), "error": str(e)}})
+
+    # -------------------------------------------------------------- refresh
+    def refresh(self) -> dict[str, str]:
+        """Open every newly published store and swap it in; returns {variant: outcome}."""
+        out: dict[str, str] = {}
+        with self._refresh_lock:
+            try:
+                published = current_stores(self.root, "jotto")
+            except OSError as e:
+                log.error("cannot list stores", extra={"fields": {"root": str(self.root), "error": str(e)}})
+                return out
+            for variant, path in published.items():
+                with self._lock:
+                    cur = self._handles.get(variant)
+                if cur is not None and cur.path == path:
+                    continue
+                if self._refused.get(variant) == path:
+                    continue
+                if path in self._opened:  # py-lmdb opens a path once per process: never reopen
+                    self._refused[variant] = path
+                    metrics.STORE_LOADS.labels(result="refused").inc()
+                    log.error("refusing store: this version was served before in this process; publish it as a "
+                              "new version or restart", extra={"fields": {"variant": variant, "path": str(path)}})
+                    out[variant] = "refused"
+                    continue
+                self._opened.add(path)
+                try:
+                    b = open_backend(path, variant, self.warm)
+                except Exception as e:  # noqa: BLE001
+                    self._refused[variant] = path
+                    metrics.STORE_LOADS.labels(result="refused").inc()
+                    log.error("refusing store; keeping the previous one" if cur else "refusing store",
+                              extra={"fields": {"variant": variant, "path": str(path), "error": str(e),
+                                                "serving": cur.backend.version if cur else None}})
+                    out[variant] = "refused"
+                    continue
+                self._refused.pop(variant, None)
+                new = _Handle(b, path)
+                with self._lock:
+                    old = self._handles.get(variant)
+                    self._handles[variant] = new
+                    close_old = False
+                    if old is not None:
+                        old.retired = True
+                        close_old = old.refs == 0 and not old.closed
+                        if close_old:
+                            old.closed = True
+                if old is not None:
+                    metrics.STORE_VERSION.labels(variant=variant, version=old.backend.version).set(0)
+                metrics.STORE_VERSION.labels(variant=variant, version=b.version).set(1)
+                metrics.STORE_LOADS.labels(result="loaded").inc()
+                log.info("serving store", extra={"fields": {
+                    "variant": variant, "store_version": b.version,
+                    "replaced": old.backend.version if old else None}})
+                out[variant] = "loaded" if old is None else "swapped"
+                if close_old:
+                    self._close(old)
+        return out
+
+    def close(self) -> None:
+        with self._lock:
+            hs = list(self._handles.values())
+            self._handles.clear()
+        for h in hs:
+            if not h.closed:
+                h.closed = True
+                self._close(h)
 
 
 def load_backends(root: Path) -> dict[str, JottoBackend]:
@@ -37,42 +216,37 @@ def load_backends(root: Path) -> dict[str, JottoBackend]:
     return backends
 
 
-class GameStrategyServicer(pb_grpc.GameStrategyServicer):
+class _FixedRegistry(Registry):
+    """A registry over backends opened by the caller (tests, bench): no refresh."""
+
     def __init__(self, backends: dict[str, JottoBackend]):
-        self.backends = backends
+        super().__init__(Path("/nonexistent"), warm=False)
+        for v, b in backends.items():
+            self._handles[v] = _Handle(b, b.store.path)
+            metrics.STORE_VERSION.labels(variant=v, version=b.version).set(1)
 
-    def _backend(self, variant: str) -> JottoBackend:
-        b = self.backends.get(variant)
-        if b is None:
-            known = ", ".join(sorted(self.backends)) or "none"
-            raise BadRequest(f"unknown variant {variant!r} (served: {known})")
-        return b
+    def refresh(self) -> dict[str, str]:
+        return {}
 
-    def ListVariants(self, request, context):
-        out = pb.ListVariantsReply()
-        if request.game not in ("", "jotto"):
-            return out
-        for name, b in sorted(self.backends.items()):
-            v = out.variants.add(game="jotto", variant=name, words=b.oracle.D, word_length=b.dictionary.length,
-                                 store_version=b.version, dictionary_sha256=b.dictionary.sha256)
-            for sname, info in sorted(b.manifest["strategies"].items()):
-                v.strategies.add(name=sname, description=info.get("description", ""),
-                                 members=int(info["members"]), served_default=sname == b.served)
-        return out
 
-    def SampleMove(self, request, context):
-        try:
-            size = request.ByteSize()
-            if size > MAX_REQUEST_BYTES:
-                raise BadRequest(f"request is {size} bytes; at most {MAX_REQUEST_BYTES}")
-            if not request.variant:
-                raise BadRequest("request names no variant")
-            b = self._backend(request.variant)
+# ---------------------------------------------------------------------------------------- service
+class _Abort(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float | None) -> pb.SampleMoveReply:
+    try:
+        size = request.ByteSize()
+        if size > MAX_REQUEST_BYTES:
+            raise BadRequest(f"request is {size} bytes; at most {MAX_REQUEST_BYTES}")
+        if not request.variant:
+            raise BadRequest("request names no variant")
+        with registry.acquire(request.variant) as b:
             if request.WhichOneof("state") != "jotto":
                 raise BadRequest("request has no game state: set `jotto`")
             st = request.jotto
-            remaining = context.time_remaining()
-            deadline = None if remaining is None else time.monotonic() + remaining
             if st.role == pb.JottoState.HIDER:
                 if len(st.history):
                     raise BadRequest("the hider role takes no history")
@@ -81,61 +255,228 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
                 r = b.sample_guesser(request.strategy, request.game_seed, st.history, request.want_distribution, deadline)
             else:
                 raise BadRequest("jotto.role must be HIDER or GUESSER")
-        except BadRequest as e:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        except DeadlineExceeded as e:
-            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(e))
-        reply = pb.SampleMoveReply(
-            move=r.move, probability=r.probability, source=SOURCES[r.source], store_version=b.version,
-            strategy=r.strategy, member=r.member, consistent_words=r.consistent_words, history_on_policy=r.on_policy)
-        for m, p in r.distribution:
-            reply.distribution.add(move=m, probability=p)
-        return reply
+            version = b.version
+    except BadRequest as e:
+        raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
+    except DeadlineExceeded as e:
+        raise _Abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(e)) from None
+    metrics.MOVES.labels(variant=request.variant, source=r.source).inc()
+    reply = pb.SampleMoveReply(
+        move=r.move, probability=r.probability, source=SOURCES[r.source], store_version=version,
+        strategy=r.strategy, member=r.member, consistent_words=r.consistent_words, history_on_policy=r.on_policy)
+    for m, p in r.distribution:
+        reply.distribution.add(move=m, probability=p)
+    return reply
 
-    def GetStats(self, request, context):
-        if request.variant:
-            try:
-                items = [(request.variant, self._backend(request.variant))]
-            except BadRequest as e:
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        else:
-            items = sorted(self.backends.items())
-        out = pb.GetStatsReply()
-        for name, b in items:
-            m = b.manifest
-            v = out.variants.add(variant=name, store_version=b.version, served_strategy=b.served, words=b.oracle.D,
-                                 dictionary_sha256=b.dictionary.sha256, code_version=m["code_version"],
-                                 build_time=m["build_time"])
-            for sname, info in sorted(m["strategies"].items()):
-                s = v.strategies.add(strategy=sname, description=info.get("description", ""))
-                for k, val in info["figures"].items():
-                    s.figures[k] = float(val)
-                for k in ("iterations", "t_star", "seconds_per_iteration", "members", "book_entries", "columns"):
-                    if k in info:
-                        s.figures[k] = float(info[k])
-                if "first_test_word" in info:
-                    s.labels["first_test_word"] = info["first_test_word"]
-                s.labels["served"] = "yes" if sname == b.served else "no"
+
+def _deadline(context) -> float | None:
+    remaining = context.time_remaining()
+    return None if remaining is None else time.monotonic() + remaining
+
+
+class GameStrategyServicer(pb_grpc.GameStrategyServicer):
+    def __init__(self, registry: Registry | dict, max_batch: int = MAX_BATCH):
+        self.registry = registry if isinstance(registry, Registry) else _FixedRegistry(registry)
+        self.max_batch = max_batch
+
+    @property
+    def backends(self) -> dict[str, JottoBackend]:
+        return self.registry.backends
+
+    def ListVariants(self, request, context):
+        out = pb.ListVariantsReply()
+        if request.game not in ("", "jotto"):
+            return out
+        with self.registry.acquire_all() as items:
+            for name, b in items:
+                v = out.variants.add(game="jotto", variant=name, words=b.oracle.D, word_length=b.dictionary.length,
+                                     store_version=b.version, dictionary_sha256=b.dictionary.sha256)
+                for sname, info in sorted(b.manifest["strategies"].items()):
+                    v.strategies.add(name=sname, description=info.get("description", ""),
+                                     members=int(info["members"]), served_default=sname == b.served)
         return out
 
+    def SampleMove(self, request, context):
+        try:
+            return _sample(self.registry, request, _deadline(context))
+        except _Abort as e:
+            context.abort(e.code, e.message)
 
-def build_server(backends: dict[str, JottoBackend], address: str, max_workers: int = 8,
-                 max_concurrent_rpcs: int | None = 256) -> tuple[grpc.Server, int]:
+    def SampleMoves(self, request, context):
+        n = len(request.requests)
+        if n > self.max_batch:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"batch has {n} requests; at most {self.max_batch}")
+        deadline = _deadline(context)
+        out = pb.SampleMovesReply()
+        for req in request.requests:
+            res = out.results.add()
+            try:
+                res.reply.CopyFrom(_sample(self.registry, req, deadline))
+            except _Abort as e:
+                res.code, res.message = e.code.value[0], e.message
+        return out
+
+    def GetStats(self, request, context):
+        out = pb.GetStatsReply()
+        if request.variant:
+            try:
+                with self.registry.acquire(request.variant) as b:
+                    self._stats(out, request.variant, b)
+            except BadRequest as e:
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+            return out
+        with self.registry.acquire_all() as items:
+            for name, b in items:
+                self._stats(out, name, b)
+        return out
+
+    @staticmethod
+    def _stats(out, name, b):
+        m = b.manifest
+        v = out.variants.add(variant=name, store_version=b.version, served_strategy=b.served, words=b.oracle.D,
+                             dictionary_sha256=b.dictionary.sha256, code_version=m["code_version"],
+                             build_time=m["build_time"])
+        for sname, info in sorted(m["strategies"].items()):
+            s = v.strategies.add(strategy=sname, description=info.get("description", ""))
+            for k, val in info["figures"].items():
+                s.figures[k] = float(val)
+            for k in ("iterations", "t_star", "seconds_per_iteration", "members", "book_entries", "columns"):
+                if k in info:
+                    s.figures[k] = float(info[k])
+            if "first_test_word" in info:
+                s.labels["first_test_word"] = info["first_test_word"]
+            s.labels["served"] = "yes" if sname == b.served else "no"
+
+
+# ---------------------------------------------------------------------------------------- interceptors
+def _short(method: str) -> str:
+    return method.rsplit("/", 1)[-1] if method else "unknown"
+
+
+class MetricsInterceptor(grpc.ServerInterceptor):
+    """Counts every unary call by method and status code, and times it."""
+
+    def intercept_service(self, continuation, handler_call_details):
+        handler = continuation(handler_call_details)
+        if handler is None or handler.unary_unary is None:
+            return handler
+        method = _short(handler_call_details.method)
+        inner = handler.unary_unary
+
+        def behaviour(request, context):
+            t0 = time.perf_counter()
+            code = grpc.StatusCode.UNKNOWN
+            try:
+                resp = inner(request, context)
+                code = context.code() or grpc.StatusCode.OK
+                return resp
+            except Exception:
+                code = context.code() or grpc.StatusCode.UNKNOWN
+                raise
+            finally:
+                metrics.observe(method, code, time.perf_counter() - t0)
+
+        return grpc.unary_unary_rpc_method_handler(behaviour, handler.request_deserializer, handler.response_serializer)
+
+
+def _refusal(code: grpc.StatusCode, message: str, method: str):
+    def behaviour(request, context):
+        metrics.AUTH_REFUSALS.labels(code=code.name).inc()
+        metrics.observe(method, code, 0.0)
+        context.abort(code, message)
+
+    return grpc.unary_unary_rpc_method_handler(behaviour)
+
+
+class TokenInterceptor(grpc.ServerInterceptor):
+    """Requires `authorization: Bearer <token>` on every call except health checks.
+
+    Missing or malformed credentials -> UNAUTHENTICATED; a well-formed token that is not accepted ->
+    PERMISSION_DENIED. The token is compared in constant time and never logged.
+    """
+
+    def __init__(self, tokens: list[str]):
+        self._tokens = [t.encode() for t in tokens if t]
+
+    def intercept_service(self, continuation, handler_call_details):
+        method = handler_call_details.method or ""
+        if method.startswith(HEALTH_PREFIX):
+            return continuation(handler_call_details)
+        value = None
+        for k, v in handler_call_details.invocation_metadata or ():
+            if k == "authorization":
+                value = v
+                break
+        if value is None:
+            log.warning("refused call without credentials", extra={"fields": {"method": method}})
+            return _refusal(grpc.StatusCode.UNAUTHENTICATED, "missing `authorization: Bearer <token>` metadata",
+                            _short(method))
+        scheme, _, token = value.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            log.warning("refused call with malformed credentials", extra={"fields": {"method": method}})
+            return _refusal(grpc.StatusCode.UNAUTHENTICATED, "authorization metadata must be `Bearer <token>`",
+                            _short(method))
+        t = token.strip().encode()
+        if not any(hmac.compare_digest(t, ok) for ok in self._tokens):
+            log.warning("refused call with a token that is not accepted", extra={"fields": {"method": method}})
+            return _refusal(grpc.StatusCode.PERMISSION_DENIED, "the bearer token is not accepted", _short(method))
+        return continuation(handler_call_details)
+
+
+# ---------------------------------------------------------------------------------------- server
+@dataclass
+class TLSConfig:
+    cert: bytes
+    key: bytes
+    client_ca: bytes | None = None  # mutual TLS: clients must present a certificate signed by it
+
+    @classmethod
+    def from_files(cls, cert: Path, key: Path, client_ca: Path | None = None) -> "TLSConfig":
+        return cls(Path(cert).read_bytes(), Path(key).read_bytes(), Path(client_ca).read_bytes() if client_ca else None)
+
+    def credentials(self) -> grpc.ServerCredentials:
+        return grpc.ssl_server_credentials([(self.key, self.cert)], root_certificates=self.client_ca,
+                                           require_client_auth=self.client_ca is not None)
+
+
+@dataclass
+class ServerSettings:
+    threads: int = 8
+    max_concurrent_rpcs: int | None = 256
+    max_batch: int = MAX_BATCH
+    tokens: list[str] = field(default_factory=list)
+    tls: TLSConfig | None = None
+    reuseport: bool = False
+
+
+def build_server(backends, address: str, max_workers: int = 8, max_concurrent_rpcs: int | None = 256,
+                 settings: ServerSettings | None = None) -> tuple[grpc.Server, int]:
+    """`backends`: a Registry (hot refresh) or a dict of opened backends."""
+    s = settings or ServerSettings(threads=max_workers, max_concurrent_rpcs=max_concurrent_rpcs)
     options = [
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-        ("grpc.so_reuseport", 0),
+        ("grpc.so_reuseport", 1 if s.reuseport else 0),
     ]
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers), options=options,
-                         maximum_concurrent_rpcs=max_concurrent_rpcs)
-    pb_grpc.add_GameStrategyServicer_to_server(GameStrategyServicer(backends), server)
+    interceptors = [MetricsInterceptor()]
+    if s.tokens:
+        interceptors.append(TokenInterceptor(s.tokens))
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=s.threads), options=options,
+                         maximum_concurrent_rpcs=s.max_concurrent_rpcs, interceptors=interceptors)
+    servicer = GameStrategyServicer(backends, s.max_batch)
+    pb_grpc.add_GameStrategyServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(address)
+    try:
+        port = server.add_secure_port(address, s.tls.credentials()) if s.tls else server.add_insecure_port(address)
+    except RuntimeError:
+        port = 0
     if port == 0:
         raise RuntimeError(f"cannot bind {address}")
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    server.health = health_servicer
+    server.servicer = servicer
     return server, port
 
 
@@ -147,4 +488,7 @@ def warm(backends: dict[str, JottoBackend]) -> None:
 def serve_forever(server: grpc.Server, stop: threading.Event, grace: float = 5.0) -> None:
     server.start()
     stop.wait()
+    health_servicer = getattr(server, "health", None)
+    if health_servicer is not None:
+        health_servicer.enter_graceful_shutdown()
     server.stop(grace).wait()
