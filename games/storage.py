@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -115,9 +116,26 @@ class StoreWriter:
 
 
 class Store:
-    """An open read-only store (one LMDB environment)."""
+    """An open read-only store (one LMDB environment).
+
+    LMDB allows one environment per file per process, so opening a path that is already open returns
+    the same object with one more reference; `close` drops a reference and closes at zero.
+    """
+
+    _open: dict[Path, "Store"] = {}
+    _lock = threading.Lock()
+
+    def __new__(cls, path: Path):
+        with cls._lock:
+            inst = cls._open.get(Path(path).resolve())
+            if inst is not None:
+                inst._refs += 1
+                return inst
+            return super().__new__(cls)
 
     def __init__(self, path: Path):
+        if getattr(self, "_refs", 0):
+            return
         self.path = Path(path).resolve()
         if not (self.path / "data.mdb").is_file():
             raise StoreError(f"store {self.path}: no data.mdb")
@@ -136,6 +154,9 @@ class Store:
         if self.manifest.get("format_version") != FORMAT_VERSION:
             raise StoreError(f"store {self.path}: format version {self.manifest.get('format_version')} "
                              f"is not the supported {FORMAT_VERSION}")
+        with Store._lock:
+            self._refs = 1
+            Store._open[self.path] = self
 
     @property
     def version(self) -> str:
@@ -167,6 +188,11 @@ class Store:
             yield from txn.cursor()
 
     def close(self) -> None:
+        with Store._lock:
+            self._refs -= 1
+            if self._refs > 0:
+                return
+            Store._open.pop(self.path, None)
         self.env.close()
 
 
