@@ -1,0 +1,86 @@
+"""The server as operators run it: worker processes on one SO_REUSEPORT port, SIGHUP refresh, SIGTERM."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from builder.jotto import JottoParams, build_jotto_store
+from clients.client import GameStrategyClient
+from conftest import SMALL_VARIANT
+
+REPO = Path(__file__).resolve().parent.parent
+TOKEN = "worker-test-token-0123"
+
+
+def _wait(cond, seconds=60.0):
+    for _ in range(int(seconds * 10)):
+        if cond():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _logs(path):
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers fork")
+def test_workers_share_the_port_refresh_on_sighup_and_stop_on_sigterm(tmp_path):
+    root = tmp_path / "stores"
+    params = dict(do_iterations=2, book_threshold=6)
+    v1 = build_jotto_store(SMALL_VARIANT, JottoParams(fp_iterations=20, **params), root).name
+    ports, log = tmp_path / "ports.json", tmp_path / "server.log"
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update(PYTHONPATH=str(REPO), GAMESTRATEGY_TOKEN=TOKEN)
+    with open(log, "wb") as fh:
+        p = subprocess.Popen([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers", "2",
+                              "--metrics-port", "0", "--port-file", str(ports), "--refresh-seconds", "0",
+                              "--grace", "2"], cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT)
+    try:
+        def listening():
+            return {r["pid"] for r in _logs(log) if r.get("message") == "listening"}
+
+        assert _wait(lambda: ports.exists() and len(listening()) == 2), log.read_text()[-3000:]
+        info = json.loads(ports.read_text())
+        target = f"127.0.0.1:{info['port']}"
+        # fresh channels land on either worker; every one answers from v1
+        for i in range(8):
+            with GameStrategyClient(target, timeout=20, token=TOKEN) as c:
+                assert c.jotto_move(SMALL_VARIANT, "guesser", seed=i).store_version == v1
+        v2 = build_jotto_store(SMALL_VARIANT, JottoParams(fp_iterations=21, **params), root).name
+        p.send_signal(signal.SIGHUP)
+
+        def swapped():
+            return {r["pid"] for r in _logs(log) if r.get("message") == "serving store"
+                    and r.get("store_version") == v2} == listening()
+
+        assert _wait(swapped), log.read_text()[-3000:]
+        for i in range(8):
+            with GameStrategyClient(target, timeout=20, token=TOKEN) as c:
+                assert c.jotto_move(SMALL_VARIANT, "guesser", seed=i).store_version == v2
+        text = urllib.request.urlopen(f"http://127.0.0.1:{info['metrics_port']}/metrics", timeout=10).read().decode()
+        ok = [line for line in text.splitlines()
+              if line.startswith('gamestrategy_requests_total{code="OK",method="SampleMove"}')]
+        assert ok and float(ok[0].split()[-1]) == 16.0  # summed over both workers
+        assert f'version="{v2}"' in text
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(60) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(30)
+    records = _logs(log)
+    assert sum(r.get("message") == "stopping" for r in records) == 2
+    assert TOKEN not in log.read_text()
