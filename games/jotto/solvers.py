@@ -237,9 +237,16 @@ class DOState:
     seconds: float = 0.0
     iterations: int = 0
 
+    last_used: list[int] = field(default_factory=list)  # iteration a column was added or last in the support
+
     def add(self, h: np.ndarray, guesses: np.ndarray) -> None:
         self.hiders.append(h)
         self.columns.append(guesses.astype(np.uint8))
+        self.last_used.append(self.iterations)
+
+    def active(self, keep: int) -> np.ndarray:
+        """Columns added or in the restricted game's support within the last `keep` iterations."""
+        return np.flatnonzero(np.array(self.last_used) >= self.iterations - keep)
 
     def matrix(self) -> np.ndarray:
         return np.stack(self.columns, axis=1)
@@ -252,22 +259,28 @@ class DOState:
         return {"hiders": np.array(self.hiders), "columns": np.array(self.columns),
                 "weights": self.weights if self.weights is not None else np.zeros(0),
                 "guarantee_history": np.array(self.guarantee_history), "seconds": np.array(self.seconds),
-                "iterations": np.array(self.iterations)}
+                "iterations": np.array(self.iterations), "last_used": np.array(self.last_used, dtype=np.int64)}
 
     @staticmethod
     def from_arrays(a) -> "DOState":
         w = a["weights"]
+        it = int(a["iterations"])
+        last = [int(x) for x in a["last_used"]] if "last_used" in a else [it] * len(a["columns"])
         return DOState(list(a["hiders"]), list(a["columns"]), w if w.size else None,
-                       list(a["guarantee_history"]), float(a["seconds"]), int(a["iterations"]))
+                       list(a["guarantee_history"]), float(a["seconds"]), it, last)
 
 
 def solve_double_oracle(
     oracle: JottoOracle, iterations: int, state: DOState | None = None,
     seed_columns: list[tuple[np.ndarray, np.ndarray]] = (),
-    on_iteration: Callable[[DOState], None] | None = None,
+    on_iteration: Callable[[DOState], None] | None = None, keep: int = 8,
 ) -> DOState:
     """Double oracle over greedy responses: solve the restricted game exactly (LP), then add the
-    greedy responses to the restricted hider and to its mix with the uniform hider as new columns."""
+    greedy responses to the restricted hider and to its mix with the uniform hider as new columns.
+
+    Each round's LP runs over the columns added or used within the last `keep` rounds (the LP grows
+    slow past a few hundred columns); the final mixture is solved over every column found.
+    """
     if state is None:
         state = DOState()
         state.add(oracle.uniform, oracle.tree(oracle.uniform, GBR).guesses)
@@ -275,7 +288,12 @@ def solve_double_oracle(
             state.add(h, g)
     while state.iterations < iterations:
         start = time.perf_counter()
-        x, guarantee, y = restricted_game(state.matrix())
+        act = state.active(keep)
+        xa, guarantee, y = restricted_game(state.matrix()[:, act])
+        x = np.zeros(len(state.columns))
+        x[act] = xa
+        for c in act[xa > 0]:
+            state.last_used[c] = state.iterations
         state.weights, state.guarantee_history = x, state.guarantee_history + [guarantee]
         for h in (y, 0.5 * (y + oracle.uniform)):
             state.add(h, oracle.tree(h, GBR).guesses)
@@ -283,7 +301,7 @@ def solve_double_oracle(
         state.seconds += time.perf_counter() - start
         if on_iteration:
             on_iteration(state)
-    if state.weights is None or len(state.weights) != len(state.columns):
+    if state.weights is None or len(state.weights) != len(state.columns) or len(state.active(keep)) < len(state.columns):
         state.weights, guarantee, _ = restricted_game(state.matrix())
         state.guarantee_history.append(guarantee)
     return state
