@@ -24,7 +24,7 @@ from games.storage import Store, StoreError, current_stores
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server import metrics
-from server.jotto_backend import BadRequest, DeadlineExceeded, JottoBackend
+from server.jotto_backend import BadRequest, DeadlineExceeded, JottoBackend, quote
 
 log = logging.getLogger("gamestrategy.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameStrategy"].full_name
@@ -93,7 +93,7 @@ class Registry:
             h = self._handles.get(variant)
             if h is None:
                 known = ", ".join(sorted(self._handles)) or "none"
-                raise BadRequest(f"unknown variant {variant!r} (served: {known})")
+                raise BadRequest(f"unknown variant {quote(variant)} (served: {known})")
             h.refs += 1
             return h
 
@@ -362,11 +362,17 @@ class MetricsInterceptor(grpc.ServerInterceptor):
             return handler
         method = _short(handler_call_details.method)
         inner = handler.unary_unary
+        deserialize = handler.request_deserializer
 
-        def behaviour(request, context):
+        def behaviour(raw, context):
             t0 = time.perf_counter()
             code = grpc.StatusCode.UNKNOWN
             try:
+                try:  # parsed here so that bytes that are no message get INVALID_ARGUMENT, not INTERNAL
+                    request = deserialize(raw) if deserialize is not None else raw
+                except Exception:  # noqa: BLE001
+                    context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                  f"the {len(raw)}-byte request body is not a valid {method} request message")
                 resp = inner(request, context)
                 code = context.code() or grpc.StatusCode.OK
                 return resp
@@ -376,7 +382,7 @@ class MetricsInterceptor(grpc.ServerInterceptor):
             finally:
                 metrics.observe(method, code, time.perf_counter() - t0)
 
-        return grpc.unary_unary_rpc_method_handler(behaviour, handler.request_deserializer, handler.response_serializer)
+        return grpc.unary_unary_rpc_method_handler(behaviour, None, handler.response_serializer)
 
 
 def _refusal(code: grpc.StatusCode, message: str, method: str):

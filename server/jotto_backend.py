@@ -17,6 +17,11 @@ KINDS = {"gbr": GBR, "entropy": ENTROPY}
 MAX_HISTORY = 64
 
 
+def quote(value: str, limit: int = 48) -> str:
+    """repr of a caller's value for an error message, clipped (a status message stays small)."""
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + f"... ({len(value)} characters)"
+
+
 class BadRequest(ValueError):
     """Invalid input; the message names the fault (INVALID_ARGUMENT)."""
 
@@ -74,7 +79,7 @@ class JottoBackend:
         name = name or self.served
         s = self.strategies.get(name)
         if s is None:
-            raise BadRequest(f"unknown strategy {name!r} for {self.variant} (known: {', '.join(sorted(self.strategies))})")
+            raise BadRequest(f"unknown strategy {quote(name)} for {self.variant} (known: {', '.join(sorted(self.strategies))})")
         return s
 
     def parse_history(self, history) -> tuple[list[int], list[int]]:
@@ -87,7 +92,7 @@ class JottoBackend:
             try:
                 g = self.dictionary.index(word)
             except KeyError:
-                raise BadRequest(f"history[{k}]: {turn.guess!r} is not a word of {self.variant}") from None
+                raise BadRequest(f"history[{k}]: {quote(turn.guess)} is not a word of {self.variant}") from None
             if g in seen:
                 raise BadRequest(f"history[{k}]: {word!r} was already guessed")
             if not 0 <= turn.jots <= L:
