@@ -1,0 +1,128 @@
+"""Solve Dudo bottom-up (fewest dice first) and measure the result.
+
+``solve_game`` trains every dice group {a, b} with ``fast.FastSolver``; the continuation value of
+a challenge is the game-winning probability of the position it leads to under the strategies
+already solved.  Groups with at most ``perfect_recall_total`` dice in play use perfect recall.
+
+Statistics per round (opener dice a, other dice b), all in win-probability units:
+* ``value``: opener's game-winning probability under the solved strategies (both sides).
+* ``br_opener`` / ``br_other``: winning probability of a best responder in that seat against our
+  strategy (continuations: the responder keeps best-responding in later rounds).
+* ``exploitability`` = (br_opener - value) + (br_other - (1 - value)): the sum of both seats'
+  gains (equals NashConv / 2 in +-1 units, OpenSpiel's "exploitability").
+* ``br_kind``: "exact-perfect-recall" (responder sees the whole history; <= 4 dice in play) or
+  "none" where not computed.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .exploit import best_response_value
+from .fast import FastSolver
+from .game import Group, make_group, round_reachable
+from .infoset import last_claims, memory_size, window_index
+from .rules import MAX_DICE, roll_index
+
+
+def groups_in_order(max_dice: int = MAX_DICE):
+    """Dice groups (a <= b) in solving order: by total dice, then a."""
+    return [(a, D - a) for D in range(2, 2 * max_dice + 1)
+            for a in range(1, max_dice + 1) if a <= D - a <= max_dice]
+
+
+@dataclass
+class DudoSolution:
+    """Average strategies of every group plus per-round statistics."""
+    m: int | None
+    max_dice: int
+    groups: dict = field(default_factory=dict)      # (a, b) -> Group
+    strategies: dict = field(default_factory=dict)  # (a, b) -> flat strategy array
+    W: dict = field(default_factory=dict)           # (opener, other) -> opener's win prob
+    stats: dict = field(default_factory=dict)       # (opener, other) -> dict
+
+    def group_key(self, own: int, opp: int):
+        return (min(own, opp), max(own, opp))
+
+    def action_distribution(self, own_dice: int, opp_dice: int, roll, history):
+        """[(action, prob)] for a player with ``roll`` after the round's claim ``history``
+        (claim strengths, oldest first); action -1 is Dudo, otherwise a claim strength."""
+        key = self.group_key(own_dice, opp_dice)
+        g, st = self.groups[key], self.strategies[key]
+        side = 0 if g.nsides == 1 else g.dice.index(own_dice)
+        w = window_index(last_claims(history, memory_size(g.K, g.m)), g.K)
+        L = int(g.last[w])
+        n = int(g.ns[side])
+        x = roll_index(roll)
+        base = int(g.rbase[side] + g.act_off[w] * n + x)
+        na = int(g.act_off[w + 1] - g.act_off[w])
+        out = []
+        for j in range(1 if L < 0 else 0, na):
+            out.append((-1 if j == 0 else L + j, float(st[base + j * n])))
+        return out
+
+
+def _round_value(solver: FastSolver, opener: int, strat) -> float:
+    g = solver.g
+    vals = solver.root_values(strat)
+    s = 0 if g.nsides == 1 else g.dice.index(opener)
+    return 0.5 * (1.0 + vals[s])
+
+
+def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
+               perfect_recall_total: int = 2, exact_br_total: int = 4, progress: bool = True,
+               checkpoint_dir: str | None = None, log=print):
+    """Solve every group bottom-up; ``iterations`` is an int or a function (a, b) -> int."""
+    sol = DudoSolution(m, max_dice)
+    br_open, br_other = {}, {}
+    for a, b in groups_in_order(max_dice):
+        D = a + b
+        mg = None if D <= perfect_recall_total else m
+        g = make_group(a, b, mg, sol.W, max_dice)
+        solver = FastSolver(g)
+        if checkpoint_dir:
+            import os
+            path = os.path.join(checkpoint_dir, f"dudo_{a}v{b}_m{mg}.npz")
+            if os.path.exists(path):
+                solver.load(path)
+        else:
+            path = None
+        its = iterations(a, b) if callable(iterations) else int(iterations)
+        t0 = time.perf_counter()
+        solver.solve(max(0, its - solver.t), checkpoint=path, every=max(1, its // 10),
+                     progress=progress, desc=f"dudo {a}v{b}")
+        train_s = time.perf_counter() - t0
+        strat = solver.average_strategy()
+        sol.groups[(a, b)] = g
+        sol.strategies[(a, b)] = strat
+        openers = [a] if a == b else [a, b]
+        for op in openers:
+            oth = D - op
+            if not round_reachable(op, oth, max_dice):
+                continue
+            sol.W[(op, oth)] = _round_value(solver, op, strat)
+        for op in openers:
+            oth = D - op
+            if not round_reachable(op, oth, max_dice):
+                continue
+            st = {"value": sol.W[(op, oth)], "memory": "perfect" if mg is None else mg,
+                  "iterations": solver.t, "train_seconds": solver.seconds}
+            if D <= exact_br_total:
+                t1 = time.perf_counter()
+                e_o = best_response_value(g, strat, op, True, br_open, br_other)
+                e_n = best_response_value(g, strat, op, False, br_open, br_other)
+                br_open[(op, oth)] = e_o
+                br_other[(op, oth)] = e_n
+                st.update(br_opener=e_o, br_other=e_n,
+                          exploitability=(e_o - st["value"]) + (e_n - (1 - st["value"])),
+                          br_kind="exact-perfect-recall", br_seconds=time.perf_counter() - t1)
+            else:
+                st.update(br_kind="none")
+            sol.stats[(op, oth)] = st
+            if log:
+                log(f"round {op}v{oth}: " + ", ".join(
+                    f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in st.items()))
+        del solver
+    return sol
