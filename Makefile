@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: serve test build-stores build-default-stores bench protos check-protos words venv clean-stores
+.PHONY: serve test build-stores build-default-stores bench bench-refresh protos check-protos words venv clean-stores
 
 venv: $(STAMP)
 
@@ -31,9 +31,14 @@ build-stores: $(STAMP)
 build-default-stores: $(STAMP)
 	$(BIN)/python -m builder --profile default --missing-only $(ARGS)
 
-## Print the performance tables.
+## Print the performance tables (solver, in-process serving, then the load benchmark against a server process).
 bench: $(STAMP)
 	$(BIN)/python -m builder.bench $(ARGS)
+	$(BIN)/python -m builder.loadbench $(LOADARGS)
+
+## 60 s of load at concurrency 16 with a new store published and swapped in half-way.
+bench-refresh: $(STAMP)
+	$(BIN)/python -m builder.loadbench refresh-run $(LOADARGS)
 
 ## Regenerate the committed protobuf/gRPC code with the pinned grpcio-tools.
 protos: $(STAMP)

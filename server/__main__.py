@@ -239,20 +239,33 @@ def _run_workers(args, tokens, log, write_ports) -> int:
         log.error("cannot bind", extra={"fields": {"address": f"{args.host}:{args.port}", "error": str(e)}})
         return 1
     children: list[int] = []
+    ready_r, ready_w = os.pipe()
     for w in range(args.workers):
         pid = os.fork()
         if pid == 0:  # child: opens its own stores
             rc = 1
+            os.close(ready_r)
             try:
                 signal.signal(signal.SIGHUP, signal.SIG_DFL)
-                rc = run_worker(args, port, tokens, reuseport=True, worker=w)
+                rc = run_worker(args, port, tokens, reuseport=True, worker=w,
+                                ready=lambda _port: (os.write(ready_w, b"1"), os.close(ready_w)))
             except BaseException:  # noqa: BLE001
                 log.exception("worker crashed")
             finally:
                 os._exit(rc)
         children.append(pid)
-    log.info("workers started", extra={"fields": {"workers": args.workers, "pids": children, "port": port}})
-    write_ports(port)
+    os.close(ready_w)
+    n_ready = 0
+    while n_ready < args.workers:  # every worker listening (EOF: all exited or wrote)
+        chunk = os.read(ready_r, 64)
+        if not chunk:
+            break
+        n_ready += len(chunk)
+    os.close(ready_r)
+    log.info("workers started", extra={"fields": {"workers": args.workers, "listening": n_ready, "pids": children,
+                                                  "port": port}})
+    if n_ready:
+        write_ports(port)
 
     def forward(sig, _frame):
         for pid in children:
