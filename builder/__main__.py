@@ -10,12 +10,16 @@ import sys
 import time
 from pathlib import Path
 
+from builder import interrupt
 from builder.profiles import PROFILES
 from games.jotto.dictionary import Variant, VariantError, load_dictionary, register_list_file
 from games.storage import DEFAULT_ROOT, current_stores
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Ctrl-C and SIGTERM stop a build at the next iteration boundary, after a checkpoint, even when
+    # started in the background (where SIGINT is otherwise ignored); a rerun resumes there.
+    interrupt.install()
     ap = argparse.ArgumentParser(prog="gamestrategy-build", description=__doc__.splitlines()[0])
     ap.add_argument("--profile", choices=sorted(PROFILES), default="default")
     ap.add_argument("--variant", action="append", default=[], help="only these variants (repeatable)")

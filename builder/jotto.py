@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from builder import interrupt
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from games.jotto.oracle import ENTROPY, GBR, JottoOracle, KIND_NAMES, Tree, state_key
@@ -136,6 +137,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
             pb.set_postfix(eps=f"{max(s.eps[-1]):.3f}", best=f"{best[0]:.3f}", refresh=False)
             if ckpt.due():
                 ckpt.save("fp", s.to_arrays())
+            interrupt.stop_if_requested(lambda: ckpt.save("fp", s.to_arrays()))
 
         fp = solve_jotto(oracle, params.fp_iterations, fp, fp_tick, record_threshold=thr)
         ckpt.save("fp", fp.to_arrays())
@@ -169,6 +171,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
             pb.set_postfix(guarantee=f"{s.guarantee_history[-1]:.3f}", columns=len(s.columns), refresh=False)
             if ckpt.due():
                 ckpt.save("do", s.to_arrays())
+            interrupt.stop_if_requested(lambda: ckpt.save("do", s.to_arrays()))
 
         # seed the restricted game with fictitious play's greedy trees (no recomputation needed)
         picks = np.unique(np.linspace(0, ts, num=min(ts + 1, 16)).astype(int))
