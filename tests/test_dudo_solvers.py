@@ -1,0 +1,139 @@
+"""Dudo solvers against the exact 1-vs-1 value from the sequence-form LP (-7/258 for the opener
+in +-1 units, i.e. winning probability 1/2 - 7/516)."""
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from games.dudo import rules
+from games.dudo.cfr import CFR
+from games.dudo.exploit import best_response_value
+from games.dudo.fast import FastSolver, evaluate
+from games.dudo.fsicfr import FSICFR
+from games.dudo.game import make_group
+from games.dudo.lp import sequence_form_value
+from games.dudo.solve import solve_game
+
+EXACT = -7 / 258
+
+
+@pytest.fixture(scope="module")
+def lp_value():
+    v, _ = sequence_form_value(1, 1)
+    return v
+
+
+@pytest.fixture(scope="module")
+def g11():
+    return make_group(1, 1, None)
+
+
+def exploitability(g, strat):
+    """Sum of both seats' best-response gains (win probability; 1v1: +-1 value = 2P - 1)."""
+    ev = FastSolver(g)
+    v = evaluate(ev, strat)[0]
+    W = 0.5 * (1 + v)
+    e1 = best_response_value(g, strat, 1, True, {}, {})
+    e2 = best_response_value(g, strat, 1, False, {}, {})
+    return v, (e1 - W) + (e2 - (1 - W))
+
+
+def test_lp_value(lp_value):
+    assert lp_value == pytest.approx(EXACT, abs=1e-9)
+
+
+def _brute_br_vs_uniform(resp_opens):
+    """Perfect-recall best response to the uniform 1v1 strategy, by plain recursion."""
+    K = 12
+
+    def utility_for_resp(mover_is_resp, h, x, y):
+        n, r = rules.claim(h[-1], 2)
+        cnt = (x == r or (x == 1 and r != 1)) + (y == r or (y == 1 and r != 1))
+        challenger_wins = cnt < n
+        return 1.0 if challenger_wins == mover_is_resp else 0.0
+
+    @lru_cache(maxsize=None)
+    def value(h, x, ys):
+        # responder roll x; ys = tuple of (opponent roll, weight) still possible
+        k = len(h)
+        resp_moves = (k % 2 == 0) == resp_opens
+        acts = (["dudo"] if h else []) + list(range((h[-1] + 1) if h else 0, K))
+        vals = []
+        for a in acts:
+            if a == "dudo":
+                vals.append(sum(wt * utility_for_resp(resp_moves, h, x, y) for y, wt in ys))
+            else:
+                vals.append(value(h + (a,), x, ys))
+        if resp_moves:
+            return max(vals)
+        return sum(vals) / len(acts)       # uniform opponent, independent of its roll
+
+    ys = tuple((y, 1 / 6) for y in range(1, 7))
+    return sum(value((), x, ys) for x in range(1, 7)) / 6
+
+
+def test_best_response_against_uniform(g11):
+    uniform = FastSolver(g11).current_strategy()
+    for opens in (True, False):
+        assert best_response_value(g11, uniform, 1, opens, {}, {}) == pytest.approx(
+            _brute_br_vs_uniform(opens), abs=1e-12)
+
+
+def test_fast_solver_reaches_lp_value(g11, lp_value):
+    s = FastSolver(g11)
+    s.solve(2500, progress=False)
+    v, expl = exploitability(g11, s.average_strategy())
+    assert v == pytest.approx(lp_value, abs=2e-5)
+    assert 0 <= expl < 1e-4
+
+
+def test_fast_solver_abstract_m3_is_close(lp_value):
+    g = make_group(1, 1, 3)
+    s = FastSolver(g)
+    s.solve(1500, progress=False)
+    v, expl = exploitability(g, s.average_strategy())
+    assert v == pytest.approx(lp_value, abs=2e-3)
+    assert expl < 0.05
+
+
+def test_fsicfr_and_cfr_approach_lp_value(g11, lp_value):
+    # the profile's value is within its exploitability of the game value; both shrink
+    # (uniform play: exploitability about 0.35)
+    f = FSICFR(g11, seed=3)
+    f.solve(20000)
+    v, expl = exploitability(g11, f.average_strategy())
+    assert abs(v - lp_value) <= expl
+    assert v == pytest.approx(lp_value, abs=0.005)
+    assert expl < 0.06
+    c = CFR(g11, seed=3)
+    c.solve(2500)
+    v, expl = exploitability(g11, c.average_strategy())
+    assert abs(v - lp_value) <= expl
+    assert expl < 0.12
+
+
+def test_checkpoint_resume(tmp_path):
+    g = make_group(1, 1, 3)
+    a = FastSolver(g).solve(60, progress=False)
+    b = FastSolver(g).solve(30, checkpoint=str(tmp_path / "c.npz"), progress=False)
+    c = FastSolver(g).load(str(tmp_path / "c.npz")).solve(30, progress=False)
+    assert c.t == 60
+    np.testing.assert_allclose(c.ssum, a.ssum)
+    np.testing.assert_allclose(c.reg, a.reg)
+
+
+def test_two_dice_game_bottom_up():
+    sol = solve_game(max_dice=2, m=3, iterations=lambda a, b: 600 if a + b == 2 else 150,
+                     exact_br_total=3, progress=False, log=None)
+    # a round opened by 1 die against the maximum (2) cannot happen
+    assert set(sol.W) == {(1, 1), (2, 1), (2, 2)}
+    for key, st in sol.stats.items():
+        assert 0 < st["value"] < 1
+        if "exploitability" in st:
+            assert st["br_opener"] >= st["value"] - 1e-9
+            assert st["br_other"] >= 1 - st["value"] - 1e-9
+    # more dice is better
+    assert sol.W[(2, 1)] > 0.5
+    dist = sol.action_distribution(2, 2, (1, 6), [0, 3])
+    assert sum(p for _, p in dist) == pytest.approx(1.0)
+    assert {a for a, _ in dist} == {-1} | set(range(4, 24))
