@@ -116,10 +116,11 @@ def forward_reach(strat, mreach, oreach, ns, oth, probs, root_w, rbase, order, a
 @njit(cache=True)
 def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, terminal,
                     rbase, order, act_off, last, child, NW, reachable, update, avg_w, mode,
-                    pos_disc, neg_disc, pred, seat, phase):
+                    pos_disc, neg_disc, pred, seat, phase, voff):
     """Backward pass of Algorithm 2 for all roll pairs, with regret updates.
 
-    V[s, w, y * ns[s] + x] is the value (+-1) to the mover (roll x) against roll y.  ``mode``:
+    V[voff[s] + w * ns[s] * ns[oth[s]] + y * ns[s] + x] is the value (+-1) to the mover (roll
+    x) against roll y.  ``mode``:
     0 CFR+, 1 discounted CFR (positive/negative regrets scaled by pos_disc/neg_disc), 2
     predictive CFR+ (``pred`` keeps the last instantaneous regrets).  With ``update`` false it
     only evaluates ``strat``; with ``phase >= 0`` only nodes with ``seat[s, w] == phase`` are
@@ -161,11 +162,12 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
                     gbar[x] += sg * acc
             for j in range(1, na):
                 c = child[act_off[w] + j]
+                vb = voff[o] + c * (no * n)
                 for x in range(n):
                     sg = strat[base + j * n + x]
                     acc = 0.0
                     for y in range(no):
-                        vv = -V[o, c, x * no + y]
+                        vv = -V[vb + x * no + y]
                         acc += oreach[s, w, y] * vv
                         B[x * no + y] += sg * vv
                     G[j, x] = acc
@@ -184,9 +186,10 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
                             if mode == 2:
                                 pred[idx] = inst
                         ssum[idx] += avg_w * mreach[s, w, x] * strat[idx]
+            sb = voff[s] + w * (n * no)
             for x in range(n):
                 for y in range(no):
-                    V[s, w, y * n + x] = B[x * no + y]
+                    V[sb + y * n + x] = B[x * no + y]
 
 
 class FastSolver:
@@ -195,7 +198,7 @@ class FastSolver:
     MODES = {"cfr+": 0, "dcfr": 1, "pcfr+": 2}
 
     def __init__(self, group: Group, mode: str = "auto", avg_power: float | None = None,
-                 alpha: float = 1.5, beta: float = 0.0, value_dtype=np.float64,
+                 alpha: float = 1.5, beta: float = 0.0, value_dtype=None,
                  alternate: bool = True):
         """``mode="auto"``: alternating CFR+ with linear averaging where the seats own separate
         nodes (two sides, or perfect recall), else simultaneous predictive CFR+ with quadratic
@@ -213,6 +216,7 @@ class FastSolver:
         self.alpha, self.beta = alpha, beta
         self.t = 0
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
         self.reg = np.zeros(g.nrows)
         self.ssum = np.zeros(g.nrows)
         self.strat = np.zeros(g.nrows)
@@ -220,7 +224,11 @@ class FastSolver:
         maxn = int(g.ns.max())
         self.mreach = np.zeros((g.nsides, g.NW, maxn))
         self.oreach = np.zeros((g.nsides, g.NW, maxn))
-        self.V = np.zeros((g.nsides, g.NW, maxn * maxn), dtype=value_dtype)
+        sizes = [g.NW * int(g.ns[s]) * int(g.ns[g.oth[s]]) for s in range(g.nsides)]
+        self.voff = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        if value_dtype is None:   # float32 node values when float64 would pass 4 GB
+            value_dtype = np.float64 if self.voff[-1] * 8 <= 4 << 30 else np.float32
+        self.V = np.zeros(int(self.voff[-1]), dtype=value_dtype)
         # structural reachability: reach under the uniform strategy
         self._rm(self.strat)
         self._forward(self.strat)
@@ -255,18 +263,20 @@ class FastSolver:
         fsicfr_backward(strat, self.reg, self.ssum, self.V, self.mreach, self.oreach, g.ns, g.oth,
                         g.rc, g.claim_r, g.terminal, g.rbase, g.order, g.act_off, g.last,
                         g.child, g.NW, self.reachable, update, avg_w, self.MODES[self.mode],
-                        pos, neg, self.pred, self.seat, phase)
+                        pos, neg, self.pred, self.seat, phase, self.voff)
 
     def fsicfr_iteration(self):
         """One full-width FSICFR iteration (Algorithm 2 over all roll pairs) with CFR+ updates."""
         g = self.g
         t0 = time.perf_counter()
+        c0 = time.process_time()
         self.t += 1
         for phase in ((0, 1) if self.alternate else (-1,)):
             self._rm(self.strat)
             self._forward(self.strat)
             self._backward(self.strat, True, float(self.t) ** self.avg_power, phase)
         self.seconds += time.perf_counter() - t0
+        self.cpu_seconds += time.process_time() - c0
 
     def solve(self, iterations: int, checkpoint: str | None = None, every: int = 0,
               progress: bool = True, desc: str = ""):
@@ -323,6 +333,6 @@ def evaluate(solver: FastSolver, strat: np.ndarray) -> np.ndarray:
     vals = np.zeros(g.nsides)
     for s in range(g.nsides):
         n, no = g.ns[s], g.ns[g.oth[s]]
-        M = solver.V[s, 0, :n * no].reshape(no, n)
+        M = solver.V[solver.voff[s]:solver.voff[s] + n * no].reshape(no, n)
         vals[s] = g.probs[g.oth[s], :no] @ M @ g.probs[s, :n]
     return vals

@@ -77,9 +77,11 @@ class Group:
         return self.dice[0] + self.dice[-1]
 
 
-def make_group(a: int, b: int, m: int | None = 3, W=None, max_dice: int = MAX_DICE) -> Group:
+def make_group(a: int, b: int, m: int | None = 3, W=None, max_dice: int = MAX_DICE,
+               openers=None) -> Group:
     """Build the DAG tables of group {a, b}; ``W`` holds the continuation values (needed if
-    any challenge can leave both players with dice)."""
+    any challenge can leave both players with dice).  ``openers`` (dice counts) overrides which
+    rounds are roots (default: every reachable round)."""
     dice = (a,) if a == b else (a, b)
     D = a + b
     K = 6 * D
@@ -98,7 +100,9 @@ def make_group(a: int, b: int, m: int | None = 3, W=None, max_dice: int = MAX_DI
         p, _, r = roll_arrays(d)
         probs[s, :p.size] = p
         rc[s, :p.size] = r
-    if nsides == 1:
+    if openers is not None:
+        root_w = np.array([1.0 if dice[s] in openers else 0.0 for s in range(nsides)])
+    elif nsides == 1:
         root_w = np.array([1.0])
     else:
         root_w = np.array([1.0 if round_reachable(dice[s], dice[1 - s], max_dice) else 0.0
