@@ -137,3 +137,21 @@ def test_two_dice_game_bottom_up():
     dist = sol.action_distribution(2, 2, (1, 6), [0, 3])
     assert sum(p for _, p in dist) == pytest.approx(1.0)
     assert {a for a, _ in dist} == {-1} | set(range(4, 24))
+
+
+def test_abstract_best_response_is_exact_on_a_tree(g11):
+    # with perfect recall the DAG is a tree, so the DAG best response is the exact one
+    from games.dudo.fast import abstract_best_response
+    st = FastSolver(g11).solve(200, progress=False).average_strategy()
+    gs = make_group(1, 1, None, split=True)
+    both = np.concatenate([st, st])
+    for side in (0, 1):
+        vals, _ = abstract_best_response(gs, both, side)
+        br = 0.5 * (1 + vals[0]) if side == 0 else 0.5 * (1 - vals[0])
+        assert br == pytest.approx(best_response_value(g11, st, 1, side == 0, {}, {}), abs=1e-12)
+    # with memory 3 the responder is restricted: never above the perfect-recall responder
+    g3 = make_group(1, 1, 3)
+    st3 = FastSolver(g3).solve(200, progress=False).average_strategy()
+    gs3 = make_group(1, 1, 3, split=True)
+    vals, _ = abstract_best_response(gs3, np.concatenate([st3, st3]), 0)
+    assert 0.5 * (1 + vals[0]) <= best_response_value(g3, st3, 1, True, {}, {}) + 1e-12

@@ -336,3 +336,94 @@ def evaluate(solver: FastSolver, strat: np.ndarray) -> np.ndarray:
         M = solver.V[solver.voff[s]:solver.voff[s] + n * no].reshape(no, n)
         vals[s] = g.probs[g.oth[s], :no] @ M @ g.probs[s, :n]
     return vals
+
+
+@njit(cache=True)
+def br_backward(strat, V, oreach, ns, oth, rc, claim_r, terminal, rbase, order, act_off, last,
+                child, NW, reachable, br_side, voff, choice):
+    """Backward pass where side ``br_side`` plays the action with the best counterfactual value
+    (given the other side's path-summed reach) at each (node, roll); the other side plays
+    ``strat``.  Fills V like ``fsicfr_backward`` and the chosen slots in ``choice``."""
+    nsd = ns.size
+    maxn = 0
+    for s in range(nsd):
+        maxn = max(maxn, ns[s])
+    B = np.zeros(maxn * maxn)
+    for k in range(NW - 1, -1, -1):
+        w = order[k]
+        na = act_off[w + 1] - act_off[w]
+        L = last[w]
+        a0 = 1 if L < 0 else 0
+        for s in range(nsd):
+            if not reachable[s, w]:
+                continue
+            n = ns[s]
+            o = oth[s]
+            no = ns[o]
+            base = rbase[s] + act_off[w] * n
+            B[:n * no] = 0.0
+            r = claim_r[L] - 1 if L >= 0 else 0
+            for x in range(n):
+                best = -1
+                if s == br_side:
+                    bestv = -1e300
+                    for j in range(a0, na):
+                        acc = 0.0
+                        if j == 0:
+                            cx = rc[s, x, r]
+                            for y in range(no):
+                                acc += oreach[s, w, y] * terminal[s, L, cx + rc[o, y, r]]
+                        else:
+                            vb = voff[o] + child[act_off[w] + j] * (no * n)
+                            for y in range(no):
+                                acc -= oreach[s, w, y] * V[vb + x * no + y]
+                        if acc > bestv:
+                            bestv = acc
+                            best = j
+                    choice[base + x] = best
+                for j in range(a0, na):
+                    sg = strat[base + j * n + x] if s != br_side else (1.0 if j == best else 0.0)
+                    if sg == 0.0:
+                        continue
+                    if j == 0:
+                        cx = rc[s, x, r]
+                        for y in range(no):
+                            B[x * no + y] += sg * terminal[s, L, cx + rc[o, y, r]]
+                    else:
+                        vb = voff[o] + child[act_off[w] + j] * (no * n)
+                        for y in range(no):
+                            B[x * no + y] -= sg * V[vb + x * no + y]
+            sb = voff[s] + w * (n * no)
+            for x in range(n):
+                for y in range(no):
+                    V[sb + y * n + x] = B[x * no + y]
+
+
+def abstract_best_response(g: Group, strat: np.ndarray, br_side: int):
+    """Best response of side ``br_side`` restricted to the abstraction (it sees only its roll and
+    the node), chosen by counterfactual value on the DAG and then evaluated exactly.
+
+    Returns the root values (+-1, each root's opener view) of (best response, ``strat``).  The
+    response is a legal abstract strategy, so its gain is a lower bound on the best gain within
+    the abstraction (exact when the DAG is a tree).
+    """
+    solver = FastSolver(g, mode="cfr+", alternate=False)
+    solver._forward(strat)
+    choice = np.full(g.nrows, -1, dtype=np.int64)
+    br_backward(strat, solver.V, solver.oreach, g.ns, g.oth, g.rc, g.claim_r, g.terminal,
+                g.rbase, g.order, g.act_off, g.last, g.child, g.NW, solver.reachable, br_side,
+                solver.voff, choice)
+    # the response as a strategy table, then an exact evaluation of the pair
+    resp = strat.copy()
+    n = int(g.ns[br_side])
+    lo, hi = int(g.rbase[br_side]), int(g.rbase[br_side + 1])
+    resp[lo:hi] = 0.0
+    for w in range(g.NW):
+        base = lo + int(g.act_off[w]) * n
+        for x in range(n):
+            j = choice[base + x]
+            if j >= 0:
+                resp[base + j * n + x] = 1.0
+            else:   # unreachable node: any legal action
+                resp[base + (1 if g.last[w] < 0 else 0) * n + x] = 1.0
+    return evaluate(solver, resp), resp

@@ -78,11 +78,13 @@ class Group:
 
 
 def make_group(a: int, b: int, m: int | None = 3, W=None, max_dice: int = MAX_DICE,
-               openers=None) -> Group:
+               openers=None, split: bool = False) -> Group:
     """Build the DAG tables of group {a, b}; ``W`` holds the continuation values (needed if
     any challenge can leave both players with dice).  ``openers`` (dice counts) overrides which
-    rounds are roots (default: every reachable round)."""
-    dice = (a,) if a == b else (a, b)
+    rounds are roots (default: every reachable round).  ``split`` gives equal dice two sides
+    (side 0 = the opener's seat, the only root), for evaluating two different strategies or a
+    seat's best response."""
+    dice = (a,) if (a == b and not split) else (a, b)
     D = a + b
     K = 6 * D
     last, wsize, act_off, child = window_tables(K, m)
@@ -100,7 +102,9 @@ def make_group(a: int, b: int, m: int | None = 3, W=None, max_dice: int = MAX_DI
         p, _, r = roll_arrays(d)
         probs[s, :p.size] = p
         rc[s, :p.size] = r
-    if openers is not None:
+    if split and a == b:
+        root_w = np.array([1.0, 0.0])
+    elif openers is not None:
         root_w = np.array([1.0 if dice[s] in openers else 0.0 for s in range(nsides)])
     elif nsides == 1:
         root_w = np.array([1.0])

@@ -10,8 +10,11 @@ Statistics per round (opener dice a, other dice b), all in win-probability units
   strategy (continuations: the responder keeps best-responding in later rounds).
 * ``exploitability`` = (br_opener - value) + (br_other - (1 - value)): the sum of both seats'
   gains (equals NashConv / 2 in +-1 units, OpenSpiel's "exploitability").
-* ``br_kind``: "exact-perfect-recall" (responder sees the whole history; <= 4 dice in play) or
-  "none" where not computed.
+* ``br_kind``: "exact-perfect-recall" (responder sees the whole history; <= 4 dice in play),
+  "abstract-local" (responder restricted to the same abstraction, plus its seat, choosing by
+  counterfactual value on the DAG: a lower bound on the best gain within the abstraction; its
+  continuation values are the responder values of the smaller rounds, exact or abstract as
+  labelled there) or "none" where not computed.
 """
 from __future__ import annotations
 
@@ -64,6 +67,32 @@ class DudoSolution:
         return out
 
 
+def _abstract_br(g: Group, strat, op: int, oth: int, m, W, br_open, br_other, max_dice):
+    """(responder-as-opener, responder-as-other) winning probabilities within the abstraction."""
+    from .exploit import _resp_tables
+    from .fast import abstract_best_response
+    if op == oth:
+        gs = make_group(op, oth, m, W, max_dice, split=True)
+        st2 = np.concatenate([strat, strat])
+        s_open = 0
+    else:
+        gs = make_group(g.dice[0], g.dice[1], m, W, max_dice, openers=(op,))  # same side order
+        st2 = strat
+        s_open = gs.dice.index(op)
+    out = []
+    for resp_is_opener in (True, False):
+        s_resp = s_open if resp_is_opener else 1 - s_open
+        s_fix = 1 - s_resp
+        T_resp, T_fix = _resp_tables(gs, s_resp, s_fix, br_open, br_other)
+        gs.terminal = np.zeros_like(gs.terminal)
+        gs.terminal[s_resp] = 2 * T_resp - 1
+        gs.terminal[s_fix] = 1 - 2 * T_fix
+        vals, _ = abstract_best_response(gs, st2, s_resp)
+        v_open = vals[s_open]
+        out.append(0.5 * (1 + v_open) if resp_is_opener else 0.5 * (1 - v_open))
+    return tuple(out)
+
+
 def _round_value(solver: FastSolver, opener: int, strat) -> float:
     g = solver.g
     vals = solver.root_values(strat)
@@ -73,7 +102,7 @@ def _round_value(solver: FastSolver, opener: int, strat) -> float:
 
 def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
                perfect_recall_total: int = 2, exact_br_total: int = 4, progress: bool = True,
-               checkpoint_dir: str | None = None, log=print):
+               checkpoint_dir: str | None = None, log=print, abstract_br: bool = True):
     """Solve every group bottom-up; ``iterations`` is an int or a function (a, b) -> int."""
     sol = DudoSolution(m, max_dice)
     br_open, br_other = {}, {}
@@ -118,6 +147,15 @@ def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
                 st.update(br_opener=e_o, br_other=e_n,
                           exploitability=(e_o - st["value"]) + (e_n - (1 - st["value"])),
                           br_kind="exact-perfect-recall", br_seconds=time.perf_counter() - t1)
+            elif abstract_br:
+                t1 = time.perf_counter()
+                e_o, e_n = _abstract_br(g, strat, op, oth, mg, sol.W, br_open, br_other,
+                                        max_dice)
+                br_open[(op, oth)] = e_o
+                br_other[(op, oth)] = e_n
+                st.update(br_opener=e_o, br_other=e_n,
+                          exploitability=(e_o - st["value"]) + (e_n - (1 - st["value"])),
+                          br_kind="abstract-local", br_seconds=time.perf_counter() - t1)
             else:
                 st.update(br_kind="none")
             sol.stats[(op, oth)] = st
