@@ -70,6 +70,7 @@ class JottoBackend:
                 name, KINDS[info["kind"]], store.array(f"weights:{name}"), store.array(f"hider:{name}"), explicit, fp)
         self._moves: OrderedDict = OrderedDict()  # (strategy, member, state key) -> move, live results
         self._moves_lock = threading.Lock()  # calls run on many threads
+        self._analysed: OrderedDict = OrderedDict()  # (strategy, guesses, answers) -> seed-free analysis
 
     def warm(self) -> None:
         self.oracle.warm()
@@ -155,10 +156,16 @@ class JottoBackend:
             dist = [(self.dictionary.words[i], float(h[i])) for i in order if h[i] > 0]
         return MoveResult(self.dictionary.words[w], float(h[w]), dist, "book", s.name, 0, self.oracle.D, True)
 
-    def sample_guesser(self, strategy: str, seed: int, history, want_distribution: bool,
-                       deadline: float | None = None) -> MoveResult:
-        s = self.strategy(strategy)
-        guesses, answers = self.parse_history(history)
+    def _analyse(self, s: GuesserStrategy, guesses: list[int], answers: list[int], deadline: float | None):
+        """Everything about a history that does not depend on the seed, memoised (stores are immutable):
+        (consistent words, members that could have played it, on policy, their moves, the members
+        answered from the book, the move distribution)."""
+        memo_key = (s.name, tuple(guesses), tuple(answers))
+        with self._moves_lock:
+            hit = self._analysed.get(memo_key)
+            if hit is not None:
+                self._analysed.move_to_end(memo_key)
+                return hit
         final = self.oracle.consistent(guesses, answers)
         if len(final) == 0:
             raise BadRequest("the history leaves no consistent word: some answer is wrong")
@@ -171,22 +178,34 @@ class JottoBackend:
             if len(pool) == 0:
                 pool, on_policy = np.arange(s.size), False
                 break
-        member = s.member_for_seed(seed)
-        if member not in pool:  # a history this seed's member would not have played
-            member = s.member_for_seed(seed, among=pool)
         moves, _ = self.member_moves(s, final, pool, deadline)
-        entry = self.book_entry(s.name, final)
-        source = "book" if entry is not None and member in entry else "live"
-        move = moves[member]
+        entry = self.book_entry(s.name, final) or {}
         w = s.weights[pool]
         total = w.sum()
         mass: dict[int, float] = {}
         for c, wc in zip(pool.tolist(), w):
             mass[moves[c]] = mass.get(moves[c], 0.0) + wc / total
+        result = (len(final), pool, on_policy, moves, frozenset(entry), mass)
+        with self._moves_lock:
+            self._analysed[memo_key] = result
+            if len(self._analysed) > 20_000:
+                self._analysed.popitem(last=False)
+        return result
+
+    def sample_guesser(self, strategy: str, seed: int, history, want_distribution: bool,
+                       deadline: float | None = None) -> MoveResult:
+        s = self.strategy(strategy)
+        guesses, answers = self.parse_history(history)
+        n_final, pool, on_policy, moves, from_book, mass = self._analyse(s, guesses, answers, deadline)
+        member = s.member_for_seed(seed)
+        if member not in moves:  # a history this seed's member would not have played
+            member = s.member_for_seed(seed, among=pool)
+        source = "book" if member in from_book else "live"
+        move = moves[member]
         dist = []
         if want_distribution:
             dist = sorted(((self.dictionary.words[m], p) for m, p in mass.items()), key=lambda x: (-x[1], x[0]))
-        return MoveResult(self.dictionary.words[move], mass[move], dist, source, s.name, member, len(final), on_policy)
+        return MoveResult(self.dictionary.words[move], mass[move], dist, source, s.name, member, n_final, on_policy)
 
     def stats(self) -> dict:
         return self.manifest

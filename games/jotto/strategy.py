@@ -61,10 +61,16 @@ class GuesserStrategy:
     def member_for_seed(self, seed: int, among: np.ndarray | None = None) -> int:
         """The member playing the game with this seed (Alg. 14's draw, seeded); `among` restricts the
         draw to the members that could have produced the game's history."""
-        idx = np.arange(self.size) if among is None else np.asarray(among)
-        w = self.weights[idx]
-        u = seeded_rng(seed, 0).random() * w.sum()
-        return int(idx[min(int(np.searchsorted(np.cumsum(w), u, side="right")), len(idx) - 1)])
+        if among is None:
+            cum = self.__dict__.get("_cum")
+            if cum is None:
+                cum = self.__dict__["_cum"] = np.cumsum(self.weights)
+            u = seeded_rng(seed, 0).random() * cum[-1]
+            return min(int(np.searchsorted(cum, u, side="right")), self.size - 1)
+        idx = np.asarray(among)
+        cum = np.cumsum(self.weights[idx])
+        u = seeded_rng(seed, 0).random() * cum[-1]
+        return int(idx[min(int(np.searchsorted(cum, u, side="right")), len(idx) - 1)])
 
     def hider_word(self, seed: int) -> int:
         return int(seeded_rng(seed, 1).choice(len(self.hider), p=self.hider / self.hider.sum()))
