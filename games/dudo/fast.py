@@ -113,7 +113,7 @@ def forward_reach(strat, mreach, oreach, ns, oth, probs, root_w, rbase, order, a
                     oreach[o, c, x] += mreach[s, w, x] * strat[base + j * n + x]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, terminal,
                     rbase, order, act_off, last, child, NW, reachable, update, avg_w, mode,
                     pos_disc, neg_disc, pred, seat, phase, voff):
@@ -145,6 +145,7 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
             o = oth[s]
             no = ns[o]
             base = rbase[s] + act_off[w] * n
+            q = oreach[s, w]
             B[:n * no] = 0.0
             gbar[:n] = 0.0
             if L >= 0:
@@ -156,7 +157,7 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
                     acc = 0.0
                     for y in range(no):
                         u = terminal[s, L, cx + rc[o, y, r]]
-                        acc += oreach[s, w, y] * u
+                        acc += q[y] * u
                         B[x * no + y] += sg * u
                     G[0, x] = acc
                     gbar[x] += sg * acc
@@ -166,10 +167,15 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
                 for x in range(n):
                     sg = strat[base + j * n + x]
                     acc = 0.0
-                    for y in range(no):
-                        vv = -V[vb + x * no + y]
-                        acc += oreach[s, w, y] * vv
-                        B[x * no + y] += sg * vv
+                    xo = x * no
+                    if sg != 0.0:
+                        for y in range(no):
+                            vv = V[vb + xo + y]
+                            acc -= q[y] * vv
+                            B[xo + y] -= sg * vv
+                    else:       # action not played by this roll: only its regret is needed
+                        for y in range(no):
+                            acc -= q[y] * V[vb + xo + y]
                     G[j, x] = acc
                     gbar[x] += sg * acc
             if update and (phase < 0 or seat[s, w] == phase):
