@@ -102,6 +102,8 @@ def forward_reach(strat, mreach, oreach, ns, oth, probs, root_w, rbase, order, a
             tot = 0.0
             for x in range(n):
                 tot += mreach[s, w, x]
+            for y in range(no):
+                tot += oreach[s, w, y]
             if tot == 0.0:
                 continue
             base = rbase[s] + act_off[w] * n

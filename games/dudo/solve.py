@@ -25,6 +25,7 @@ import numpy as np
 
 from .exploit import best_response_value
 from .fast import FastSolver
+from .tree import TreeSolver
 from .game import Group, make_group, round_reachable
 from .infoset import last_claims, memory_size, window_index
 from .rules import MAX_DICE, roll_index
@@ -93,7 +94,7 @@ def _abstract_br(g: Group, strat, op: int, oth: int, m, W, br_open, br_other, ma
     return tuple(out)
 
 
-def _round_value(solver: FastSolver, opener: int, strat) -> float:
+def _round_value(solver, opener: int, strat) -> float:
     g = solver.g
     vals = solver.root_values(strat)
     s = 0 if g.nsides == 1 else g.dice.index(opener)
@@ -110,7 +111,8 @@ def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
         D = a + b
         mg = None if D <= perfect_recall_total else m
         g = make_group(a, b, mg, sol.W, max_dice)
-        solver = FastSolver(g)
+        # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
+        solver = FastSolver(g) if (mg is not None or D == 2) else TreeSolver(g)
         if checkpoint_dir:
             import os
             path = os.path.join(checkpoint_dir, f"dudo_{a}v{b}_m{mg}.npz")
