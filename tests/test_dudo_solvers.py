@@ -134,6 +134,13 @@ def test_two_dice_game_bottom_up():
             assert st["br_other"] >= 1 - st["value"] - 1e-9
     # more dice is better
     assert sol.W[(2, 1)] > 0.5
+    # store rows: IDs decode back to what they describe and agree with action_distribution
+    from games.dudo.infoset import decode_infoset_id
+    rows = list(sol.iter_infosets())
+    assert len({r[0] for r in rows}) == len(rows)
+    for iid, own, opp, roll, win, actions, probs in rows[::997]:
+        assert decode_infoset_id(iid, 3, 2, perfect_recall_total=2) == (own, opp, roll, win)
+        assert sol.action_distribution(own, opp, roll, list(win)) == list(zip(actions, probs))
     dist = sol.action_distribution(2, 2, (1, 6), [0, 3])
     assert sum(p for _, p in dist) == pytest.approx(1.0)
     assert {a for a, _ in dist} == {-1} | set(range(4, 24))

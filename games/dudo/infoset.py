@@ -15,8 +15,10 @@ Encoding (all integers, 0-based)
 * roll index: position of the sorted roll among ``itertools.combinations_with_replacement
   (range(1, 7), o)`` (lexicographic), ``R(o) = C(o + 5, 5)`` rolls.
 * block offset: blocks are ordered by (own dice, opponent dice) lexicographically over
-  1..``max_dice``; ``block_offset(o, p) = sum over earlier blocks (o', p') of R(o') NW(6(o'+p'), m)``.
-* ``infoset_id = block_offset(o, p) + roll_index * NW(6(o + p), m) + widx``.
+  1..``max_dice``; ``block_offset(o, p) = sum over earlier blocks (o', p') of R(o') NW(6(o'+p'), m')``
+  where a block's memory ``m'`` is ``m``, or perfect recall (None) when ``o' + p' <=
+  perfect_recall_total`` (default 0: every block uses ``m``).
+* ``infoset_id = block_offset(o, p) + roll_index * NW(6(o + p), m') + widx``.
 
 The ID space is dense: every (o, p, roll, window) combination has an ID, including windows that
 cannot occur (for example an odd number of remembered claims when the opponent has five dice
@@ -78,25 +80,30 @@ def last_claims(history, m: int | None) -> tuple[int, ...]:
     return tuple(h if m is None else h[max(0, len(h) - m):])
 
 
+def block_memory(own: int, opp: int, m: int | None, perfect_recall_total: int = 0):
+    return None if own + opp <= perfect_recall_total else m
+
+
 @lru_cache(maxsize=None)
-def block_offsets(m: int | None, max_dice: int = MAX_DICE) -> dict:
+def block_offsets(m: int | None, max_dice: int = MAX_DICE, perfect_recall_total: int = 0) -> dict:
     """{(own, opp): (offset, size)} for the dense ID space."""
     out, off = {}, 0
     for o in range(1, max_dice + 1):
         for p in range(1, max_dice + 1):
-            size = num_rolls(o) * num_windows(6 * (o + p), m)
+            mb = block_memory(o, p, m, perfect_recall_total)
+            size = num_rolls(o) * num_windows(6 * (o + p), mb)
             out[(o, p)] = (off, size)
             off += size
     return out
 
 
-def num_infosets(m: int | None, max_dice: int = MAX_DICE) -> int:
+def num_infosets(m: int | None, max_dice: int = MAX_DICE, perfect_recall_total: int = 0) -> int:
     """Size of the dense ID space (every block)."""
-    return sum(s for _, s in block_offsets(m, max_dice).values())
+    return sum(s for _, s in block_offsets(m, max_dice, perfect_recall_total).values())
 
 
 def infoset_id(own_dice: int, opp_dice: int, roll, history, m: int | None = DEFAULT_MEMORY,
-               max_dice: int = MAX_DICE) -> int:
+               max_dice: int = MAX_DICE, perfect_recall_total: int = 0) -> int:
     """Store key of the abstract information set of a player holding ``roll`` after ``history``.
 
     ``history`` is the round's full claim history as claim strengths (oldest first); only its
@@ -105,17 +112,19 @@ def infoset_id(own_dice: int, opp_dice: int, roll, history, m: int | None = DEFA
     if len(roll) != own_dice:
         raise ValueError("roll size does not match own dice")
     K = 6 * (own_dice + opp_dice)
-    off, _ = block_offsets(m, max_dice)[(own_dice, opp_dice)]
-    nw = num_windows(K, m)
-    return off + roll_index(roll) * nw + window_index(last_claims(history, m), K)
+    off, _ = block_offsets(m, max_dice, perfect_recall_total)[(own_dice, opp_dice)]
+    mb = block_memory(own_dice, opp_dice, m, perfect_recall_total)
+    nw = num_windows(K, mb)
+    return off + roll_index(roll) * nw + window_index(last_claims(history, mb), K)
 
 
-def decode_infoset_id(iid: int, m: int | None = DEFAULT_MEMORY, max_dice: int = MAX_DICE):
+def decode_infoset_id(iid: int, m: int | None = DEFAULT_MEMORY, max_dice: int = MAX_DICE,
+                      perfect_recall_total: int = 0):
     """Inverse of ``infoset_id``: (own dice, opp dice, roll tuple, remembered claims)."""
-    for (o, p), (off, size) in block_offsets(m, max_dice).items():
+    for (o, p), (off, size) in block_offsets(m, max_dice, perfect_recall_total).items():
         if off <= iid < off + size:
             K = 6 * (o + p)
-            nw = num_windows(K, m)
+            nw = num_windows(K, block_memory(o, p, m, perfect_recall_total))
             ri, wi = divmod(iid - off, nw)
             return o, p, rolls(o)[ri], window_from_index(wi, K)
     raise ValueError("id out of range")

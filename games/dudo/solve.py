@@ -42,10 +42,17 @@ class DudoSolution:
     """Average strategies of every group plus per-round statistics."""
     m: int | None
     max_dice: int
+    perfect_recall_total: int = 0
     groups: dict = field(default_factory=dict)      # (a, b) -> Group
     strategies: dict = field(default_factory=dict)  # (a, b) -> flat strategy array
     W: dict = field(default_factory=dict)           # (opener, other) -> opener's win prob
     stats: dict = field(default_factory=dict)       # (opener, other) -> dict
+
+    def iter_infosets(self):
+        """Every information set of every group with its action distribution (store rows)."""
+        for key, g in self.groups.items():
+            yield from iter_group_infosets(g, self.strategies[key], self.m, self.max_dice,
+                                           self.perfect_recall_total)
 
     def group_key(self, own: int, opp: int):
         return (min(own, opp), max(own, opp))
@@ -66,6 +73,33 @@ class DudoSolution:
         for j in range(1 if L < 0 else 0, na):
             out.append((-1 if j == 0 else L + j, float(st[base + j * n])))
         return out
+
+
+def iter_group_infosets(g: Group, strat, m: int | None, max_dice: int = MAX_DICE,
+                        perfect_recall_total: int = 0, reachable_only=None):
+    """Yield (infoset_id, own_dice, opp_dice, roll, window, actions, probs) for every
+    information set of a group: ``actions`` are claim strengths with -1 = Dudo, ``probs`` the
+    strategy; IDs use ``infoset.infoset_id`` with the group's memory (None = perfect recall).
+    ``reachable_only``: optional boolean array [side, window] to skip unreachable nodes."""
+    from .infoset import block_offsets, window_from_index
+    from .rules import rolls
+    for s in range(g.nsides):
+        own, opp = g.dice[s], g.dice[g.oth[s]]
+        off, _ = block_offsets(m, max_dice, perfect_recall_total)[(own, opp)]
+        n = int(g.ns[s])
+        rl = rolls(own)
+        for w in range(g.NW):
+            if reachable_only is not None and not reachable_only[s, w]:
+                continue
+            L = int(g.last[w])
+            a0 = 1 if L < 0 else 0
+            na = int(g.act_off[w + 1] - g.act_off[w])
+            actions = [-1 if j == 0 else L + j for j in range(a0, na)]
+            base = int(g.rbase[s] + g.act_off[w] * n)
+            block = strat[base:base + na * n].reshape(na, n)[a0:]
+            win = window_from_index(w, g.K)
+            for x in range(n):
+                yield off + x * g.NW + w, own, opp, rl[x], win, actions, block[:, x]
 
 
 def _abstract_br(g: Group, strat, op: int, oth: int, m, W, br_open, br_other, max_dice):
@@ -103,12 +137,16 @@ def _round_value(solver, opener: int, strat) -> float:
 
 def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
                perfect_recall_total: int = 2, exact_br_total: int = 4, progress: bool = True,
-               checkpoint_dir: str | None = None, log=print, abstract_br: bool = True):
-    """Solve every group bottom-up; ``iterations`` is an int or a function (a, b) -> int."""
-    sol = DudoSolution(m, max_dice)
+               checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
+               max_total: int | None = None):
+    """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
+    or a function (a, b) -> int."""
+    sol = DudoSolution(m, max_dice, perfect_recall_total)
     br_open, br_other = {}, {}
     for a, b in groups_in_order(max_dice):
         D = a + b
+        if max_total is not None and D > max_total:
+            break
         mg = None if D <= perfect_recall_total else m
         g = make_group(a, b, mg, sol.W, max_dice)
         # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
