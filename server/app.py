@@ -332,6 +332,10 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
 
     @staticmethod
     def _stats(out, name, b):
+        cached = getattr(b, "_stats_message", None)  # a store is immutable: build its figures once
+        if cached is not None:
+            out.variants.add().CopyFrom(cached)
+            return
         m = b.manifest
         v = out.variants.add(variant=name, store_version=b.version, served_strategy=b.served, words=b.oracle.D,
                              dictionary_sha256=b.dictionary.sha256, code_version=m["code_version"],
@@ -346,6 +350,8 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
             if "first_test_word" in info:
                 s.labels["first_test_word"] = info["first_test_word"]
             s.labels["served"] = "yes" if sname == b.served else "no"
+        b._stats_message = pb.VariantStats()
+        b._stats_message.CopyFrom(v)
 
 
 # ---------------------------------------------------------------------------------------- interceptors
