@@ -253,14 +253,14 @@ def table(args) -> int:
                               "--log-level", "WARNING", "--port-file", str(tmp / "server.json")],
                              tmp / "server.json", log)
             try:
-                for kind in ("book", "live", "stats", "batch"):
+                for kind in [k for k in ("book", "live", "stats", "batch") if k in args.kinds.split(",")]:
                     for c in concs:
                         results[(kind, c)] = _run_load(f"127.0.0.1:{port}", kind, variant, live, c, args.seconds, tmp)
             finally:
                 _stop(p)
     print(f"\n{'call':10s} {'conc':>5s} {'req/s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'p99.9 ms':>9s} "
           f"{'errors':>7s} {'/ echo':>7s}")
-    for kind in ("echo", "book", "live", "stats", "batch"):
+    for kind in [k for k in ("echo", "book", "live", "stats", "batch") if k == "echo" or k in args.kinds.split(",")]:
         for c in concs:
             r = results[(kind, c)]
             rps = len(r["lat"]) / r["elapsed"]
@@ -348,6 +348,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=3.0 if mode == "table" else 60.0)
     ap.add_argument("--concurrency", default="1,16,64" if mode == "table" else "16")
+    ap.add_argument("--kinds", default="book,live,stats,batch", help="calls to measure besides the echo baseline")
     args = ap.parse_args(argv)
     if mode == "refresh-run":
         args.concurrency = int(args.concurrency)

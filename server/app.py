@@ -360,13 +360,29 @@ def _short(method: str) -> str:
 
 
 class MetricsInterceptor(grpc.ServerInterceptor):
-    """Counts every unary call by method and status code, and times it."""
+    """Counts every unary call by method and status code, and times it.
+
+    It is the innermost interceptor, so what it wraps depends on the method name alone: the wrapped
+    handler is built once per method, not once per call.
+    """
+
+    def __init__(self):
+        self._wrapped: dict[str, object] = {}
 
     def intercept_service(self, continuation, handler_call_details):
+        name = handler_call_details.method
+        hit = self._wrapped.get(name)
+        if hit is not None:
+            return hit
         handler = continuation(handler_call_details)
         if handler is None or handler.unary_unary is None:
             return handler
-        method = _short(handler_call_details.method)
+        wrapped = self._wrap(handler, _short(name))
+        self._wrapped[name] = wrapped
+        return wrapped
+
+    @staticmethod
+    def _wrap(handler, method: str):
         inner = handler.unary_unary
         deserialize = handler.request_deserializer
 
@@ -470,8 +486,8 @@ def build_server(backends, address: str, max_workers: int = 8, max_concurrent_rp
         ("grpc.so_reuseport", 1 if s.reuseport else 0),
     ]
     interceptors = [MetricsInterceptor()]
-    if s.tokens:
-        interceptors.append(TokenInterceptor(s.tokens))
+    if s.tokens:  # outermost: refusals never reach the handlers (they are counted by _refusal)
+        interceptors.insert(0, TokenInterceptor(s.tokens))
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=s.threads), options=options,
                          maximum_concurrent_rpcs=s.max_concurrent_rpcs, interceptors=interceptors)
     servicer = GameStrategyServicer(backends, s.max_batch)
