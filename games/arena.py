@@ -1,0 +1,160 @@
+"""One match runner for every game: strategy A against strategy B, seats alternated, reproducible.
+
+Game ``i`` of a match with seed ``s`` draws its randomness from ``numpy.random.Generator(PCG64(
+SeedSequence([s, i])))``; A moves first in the even games and second in the odd ones. Games are played in
+batches over a ``ProcessPoolExecutor`` and fed to the race in game order, so the result does not depend on
+the number of workers. A game object has ``play(first, second, rng) -> score of first in [0, 1]``
+(1 win, 1/2 draw, 0 loss); strategies are picklable objects.
+
+CLI::
+
+    python -m games.arena guesswho:optimal guesswho:bisection --delta 0.05 --cap 20000
+    python -m games.arena hangman5:ours hangman5:seed --cap 4000 --workers 2
+    python -m games.arena --list
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from games.race import BernsteinRace, RaceResult
+
+
+def game_rng(seed: int, i: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed) & (2**63 - 1), int(i)])))
+
+
+def play_games(game, a, b, seed: int, start: int, stop: int) -> list[float]:
+    """Scores of A in games start..stop-1 (A first in even games)."""
+    out = []
+    for i in range(start, stop):
+        rng = game_rng(seed, i)
+        if i % 2 == 0:
+            out.append(float(game.play(a, b, rng)))
+        else:
+            out.append(1.0 - float(game.play(b, a, rng)))
+    return out
+
+
+@dataclass
+class MatchResult(RaceResult):
+    a: str = ""
+    b: str = ""
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    def __str__(self) -> str:
+        return (f"{self.a} vs {self.b}: {super().__str__()}; W/D/L {self.wins}/{self.draws}/{self.losses}")
+
+
+_POOLS: dict[int, Executor] = {}
+
+
+def _pool(workers: int) -> Executor:
+    if workers not in _POOLS:
+        _POOLS[workers] = ProcessPoolExecutor(max_workers=workers)
+    return _POOLS[workers]
+
+
+def match(game, a, b, seed: int = 0, delta: float = 0.05, cap: int = 10_000, workers: int = 1,
+          batch: int = 64, executor: Executor | None = None, min_games: int = 2) -> MatchResult:
+    """Play A against B until the empirical Bernstein race separates them or ``cap`` games."""
+    race = BernsteinRace(delta=delta, cap=cap, min_games=min_games)
+    scores: list[float] = []
+    ex = executor if executor is not None else (_pool(workers) if workers > 1 else None)
+    nxt = 0
+    while not race.done:
+        if ex is None:
+            chunks = [play_games(game, a, b, seed, nxt, min(nxt + batch, cap))]
+            nxt = min(nxt + batch, cap)
+        else:
+            futs = []
+            nw = workers if executor is None else max(workers, 1)
+            for _ in range(nw):
+                if nxt >= cap:
+                    break
+                futs.append(ex.submit(play_games, game, a, b, seed, nxt, min(nxt + batch, cap)))
+                nxt = min(nxt + batch, cap)
+            chunks = [f.result() for f in futs]
+        for chunk in chunks:
+            for x in chunk:
+                if race.done:
+                    break
+                race.add(x)
+                scores.append(x)
+        if nxt >= cap and not race.done:  # cannot happen: the race stops at the cap
+            break
+    r = race.result()
+    s = np.asarray(scores)
+    return MatchResult(r.verdict, r.games, r.score, r.low, r.high, r.delta,
+                       a=getattr(a, "name", str(a)), b=getattr(b, "name", str(b)),
+                       wins=int((s == 1).sum()), draws=int((s == 0.5).sum()), losses=int((s == 0).sum()))
+
+
+def mean_score(game, a, b, games: int, seed: int = 0, workers: int = 1) -> float:
+    """Plain average score of A over a fixed number of games (seats alternated)."""
+    if workers <= 1:
+        return float(np.mean(play_games(game, a, b, seed, 0, games)))
+    ex = _pool(workers)
+    step = -(-games // workers)
+    futs = [ex.submit(play_games, game, a, b, seed, s, min(s + step, games)) for s in range(0, games, step)]
+    return float(np.mean([x for f in futs for x in f.result()]))
+
+
+# ------------------------------------------------------------------------------------------ registry
+def resolve(spec: str):
+    """``game:strategy`` -> (game, strategy). Games: guesswho[N], hangman<L> (e.g. hangman5)."""
+    if ":" not in spec:
+        raise ValueError(f"{spec!r}: expected GAME:STRATEGY")
+    gname, sname = spec.split(":", 1)
+    if gname.startswith("guesswho"):
+        from games.guesswho import game as gw
+        n = int(gname[len("guesswho"):] or gw.N_DEFAULT)
+        game = gw.GuessWhoGame(n)
+        fixed = {"bisection": gw.Bisection(), "optimal": gw.ExactOptimal(), "random": gw.RandomBaseline(),
+                 "random-parametric": gw.RandomParametric(), "nica": gw.Parametric.nica()}
+        if sname in fixed:
+            return game, fixed[sname]
+        if sname.startswith("param="):
+            theta = tuple(float(x) for x in sname[len("param="):].split(","))
+            return game, gw.Parametric(theta, name=sname)
+        raise ValueError(f"guesswho strategy {sname!r}: one of {sorted(fixed)} or param=a,b,c,d")
+    if gname.startswith("hangman"):
+        from games.hangman import arena as ha
+        return ha.resolve(gname, sname)
+    raise ValueError(f"unknown game {gname!r} (guesswho, hangman<L>)")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m games.arena", description=__doc__.split("\n\n")[0])
+    ap.add_argument("a", nargs="?")
+    ap.add_argument("b", nargs="?")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--delta", type=float, default=0.05)
+    ap.add_argument("--cap", type=int, default=10_000)
+    ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--list", action="store_true", help="list the strategy names")
+    args = ap.parse_args(argv)
+    if args.list or not (args.a and args.b):
+        print("guesswho[N]:{bisection,optimal,random,random-parametric,nica,param=behind,shift,frac,pow2}")
+        print("hangman<L>[-<misses>]:{seed,ours,seed+uniform,ours+seedwords,...} (see games/hangman/arena.py)")
+        return 0 if args.list else 2
+    game_a, a = resolve(args.a)
+    game_b, b = resolve(args.b)
+    if game_a != game_b:
+        print(f"{args.a} and {args.b} are not strategies of the same game", file=sys.stderr)
+        return 2
+    r = match(game_a, a, b, seed=args.seed, delta=args.delta, cap=args.cap, workers=args.workers, batch=args.batch)
+    print(r)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
