@@ -24,6 +24,7 @@ from games.storage import Store, StoreError, current_stores
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server import metrics
+from server.backends import GAMES, backend_for
 from server.jotto_backend import BadRequest, DeadlineExceeded, JottoBackend, quote
 
 log = logging.getLogger("gamestrategy.server")
@@ -50,14 +51,12 @@ def open_backend(path: Path, variant: str | None = None, warm: bool = True) -> J
     """Open and check one store; StoreError (with the reason) if it cannot be served."""
     store = Store(path)
     try:
-        b = JottoBackend(store)
+        b = backend_for(store)
         if variant is not None and b.variant != variant:
             raise StoreError(f"store {path}: holds variant {b.variant!r}, published as {variant!r}")
         if warm:
             b.warm()
-        # a probe through the real paths: the served hider and the root book entry
-        b.sample_hider("", 0, False)
-        b.sample_guesser("", 0, [], False)
+        b.probe()  # one request through the real paths
         return b
     except Exception as e:  # noqa: BLE001 - any failure refuses the store
         store.close()
@@ -140,7 +139,9 @@ class Registry:
         out: dict[str, str] = {}
         with self._refresh_lock:
             try:
-                published = current_stores(self.root, "jotto")
+                published = {}
+                for game in GAMES:
+                    published.update(current_stores(self.root, game))
             except OSError as e:
                 log.error("cannot list stores", extra={"fields": {"root": str(self.root), "error": str(e)}})
                 return out
@@ -203,11 +204,14 @@ class Registry:
 
 
 def load_backends(root: Path) -> dict[str, JottoBackend]:
-    """Open every published Jotto store; a store that cannot be served is logged and skipped."""
+    """Open every published store; a store that cannot be served is logged and skipped."""
     backends = {}
-    for variant, path in current_stores(root, "jotto").items():
+    published = {}
+    for game in GAMES:
+        published.update(current_stores(root, game))
+    for variant, path in published.items():
         try:
-            b = JottoBackend(Store(path))
+            b = backend_for(Store(path))
         except Exception as e:  # noqa: BLE001 - any store that cannot be served is refused, not fatal
             log.error("refusing store %s: %s", path, e)
             continue
@@ -244,17 +248,9 @@ def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float |
         if not request.variant:
             raise BadRequest("request names no variant")
         with registry.acquire(request.variant) as b:
-            if request.WhichOneof("state") != "jotto":
-                raise BadRequest("request has no game state: set `jotto`")
-            st = request.jotto
-            if st.role == pb.JottoState.HIDER:
-                if len(st.history):
-                    raise BadRequest("the hider role takes no history")
-                r = b.sample_hider(request.strategy, request.game_seed, request.want_distribution)
-            elif st.role == pb.JottoState.GUESSER:
-                r = b.sample_guesser(request.strategy, request.game_seed, st.history, request.want_distribution, deadline)
-            else:
-                raise BadRequest("jotto.role must be HIDER or GUESSER")
+            if request.WhichOneof("state") is None:
+                raise BadRequest(f"request has no game state: set `{b.game}`")
+            r = b.sample(request, deadline)
             version = b.version
     except BadRequest as e:
         raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
@@ -285,15 +281,10 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
 
     def ListVariants(self, request, context):
         out = pb.ListVariantsReply()
-        if request.game not in ("", "jotto"):
-            return out
         with self.registry.acquire_all() as items:
             for name, b in items:
-                v = out.variants.add(game="jotto", variant=name, words=b.oracle.D, word_length=b.dictionary.length,
-                                     store_version=b.version, dictionary_sha256=b.dictionary.sha256)
-                for sname, info in sorted(b.manifest["strategies"].items()):
-                    v.strategies.add(name=sname, description=info.get("description", ""),
-                                     members=int(info["members"]), served_default=sname == b.served)
+                if request.game in ("", b.game):
+                    b.variant_info(out.variants.add(game=b.game, variant=name, store_version=b.version))
         return out
 
     def SampleMove(self, request, context):
@@ -337,19 +328,9 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
             out.variants.add().CopyFrom(cached)
             return
         m = b.manifest
-        v = out.variants.add(variant=name, store_version=b.version, served_strategy=b.served, words=b.oracle.D,
-                             dictionary_sha256=b.dictionary.sha256, code_version=m["code_version"],
-                             build_time=m["build_time"])
-        for sname, info in sorted(m["strategies"].items()):
-            s = v.strategies.add(strategy=sname, description=info.get("description", ""))
-            for k, val in info["figures"].items():
-                s.figures[k] = float(val)
-            for k in ("iterations", "t_star", "seconds_per_iteration", "members", "book_entries", "columns"):
-                if k in info:
-                    s.figures[k] = float(info[k])
-            if "first_test_word" in info:
-                s.labels["first_test_word"] = info["first_test_word"]
-            s.labels["served"] = "yes" if sname == b.served else "no"
+        v = out.variants.add(variant=name, store_version=b.version, code_version=m.get("code_version", ""),
+                             build_time=m.get("build_time", ""))
+        b.stats(v)
         b._stats_message = pb.VariantStats()
         b._stats_message.CopyFrom(v)
 

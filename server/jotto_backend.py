@@ -43,6 +43,8 @@ class MoveResult:
 
 
 class JottoBackend:
+    game = "jotto"
+
     def __init__(self, store: Store):
         m = store.manifest
         self.store = store
@@ -207,5 +209,42 @@ class JottoBackend:
             dist = sorted(((self.dictionary.words[m], p) for m, p in mass.items()), key=lambda x: (-x[1], x[0]))
         return MoveResult(self.dictionary.words[move], mass[move], dist, source, s.name, member, n_final, on_policy)
 
-    def stats(self) -> dict:
-        return self.manifest
+    # ------------------------------------------------------------------ the backend interface (server/backends.py)
+    def probe(self) -> None:
+        """One request through the real paths (the served hider and the root book entry)."""
+        self.sample_hider("", 0, False)
+        self.sample_guesser("", 0, [], False)
+
+    def sample(self, request, deadline: float | None) -> MoveResult:
+        from protos import gamestrategy_pb2 as pb
+
+        if request.WhichOneof("state") != "jotto":
+            raise BadRequest(f"{self.variant} is a Jotto variant: set `jotto` in the request")
+        st = request.jotto
+        if st.role == pb.JottoState.HIDER:
+            if len(st.history):
+                raise BadRequest("the hider role takes no history")
+            return self.sample_hider(request.strategy, request.game_seed, request.want_distribution)
+        if st.role == pb.JottoState.GUESSER:
+            return self.sample_guesser(request.strategy, request.game_seed, st.history, request.want_distribution,
+                                       deadline)
+        raise BadRequest("jotto.role must be HIDER or GUESSER")
+
+    def variant_info(self, v) -> None:
+        v.words, v.word_length, v.dictionary_sha256 = self.oracle.D, self.dictionary.length, self.dictionary.sha256
+        for sname, info in sorted(self.manifest["strategies"].items()):
+            v.strategies.add(name=sname, description=info.get("description", ""),
+                             members=int(info["members"]), served_default=sname == self.served)
+
+    def stats(self, v) -> None:
+        v.served_strategy, v.words, v.dictionary_sha256 = self.served, self.oracle.D, self.dictionary.sha256
+        for sname, info in sorted(self.manifest["strategies"].items()):
+            s = v.strategies.add(strategy=sname, description=info.get("description", ""))
+            for k, val in info["figures"].items():
+                s.figures[k] = float(val)
+            for k in ("iterations", "t_star", "seconds_per_iteration", "members", "book_entries", "columns"):
+                if k in info:
+                    s.figures[k] = float(info[k])
+            if "first_test_word" in info:
+                s.labels["first_test_word"] = info["first_test_word"]
+            s.labels["served"] = "yes" if sname == self.served else "no"
