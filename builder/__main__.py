@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="register a word-list file as source file.NAME (repeatable)")
     ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
     args = ap.parse_args(argv)
+    from builder.dudo import DudoParams, build_dudo_store
     from builder.jotto import build_jotto_store
 
     for item in args.list:
@@ -41,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     plan = dict(PROFILES[args.profile])
     for v in args.variant:
+        if v not in plan and not v.startswith("jotto-"):
+            print(f"gamestrategy-build: unknown store {v!r} (known: {', '.join(sorted(PROFILES['full']))})",
+                  file=sys.stderr)
+            return 2
         if v not in plan:
             try:
                 Variant.parse(v)
@@ -51,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             plan[v] = PROFILES["default"].get(v) or next(iter(PROFILES["default"].values()))
     if args.variant:
         plan = {v: p for v, p in plan.items() if v in args.variant}
-    have = current_stores(args.root, "jotto")
+    have = {**current_stores(args.root, "jotto"), **current_stores(args.root, "dudo")}
     if args.missing_only:
         plan = {v: p for v, p in plan.items() if v not in have}
     if not plan:
@@ -60,7 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     summary = []
     for variant, params in plan.items():
         t0 = time.perf_counter()
-        path = build_jotto_store(variant, params, args.root)
+        if isinstance(params, DudoParams):
+            path = build_dudo_store(params, args.root)
+        else:
+            path = build_jotto_store(variant, params, args.root)
         summary.append((variant, time.perf_counter() - t0, path))
     print(f"\n{'store':40s} {'seconds':>8s}  version")
     for variant, secs, path in summary:

@@ -1,5 +1,10 @@
 """What `make build-stores` (full) and the first `make serve` (default) build."""
+from builder.dudo import DudoParams
 from builder.jotto import JottoParams
+
+DUDO_DEFAULT = DudoParams(max_dice=2, iterations=300)
+# every group up to 3 dice a player for now; the 5-dice build is issue 3's (see its note)
+DUDO_FULL = DudoParams(max_dice=3, iterations=1000)
 
 # Ganzfried's Table 1 iteration counts for the full fictitious-play baseline.
 DEFAULT = {
@@ -15,4 +20,6 @@ FULL = {
     "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=3906, do_iterations=300),
     "jotto-file.sgb-5-distinct1": JottoParams(fp_iterations=300, do_iterations=150),
 }
+DEFAULT[DUDO_DEFAULT.variant] = DUDO_DEFAULT
+FULL[DUDO_FULL.variant] = DUDO_FULL
 PROFILES = {"default": DEFAULT, "full": FULL}

@@ -73,19 +73,43 @@ class JottoState(_message.Message):
     history: _containers.RepeatedCompositeFieldContainer[JottoTurn]
     def __init__(self, role: _Optional[_Union[JottoState.Role, str]] = ..., history: _Optional[_Iterable[_Union[JottoTurn, _Mapping]]] = ...) -> None: ...
 
+class DudoClaim(_message.Message):
+    __slots__ = ("count", "face")
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    FACE_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    face: int
+    def __init__(self, count: _Optional[int] = ..., face: _Optional[int] = ...) -> None: ...
+
+class DudoState(_message.Message):
+    __slots__ = ("own_dice", "opponent_dice", "roll", "history", "requester_opened")
+    OWN_DICE_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_DICE_FIELD_NUMBER: _ClassVar[int]
+    ROLL_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    REQUESTER_OPENED_FIELD_NUMBER: _ClassVar[int]
+    own_dice: int
+    opponent_dice: int
+    roll: _containers.RepeatedScalarFieldContainer[int]
+    history: _containers.RepeatedCompositeFieldContainer[DudoClaim]
+    requester_opened: bool
+    def __init__(self, own_dice: _Optional[int] = ..., opponent_dice: _Optional[int] = ..., roll: _Optional[_Iterable[int]] = ..., history: _Optional[_Iterable[_Union[DudoClaim, _Mapping]]] = ..., requester_opened: _Optional[bool] = ...) -> None: ...
+
 class SampleMoveRequest(_message.Message):
-    __slots__ = ("variant", "strategy", "game_seed", "want_distribution", "jotto")
+    __slots__ = ("variant", "strategy", "game_seed", "want_distribution", "jotto", "dudo")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     STRATEGY_FIELD_NUMBER: _ClassVar[int]
     GAME_SEED_FIELD_NUMBER: _ClassVar[int]
     WANT_DISTRIBUTION_FIELD_NUMBER: _ClassVar[int]
     JOTTO_FIELD_NUMBER: _ClassVar[int]
+    DUDO_FIELD_NUMBER: _ClassVar[int]
     variant: str
     strategy: str
     game_seed: int
     want_distribution: bool
     jotto: JottoState
-    def __init__(self, variant: _Optional[str] = ..., strategy: _Optional[str] = ..., game_seed: _Optional[int] = ..., want_distribution: _Optional[bool] = ..., jotto: _Optional[_Union[JottoState, _Mapping]] = ...) -> None: ...
+    dudo: DudoState
+    def __init__(self, variant: _Optional[str] = ..., strategy: _Optional[str] = ..., game_seed: _Optional[int] = ..., want_distribution: _Optional[bool] = ..., jotto: _Optional[_Union[JottoState, _Mapping]] = ..., dudo: _Optional[_Union[DudoState, _Mapping]] = ...) -> None: ...
 
 class MoveProbability(_message.Message):
     __slots__ = ("move", "probability")

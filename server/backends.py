@@ -7,9 +7,10 @@ fault), `variant_info(pb.VariantInfo)` and `stats(pb.VariantStats)`.
 from __future__ import annotations
 
 from games.storage import Store, StoreError
+from server.dudo_backend import DudoBackend
 from server.jotto_backend import JottoBackend
 
-GAMES: dict[str, type] = {"jotto": JottoBackend}
+GAMES: dict[str, type] = {"jotto": JottoBackend, "dudo": DudoBackend}
 
 
 def register(game: str, cls: type) -> None:

@@ -1,0 +1,155 @@
+"""Answers Dudo requests from a store of abstract information sets; live solve where it has none."""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from builder.dudo import DudoParams, decode_row, infoset_key, solve
+from games.dudo.infoset import infoset_id
+from games.dudo.rules import FACES, MAX_DICE, claim, strength
+from games.jotto.strategy import seeded_rng
+from games.storage import Store, StoreError
+from server.jotto_backend import BadRequest, DeadlineExceeded, MoveResult
+
+DEFAULT_LIVE_SECONDS = 30.0
+
+
+def move_name(action: int, total: int) -> str:
+    if action < 0:
+        return "dudo"
+    n, r = claim(int(action), total)
+    return f"{n}x{r}"
+
+
+class DudoBackend:
+    game = "dudo"
+
+    def __init__(self, store: Store):
+        m = store.manifest
+        self.store, self.manifest = store, m
+        self.variant, self.version = m["variant"], store.version
+        p = m["parameters"]
+        self.params = DudoParams(**p)
+        self.max_dice = self.params.max_dice
+        if not 1 <= self.max_dice <= MAX_DICE:
+            raise StoreError(f"store {store.path}: max_dice {self.max_dice} out of 1..{MAX_DICE}")
+        self._live: dict[int, object] = {}  # max dice -> solution computed live
+        self._live_threads: dict[int, threading.Thread] = {}
+        self._lock = threading.Lock()
+
+    def warm(self) -> None:
+        pass
+
+    def probe(self) -> None:
+        self._row(1, 1, (1,), [])
+
+    # ------------------------------------------------------------------ validation
+    def parse(self, st) -> tuple[int, int, tuple[int, ...], list[int]]:
+        own, opp = int(st.own_dice), int(st.opponent_dice)
+        for name, d in (("own_dice", own), ("opponent_dice", opp)):
+            if not 1 <= d <= MAX_DICE:
+                raise BadRequest(f"dudo.{name} is {d}; a player has 1..{MAX_DICE} dice")
+        roll = tuple(int(x) for x in st.roll)
+        if len(roll) != own:
+            raise BadRequest(f"dudo.roll has {len(roll)} dice; own_dice is {own}")
+        for k, f in enumerate(roll):
+            if not 1 <= f <= FACES:
+                raise BadRequest(f"dudo.roll[{k}] is {f}; faces are 1..{FACES}")
+        total = own + opp
+        history: list[int] = []
+        for k, c in enumerate(st.history):
+            if not 1 <= c.count <= total:
+                raise BadRequest(f"dudo.history[{k}]: {c.count}x{c.face} claims more dice than the {total} in play"
+                                 if c.count > total else f"dudo.history[{k}]: a claim counts at least one die")
+            if not 1 <= c.face <= FACES:
+                raise BadRequest(f"dudo.history[{k}]: face {c.face} is not 1..{FACES}")
+            s = strength(int(c.count), int(c.face), total)
+            if history and s <= history[-1]:
+                raise BadRequest(f"dudo.history[{k}]: {c.count}x{c.face} is not stronger than "
+                                 f"{move_name(history[-1], total)}")
+            history.append(s)
+        requester_to_move = (len(history) % 2 == 0) == bool(st.requester_opened)
+        if not requester_to_move:
+            raise BadRequest("it is the opponent's turn: the requester made the last claim"
+                             if history else "the round's opener moves first: requester_opened is false")
+        return own, opp, tuple(sorted(roll)), history
+
+    # ------------------------------------------------------------------ lookup
+    def _row(self, own: int, opp: int, roll, history):
+        iid = infoset_id(own, opp, roll, history, self.params.memory, self.max_dice, self.params.perfect_recall_total)
+        raw = self.store.get("infosets", infoset_key(iid))
+        if raw is None:
+            raise StoreError(f"store {self.store.path}: no information set {iid}")
+        return decode_row(raw)
+
+    def _solve_live(self, max_dice: int) -> None:
+        params = DudoParams(max_dice=max_dice, iterations=self.params.iterations, memory=self.params.memory,
+                            perfect_recall_total=self.params.perfect_recall_total, exact_br_total=0)
+        sol = solve(params, progress=False)
+        with self._lock:
+            self._live[max_dice] = sol
+
+    def _live_distribution(self, own, opp, roll, history, deadline):
+        need = max(own, opp)
+        with self._lock:
+            sol = next((s for d, s in self._live.items() if d >= need), None)
+            if sol is None:
+                t = self._live_threads.get(need)
+                if t is None or not t.is_alive():
+                    t = threading.Thread(target=self._solve_live, args=(need,), daemon=True,
+                                         name=f"dudo-live-{need}")
+                    self._live_threads[need] = t
+                    t.start()
+        if sol is None:
+            wait = DEFAULT_LIVE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
+            t.join(wait)
+            with self._lock:
+                sol = self._live.get(need)
+            if sol is None:
+                raise DeadlineExceeded(f"live solve of Dudo with {need} dice a player is still running; "
+                                       "ask again later or with a longer deadline")
+        dist = sol.action_distribution(own, opp, roll, history)
+        return np.array([a for a, _ in dist]), np.array([p for _, p in dist])
+
+    def sample(self, request, deadline: float | None) -> MoveResult:
+        if request.WhichOneof("state") != "dudo":
+            raise BadRequest(f"{self.variant} is a Dudo variant: set `dudo` in the request")
+        own, opp, roll, history = self.parse(request.dudo)
+        if max(own, opp) <= self.max_dice:
+            actions, probs = self._row(own, opp, roll, history)
+            source = "book"
+        else:
+            actions, probs = self._live_distribution(own, opp, roll, history, deadline)
+            source = "live"
+        p = np.maximum(probs, 0.0)
+        p = p / p.sum()
+        k = int(np.searchsorted(np.cumsum(p), seeded_rng(request.game_seed, 100 + len(history)).random(),
+                                side="right"))
+        k = min(k, len(p) - 1)
+        total = own + opp
+        dist = []
+        if request.want_distribution:
+            order = np.argsort(-p, kind="stable")
+            dist = [(move_name(actions[i], total), float(p[i])) for i in order]
+        return MoveResult(move_name(actions[k], total), float(p[k]), dist, source, "fsicfr", 0, 0, True)
+
+    # ------------------------------------------------------------------ listing
+    def variant_info(self, v) -> None:
+        v.strategies.add(name="fsicfr", description=self._description(), members=1, served_default=True)
+
+    def _description(self) -> str:
+        p = self.params
+        return (f"full-width FSICFR (CFR+) on the imperfect-recall abstraction (last {p.memory} claims; perfect "
+                f"recall up to {p.perfect_recall_total} dice in play), every group up to {p.max_dice} dice a player")
+
+    def stats(self, v) -> None:
+        v.served_strategy = "fsicfr"
+        for name, st in self.manifest["rounds"].items():
+            s = v.strategies.add(strategy=f"round {name}", description="opener v other dice")
+            for k, val in st.items():
+                if isinstance(val, str):
+                    s.labels[k] = val
+                else:
+                    s.figures[k] = float(val)
