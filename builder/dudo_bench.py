@@ -232,6 +232,40 @@ def fig3(budgets=(1, 2, 4, 8, 16, 32, 64), m=3):
               f" {winrate(C, B):>15.4f} {winrate(C, A):>12.4f}", flush=True)
 
 
+def fixedpoint(seconds=60.0, m=3):
+    """1v1 with memory m: where do the full-width solver, FSICFR and CFR end up?"""
+    from games.dudo.cfr import CFR
+    from games.dudo.fast import abstract_best_response
+    g = make_group(1, 1, m)
+    gs = make_group(1, 1, m, split=True)
+
+    def within(st):
+        both = np.concatenate([st, st])
+        v0 = evaluate(FastSolver(gs, mode="cfr+", alternate=False), both)[0]
+        b0 = 0.5 * (1 + abstract_best_response(gs, both, 0)[0][0])
+        b1 = 0.5 * (1 - abstract_best_response(gs, both, 1)[0][0])
+        W = 0.5 * (1 + v0)
+        return (b0 - W) + (b1 - (1 - W))
+
+    print(f"\n1v1, memory m={m}: value and exploitability reached by each solver (exact"
+          " perfect-recall responder, and the abstraction-restricted responder)")
+    print(f"{'solver':>22} {'iters':>9} {'seconds':>8} {'value(+-1)':>11} {'expl. PR':>9}"
+          f" {'expl. abstr.':>12}")
+    for its in (3000, 20000):
+        s = FastSolver(g).solve(its, progress=False)
+        st = s.average_strategy()
+        v, e = expl_1v1(g, st)
+        print(f"{'full-width PCFR+':>22} {s.t:>9} {s.seconds:>8.1f} {v:>11.6f} {e:>9.4f}"
+              f" {within(st):>12.4f}", flush=True)
+    for name, Alg in (("FSICFR (Alg. 2)", FSICFR), ("CFR (Alg. 1)", CFR)):
+        a = Alg(g, seed=1)
+        a.solve(10 ** 9, seconds=seconds)
+        st = a.average_strategy()
+        v, e = expl_1v1(g, st)
+        print(f"{name:>22} {a.t:>9} {a.seconds:>8.1f} {v:>11.6f} {e:>9.4f} {within(st):>12.4f}",
+              flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("sections", nargs="*", default=["curve", "fig5", "fig4", "game"])
@@ -245,6 +279,8 @@ def main(argv=None):
         fig5(ref=ref)
     if "fig4" in args.sections:
         fig4(args.max_dice)
+    if "fixedpoint" in args.sections:
+        fixedpoint()
     if "fig3" in args.sections:
         fig3()
     if "game" in args.sections:
