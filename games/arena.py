@@ -4,7 +4,8 @@ Game ``i`` of a match with seed ``s`` draws its randomness from ``numpy.random.G
 SeedSequence([s, i])))``; A moves first in the even games and second in the odd ones. Games are played in
 batches over a ``ProcessPoolExecutor`` and fed to the race in game order, so the result does not depend on
 the number of workers. A game object has ``play(first, second, rng) -> score of first in [0, 1]``
-(1 win, 1/2 draw, 0 loss); strategies are picklable objects.
+(1 win, 1/2 draw, 0 loss); strategies are picklable objects; one with a ``for_game(rng)`` method (a
+mixture, a randomised baseline) picks the member playing each game from that game's generator.
 
 CLI::
 
@@ -34,11 +35,18 @@ def play_games(game, a, b, seed: int, start: int, stop: int) -> list[float]:
     out = []
     for i in range(start, stop):
         rng = game_rng(seed, i)
+        ga, gb = for_game(a, rng), for_game(b, rng)
         if i % 2 == 0:
-            out.append(float(game.play(a, b, rng)))
+            out.append(float(game.play(ga, gb, rng)))
         else:
-            out.append(1.0 - float(game.play(b, a, rng)))
+            out.append(1.0 - float(game.play(gb, ga, rng)))
     return out
+
+
+def for_game(strategy, rng):
+    """A strategy that is a mixture (or draws its parameters per game) picks its member here."""
+    pick = getattr(strategy, "for_game", None)
+    return pick(rng) if pick is not None else strategy
 
 
 @dataclass

@@ -179,15 +179,19 @@ class Parametric:
 
 @dataclass(frozen=True)
 class RandomParametric:
-    """The naive method's randomised baseline: a fresh Gaussian parameter vector for every move."""
+    """The naive method's randomised baseline: independent standard Gaussian parameters, drawn afresh
+    for every game (the fraction through a logistic into (0, 1))."""
     scale: float = 1.0
     name: str = "random-parametric"
     deterministic: bool = False
 
-    def bid(self, n: int, m: int, rng=None) -> int:
+    def for_game(self, rng) -> Parametric:
         theta = rng.normal(0.0, self.scale, size=4)
         theta[2] = 1.0 / (1.0 + math.exp(-theta[2]))  # fraction in (0, 1)
-        return Parametric(tuple(theta)).bid(n, m)
+        return Parametric(tuple(float(x) for x in theta), name=self.name)
+
+    def bid(self, n: int, m: int, rng=None) -> int:
+        return self.for_game(rng).bid(n, m)
 
 
 # ---------------------------------------------------------------------------------------------- game
