@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from builder.dudo import DudoParams, decode_row, infoset_key, solve
+from games.dudo.game import round_reachable
 from games.dudo.infoset import infoset_id
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
 from games.jotto.strategy import seeded_rng
@@ -91,8 +92,9 @@ class DudoBackend:
         with self._lock:
             self._live[max_dice] = sol
 
-    def _live_distribution(self, own, opp, roll, history, deadline):
-        need = max(own, opp)
+    def _live_distribution(self, own, opp, roll, history, deadline, need: int):
+        """From a game solved live with `need` dice a player: the smallest whose play reaches this round
+        (a store of fewer dice never plays it, and holds only the solver's untrained uniform rows there)."""
         with self._lock:
             sol = next((s for d, s in self._live.items() if d >= need), None)
             if sol is None:
@@ -117,11 +119,15 @@ class DudoBackend:
         if request.WhichOneof("state") != "dudo":
             raise BadRequest(f"{self.variant} is a Dudo variant: set `dudo` in the request")
         own, opp, roll, history = self.parse(request.dudo)
-        if max(own, opp) <= self.max_dice:
+        opener, other = (own, opp) if request.dudo.requester_opened else (opp, own)
+        need = next((d for d in range(max(own, opp), MAX_DICE + 1) if round_reachable(opener, other, d)), None)
+        if need is None:
+            raise BadRequest(f"no Dudo game reaches a round opened by a player with {opener} dice against {other}")
+        if need <= self.max_dice:
             actions, probs = self._row(own, opp, roll, history)
             source = "book"
         else:
-            actions, probs = self._live_distribution(own, opp, roll, history, deadline)
+            actions, probs = self._live_distribution(own, opp, roll, history, deadline, need)
             source = "live"
         p = np.maximum(probs, 0.0)
         p = p / p.sum()

@@ -97,3 +97,4 @@ def test_stats_per_round(dudo_service):
     # the 1v1 round value against the exact game value -7/258 of the first claimant (NOTES.md)
     assert r11.figures["value"] == pytest.approx(0.5 * (1 - 7 / 258), abs=2e-3)
     assert r11.labels["br_kind"] == "exact-perfect-recall" and r11.figures["exploitability"] >= 0
+
