@@ -1,0 +1,1 @@
+"""Symmetric Hangman (Saija & Henken 2011): rules, the seed's strategy, ours."""
