@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19protos/gamestrategy.proto\x12\x0fgamestrategy.v1\"#\n\x13ListVariantsRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\"Z\n\x0cStrategyInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x0f\n\x07members\x18\x03 \x01(\r\x12\x16\n\x0eserved_default\x18\x04 \x01(\x08\"\xb5\x01\n\x0bVariantInfo\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\r\n\x05words\x18\x03 \x01(\r\x12\x13\n\x0bword_length\x18\x04 \x01(\r\x12\x15\n\rstore_version\x18\x05 \x01(\t\x12\x19\n\x11\x64ictionary_sha256\x18\x06 \x01(\t\x12\x31\n\nstrategies\x18\x07 \x03(\x0b\x32\x1d.gamestrategy.v1.StrategyInfo\"C\n\x11ListVariantsReply\x12.\n\x08variants\x18\x01 \x03(\x0b\x32\x1c.gamestrategy.v1.VariantInfo\"(\n\tJottoTurn\x12\r\n\x05guess\x18\x01 \x01(\t\x12\x0c\n\x04jots\x18\x02 \x01(\r\"\x9f\x01\n\nJottoState\x12.\n\x04role\x18\x01 \x01(\x0e\x32 .gamestrategy.v1.JottoState.Role\x12+\n\x07history\x18\x02 \x03(\x0b\x32\x1a.gamestrategy.v1.JottoTurn\"4\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\t\n\x05HIDER\x10\x01\x12\x0b\n\x07GUESSER\x10\x02\"(\n\tDudoClaim\x12\r\n\x05\x63ount\x18\x01 \x01(\r\x12\x0c\n\x04\x66\x61\x63\x65\x18\x02 \x01(\r\"\x89\x01\n\tDudoState\x12\x10\n\x08own_dice\x18\x01 \x01(\r\x12\x15\n\ropponent_dice\x18\x02 \x01(\r\x12\x0c\n\x04roll\x18\x03 \x03(\r\x12+\n\x07history\x18\x04 \x03(\x0b\x32\x1a.gamestrategy.v1.DudoClaim\x12\x18\n\x10requester_opened\x18\x05 \x01(\x08\"\xc7\x01\n\x11SampleMoveRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x10\n\x08strategy\x18\x02 \x01(\t\x12\x11\n\tgame_seed\x18\x03 \x01(\x04\x12\x19\n\x11want_distribution\x18\x04 \x01(\x08\x12,\n\x05jotto\x18\n \x01(\x0b\x32\x1b.gamestrategy.v1.JottoStateH\x00\x12*\n\x04\x64udo\x18\x14 \x01(\x0b\x32\x1a.gamestrategy.v1.DudoStateH\x00\x42\x07\n\x05state\"4\n\x0fMoveProbability\x12\x0c\n\x04move\x18\x01 \x01(\t\x12\x13\n\x0bprobability\x18\x02 \x01(\x01\"\xc9\x02\n\x0fSampleMoveReply\x12\x0c\n\x04move\x18\x01 \x01(\t\x12\x13\n\x0bprobability\x18\x02 \x01(\x01\x12\x36\n\x0c\x64istribution\x18\x03 \x03(\x0b\x32 .gamestrategy.v1.MoveProbability\x12\x37\n\x06source\x18\x04 \x01(\x0e\x32\'.gamestrategy.v1.SampleMoveReply.Source\x12\x15\n\rstore_version\x18\x05 \x01(\t\x12\x10\n\x08strategy\x18\x06 \x01(\t\x12\x0e\n\x06member\x18\x07 \x01(\r\x12\x18\n\x10\x63onsistent_words\x18\x08 \x01(\r\x12\x19\n\x11history_on_policy\x18\t \x01(\x08\"4\n\x06Source\x12\x16\n\x12SOURCE_UNSPECIFIED\x10\x00\x12\x08\n\x04\x42OOK\x10\x01\x12\x08\n\x04LIVE\x10\x02\"\"\n\x0fGetStatsRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\"\x8f\x02\n\rStrategyStats\x12\x10\n\x08strategy\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12<\n\x07\x66igures\x18\x03 \x03(\x0b\x32+.gamestrategy.v1.StrategyStats.FiguresEntry\x12:\n\x06labels\x18\x04 \x03(\x0b\x32*.gamestrategy.v1.StrategyStats.LabelsEntry\x1a.\n\x0c\x46iguresEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xd7\x01\n\x0cVariantStats\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x15\n\rstore_version\x18\x02 \x01(\t\x12\x17\n\x0fserved_strategy\x18\x03 \x01(\t\x12\r\n\x05words\x18\x04 \x01(\r\x12\x19\n\x11\x64ictionary_sha256\x18\x05 \x01(\t\x12\x14\n\x0c\x63ode_version\x18\x06 \x01(\t\x12\x12\n\nbuild_time\x18\x07 \x01(\t\x12\x32\n\nstrategies\x18\x08 \x03(\x0b\x32\x1e.gamestrategy.v1.StrategyStats\"@\n\rGetStatsReply\x12/\n\x08variants\x18\x01 \x03(\x0b\x32\x1d.gamestrategy.v1.VariantStats\"J\n\x12SampleMovesRequest\x12\x34\n\x08requests\x18\x01 \x03(\x0b\x32\".gamestrategy.v1.SampleMoveRequest\"b\n\x10SampleMoveResult\x12\x0c\n\x04\x63ode\x18\x01 \x01(\r\x12\x0f\n\x07message\x18\x02 \x01(\t\x12/\n\x05reply\x18\x03 \x01(\x0b\x32 .gamestrategy.v1.SampleMoveReply\"F\n\x10SampleMovesReply\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.gamestrategy.v1.SampleMoveResult2\xe1\x02\n\x0cGameStrategy\x12X\n\x0cListVariants\x12$.gamestrategy.v1.ListVariantsRequest\x1a\".gamestrategy.v1.ListVariantsReply\x12R\n\nSampleMove\x12\".gamestrategy.v1.SampleMoveRequest\x1a .gamestrategy.v1.SampleMoveReply\x12L\n\x08GetStats\x12 .gamestrategy.v1.GetStatsRequest\x1a\x1e.gamestrategy.v1.GetStatsReply\x12U\n\x0bSampleMoves\x12#.gamestrategy.v1.SampleMovesRequest\x1a!.gamestrategy.v1.SampleMovesReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19protos/gamestrategy.proto\x12\x0fgamestrategy.v1\"#\n\x13ListVariantsRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\"Z\n\x0cStrategyInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x0f\n\x07members\x18\x03 \x01(\r\x12\x16\n\x0eserved_default\x18\x04 \x01(\x08\"\xb5\x01\n\x0bVariantInfo\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\r\n\x05words\x18\x03 \x01(\r\x12\x13\n\x0bword_length\x18\x04 \x01(\r\x12\x15\n\rstore_version\x18\x05 \x01(\t\x12\x19\n\x11\x64ictionary_sha256\x18\x06 \x01(\t\x12\x31\n\nstrategies\x18\x07 \x03(\x0b\x32\x1d.gamestrategy.v1.StrategyInfo\"C\n\x11ListVariantsReply\x12.\n\x08variants\x18\x01 \x03(\x0b\x32\x1c.gamestrategy.v1.VariantInfo\"(\n\tJottoTurn\x12\r\n\x05guess\x18\x01 \x01(\t\x12\x0c\n\x04jots\x18\x02 \x01(\r\"\x9f\x01\n\nJottoState\x12.\n\x04role\x18\x01 \x01(\x0e\x32 .gamestrategy.v1.JottoState.Role\x12+\n\x07history\x18\x02 \x03(\x0b\x32\x1a.gamestrategy.v1.JottoTurn\"4\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\t\n\x05HIDER\x10\x01\x12\x0b\n\x07GUESSER\x10\x02\"(\n\tDudoClaim\x12\r\n\x05\x63ount\x18\x01 \x01(\r\x12\x0c\n\x04\x66\x61\x63\x65\x18\x02 \x01(\r\"\x89\x01\n\tDudoState\x12\x10\n\x08own_dice\x18\x01 \x01(\r\x12\x15\n\ropponent_dice\x18\x02 \x01(\r\x12\x0c\n\x04roll\x18\x03 \x03(\r\x12+\n\x07history\x18\x04 \x03(\x0b\x32\x1a.gamestrategy.v1.DudoClaim\x12\x18\n\x10requester_opened\x18\x05 \x01(\x08\":\n\rGuessWhoState\x12\x11\n\town_count\x18\x01 \x01(\r\x12\x16\n\x0eopponent_count\x18\x02 \x01(\r\"\xc5\x01\n\x0cHangmanState\x12\x34\n\x06\x61\x63tion\x18\x01 \x01(\x0e\x32$.gamestrategy.v1.HangmanState.Action\x12\x15\n\ropponent_word\x18\x02 \x01(\t\x12\r\n\x05\x61sked\x18\x03 \x01(\t\x12\x13\n\x0bown_pattern\x18\x04 \x01(\t\"D\n\x06\x41\x63tion\x12\x16\n\x12\x41\x43TION_UNSPECIFIED\x10\x00\x12\x0f\n\x0b\x43HOOSE_WORD\x10\x01\x12\x11\n\rCHOOSE_LETTER\x10\x02\"\xad\x02\n\x11SampleMoveRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x10\n\x08strategy\x18\x02 \x01(\t\x12\x11\n\tgame_seed\x18\x03 \x01(\x04\x12\x19\n\x11want_distribution\x18\x04 \x01(\x08\x12,\n\x05jotto\x18\n \x01(\x0b\x32\x1b.gamestrategy.v1.JottoStateH\x00\x12\x32\n\x08guesswho\x18\x0b \x01(\x0b\x32\x1e.gamestrategy.v1.GuessWhoStateH\x00\x12\x30\n\x07hangman\x18\x0c \x01(\x0b\x32\x1d.gamestrategy.v1.HangmanStateH\x00\x12*\n\x04\x64udo\x18\x14 \x01(\x0b\x32\x1a.gamestrategy.v1.DudoStateH\x00\x42\x07\n\x05state\"4\n\x0fMoveProbability\x12\x0c\n\x04move\x18\x01 \x01(\t\x12\x13\n\x0bprobability\x18\x02 \x01(\x01\"\xc9\x02\n\x0fSampleMoveReply\x12\x0c\n\x04move\x18\x01 \x01(\t\x12\x13\n\x0bprobability\x18\x02 \x01(\x01\x12\x36\n\x0c\x64istribution\x18\x03 \x03(\x0b\x32 .gamestrategy.v1.MoveProbability\x12\x37\n\x06source\x18\x04 \x01(\x0e\x32\'.gamestrategy.v1.SampleMoveReply.Source\x12\x15\n\rstore_version\x18\x05 \x01(\t\x12\x10\n\x08strategy\x18\x06 \x01(\t\x12\x0e\n\x06member\x18\x07 \x01(\r\x12\x18\n\x10\x63onsistent_words\x18\x08 \x01(\r\x12\x19\n\x11history_on_policy\x18\t \x01(\x08\"4\n\x06Source\x12\x16\n\x12SOURCE_UNSPECIFIED\x10\x00\x12\x08\n\x04\x42OOK\x10\x01\x12\x08\n\x04LIVE\x10\x02\"\"\n\x0fGetStatsRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\"\x8f\x02\n\rStrategyStats\x12\x10\n\x08strategy\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12<\n\x07\x66igures\x18\x03 \x03(\x0b\x32+.gamestrategy.v1.StrategyStats.FiguresEntry\x12:\n\x06labels\x18\x04 \x03(\x0b\x32*.gamestrategy.v1.StrategyStats.LabelsEntry\x1a.\n\x0c\x46iguresEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xd7\x01\n\x0cVariantStats\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x15\n\rstore_version\x18\x02 \x01(\t\x12\x17\n\x0fserved_strategy\x18\x03 \x01(\t\x12\r\n\x05words\x18\x04 \x01(\r\x12\x19\n\x11\x64ictionary_sha256\x18\x05 \x01(\t\x12\x14\n\x0c\x63ode_version\x18\x06 \x01(\t\x12\x12\n\nbuild_time\x18\x07 \x01(\t\x12\x32\n\nstrategies\x18\x08 \x03(\x0b\x32\x1e.gamestrategy.v1.StrategyStats\"@\n\rGetStatsReply\x12/\n\x08variants\x18\x01 \x03(\x0b\x32\x1d.gamestrategy.v1.VariantStats\"J\n\x12SampleMovesRequest\x12\x34\n\x08requests\x18\x01 \x03(\x0b\x32\".gamestrategy.v1.SampleMoveRequest\"b\n\x10SampleMoveResult\x12\x0c\n\x04\x63ode\x18\x01 \x01(\r\x12\x0f\n\x07message\x18\x02 \x01(\t\x12/\n\x05reply\x18\x03 \x01(\x0b\x32 .gamestrategy.v1.SampleMoveReply\"F\n\x10SampleMovesReply\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.gamestrategy.v1.SampleMoveResult2\xe1\x02\n\x0cGameStrategy\x12X\n\x0cListVariants\x12$.gamestrategy.v1.ListVariantsRequest\x1a\".gamestrategy.v1.ListVariantsReply\x12R\n\nSampleMove\x12\".gamestrategy.v1.SampleMoveRequest\x1a .gamestrategy.v1.SampleMoveReply\x12L\n\x08GetStats\x12 .gamestrategy.v1.GetStatsRequest\x1a\x1e.gamestrategy.v1.GetStatsReply\x12U\n\x0bSampleMoves\x12#.gamestrategy.v1.SampleMovesRequest\x1a!.gamestrategy.v1.SampleMovesReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -53,32 +53,38 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DUDOCLAIM']._serialized_end=672
   _globals['_DUDOSTATE']._serialized_start=675
   _globals['_DUDOSTATE']._serialized_end=812
-  _globals['_SAMPLEMOVEREQUEST']._serialized_start=815
-  _globals['_SAMPLEMOVEREQUEST']._serialized_end=1014
-  _globals['_MOVEPROBABILITY']._serialized_start=1016
-  _globals['_MOVEPROBABILITY']._serialized_end=1068
-  _globals['_SAMPLEMOVEREPLY']._serialized_start=1071
-  _globals['_SAMPLEMOVEREPLY']._serialized_end=1400
-  _globals['_SAMPLEMOVEREPLY_SOURCE']._serialized_start=1348
-  _globals['_SAMPLEMOVEREPLY_SOURCE']._serialized_end=1400
-  _globals['_GETSTATSREQUEST']._serialized_start=1402
-  _globals['_GETSTATSREQUEST']._serialized_end=1436
-  _globals['_STRATEGYSTATS']._serialized_start=1439
-  _globals['_STRATEGYSTATS']._serialized_end=1710
-  _globals['_STRATEGYSTATS_FIGURESENTRY']._serialized_start=1617
-  _globals['_STRATEGYSTATS_FIGURESENTRY']._serialized_end=1663
-  _globals['_STRATEGYSTATS_LABELSENTRY']._serialized_start=1665
-  _globals['_STRATEGYSTATS_LABELSENTRY']._serialized_end=1710
-  _globals['_VARIANTSTATS']._serialized_start=1713
-  _globals['_VARIANTSTATS']._serialized_end=1928
-  _globals['_GETSTATSREPLY']._serialized_start=1930
-  _globals['_GETSTATSREPLY']._serialized_end=1994
-  _globals['_SAMPLEMOVESREQUEST']._serialized_start=1996
-  _globals['_SAMPLEMOVESREQUEST']._serialized_end=2070
-  _globals['_SAMPLEMOVERESULT']._serialized_start=2072
-  _globals['_SAMPLEMOVERESULT']._serialized_end=2170
-  _globals['_SAMPLEMOVESREPLY']._serialized_start=2172
-  _globals['_SAMPLEMOVESREPLY']._serialized_end=2242
-  _globals['_GAMESTRATEGY']._serialized_start=2245
-  _globals['_GAMESTRATEGY']._serialized_end=2598
+  _globals['_GUESSWHOSTATE']._serialized_start=814
+  _globals['_GUESSWHOSTATE']._serialized_end=872
+  _globals['_HANGMANSTATE']._serialized_start=875
+  _globals['_HANGMANSTATE']._serialized_end=1072
+  _globals['_HANGMANSTATE_ACTION']._serialized_start=1004
+  _globals['_HANGMANSTATE_ACTION']._serialized_end=1072
+  _globals['_SAMPLEMOVEREQUEST']._serialized_start=1075
+  _globals['_SAMPLEMOVEREQUEST']._serialized_end=1376
+  _globals['_MOVEPROBABILITY']._serialized_start=1378
+  _globals['_MOVEPROBABILITY']._serialized_end=1430
+  _globals['_SAMPLEMOVEREPLY']._serialized_start=1433
+  _globals['_SAMPLEMOVEREPLY']._serialized_end=1762
+  _globals['_SAMPLEMOVEREPLY_SOURCE']._serialized_start=1710
+  _globals['_SAMPLEMOVEREPLY_SOURCE']._serialized_end=1762
+  _globals['_GETSTATSREQUEST']._serialized_start=1764
+  _globals['_GETSTATSREQUEST']._serialized_end=1798
+  _globals['_STRATEGYSTATS']._serialized_start=1801
+  _globals['_STRATEGYSTATS']._serialized_end=2072
+  _globals['_STRATEGYSTATS_FIGURESENTRY']._serialized_start=1979
+  _globals['_STRATEGYSTATS_FIGURESENTRY']._serialized_end=2025
+  _globals['_STRATEGYSTATS_LABELSENTRY']._serialized_start=2027
+  _globals['_STRATEGYSTATS_LABELSENTRY']._serialized_end=2072
+  _globals['_VARIANTSTATS']._serialized_start=2075
+  _globals['_VARIANTSTATS']._serialized_end=2290
+  _globals['_GETSTATSREPLY']._serialized_start=2292
+  _globals['_GETSTATSREPLY']._serialized_end=2356
+  _globals['_SAMPLEMOVESREQUEST']._serialized_start=2358
+  _globals['_SAMPLEMOVESREQUEST']._serialized_end=2432
+  _globals['_SAMPLEMOVERESULT']._serialized_start=2434
+  _globals['_SAMPLEMOVERESULT']._serialized_end=2532
+  _globals['_SAMPLEMOVESREPLY']._serialized_start=2534
+  _globals['_SAMPLEMOVESREPLY']._serialized_end=2604
+  _globals['_GAMESTRATEGY']._serialized_start=2607
+  _globals['_GAMESTRATEGY']._serialized_end=2960
 # @@protoc_insertion_point(module_scope)

@@ -95,21 +95,53 @@ class DudoState(_message.Message):
     requester_opened: bool
     def __init__(self, own_dice: _Optional[int] = ..., opponent_dice: _Optional[int] = ..., roll: _Optional[_Iterable[int]] = ..., history: _Optional[_Iterable[_Union[DudoClaim, _Mapping]]] = ..., requester_opened: _Optional[bool] = ...) -> None: ...
 
+class GuessWhoState(_message.Message):
+    __slots__ = ("own_count", "opponent_count")
+    OWN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    own_count: int
+    opponent_count: int
+    def __init__(self, own_count: _Optional[int] = ..., opponent_count: _Optional[int] = ...) -> None: ...
+
+class HangmanState(_message.Message):
+    __slots__ = ("action", "opponent_word", "asked", "own_pattern")
+    class Action(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        ACTION_UNSPECIFIED: _ClassVar[HangmanState.Action]
+        CHOOSE_WORD: _ClassVar[HangmanState.Action]
+        CHOOSE_LETTER: _ClassVar[HangmanState.Action]
+    ACTION_UNSPECIFIED: HangmanState.Action
+    CHOOSE_WORD: HangmanState.Action
+    CHOOSE_LETTER: HangmanState.Action
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_WORD_FIELD_NUMBER: _ClassVar[int]
+    ASKED_FIELD_NUMBER: _ClassVar[int]
+    OWN_PATTERN_FIELD_NUMBER: _ClassVar[int]
+    action: HangmanState.Action
+    opponent_word: str
+    asked: str
+    own_pattern: str
+    def __init__(self, action: _Optional[_Union[HangmanState.Action, str]] = ..., opponent_word: _Optional[str] = ..., asked: _Optional[str] = ..., own_pattern: _Optional[str] = ...) -> None: ...
+
 class SampleMoveRequest(_message.Message):
-    __slots__ = ("variant", "strategy", "game_seed", "want_distribution", "jotto", "dudo")
+    __slots__ = ("variant", "strategy", "game_seed", "want_distribution", "jotto", "guesswho", "hangman", "dudo")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     STRATEGY_FIELD_NUMBER: _ClassVar[int]
     GAME_SEED_FIELD_NUMBER: _ClassVar[int]
     WANT_DISTRIBUTION_FIELD_NUMBER: _ClassVar[int]
     JOTTO_FIELD_NUMBER: _ClassVar[int]
+    GUESSWHO_FIELD_NUMBER: _ClassVar[int]
+    HANGMAN_FIELD_NUMBER: _ClassVar[int]
     DUDO_FIELD_NUMBER: _ClassVar[int]
     variant: str
     strategy: str
     game_seed: int
     want_distribution: bool
     jotto: JottoState
+    guesswho: GuessWhoState
+    hangman: HangmanState
     dudo: DudoState
-    def __init__(self, variant: _Optional[str] = ..., strategy: _Optional[str] = ..., game_seed: _Optional[int] = ..., want_distribution: _Optional[bool] = ..., jotto: _Optional[_Union[JottoState, _Mapping]] = ..., dudo: _Optional[_Union[DudoState, _Mapping]] = ...) -> None: ...
+    def __init__(self, variant: _Optional[str] = ..., strategy: _Optional[str] = ..., game_seed: _Optional[int] = ..., want_distribution: _Optional[bool] = ..., jotto: _Optional[_Union[JottoState, _Mapping]] = ..., guesswho: _Optional[_Union[GuessWhoState, _Mapping]] = ..., hangman: _Optional[_Union[HangmanState, _Mapping]] = ..., dudo: _Optional[_Union[DudoState, _Mapping]] = ...) -> None: ...
 
 class MoveProbability(_message.Message):
     __slots__ = ("move", "probability")
