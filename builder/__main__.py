@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
     args = ap.parse_args(argv)
     from builder.dudo import DudoParams, build_dudo_store
+    from builder.guesswho import GuessWhoParams, build_guesswho_store
+    from builder.hangman import HangmanParams, build_hangman_store
     from builder.jotto import build_jotto_store
 
     for item in args.list:
@@ -56,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
             plan[v] = PROFILES["default"].get(v) or next(iter(PROFILES["default"].values()))
     if args.variant:
         plan = {v: p for v, p in plan.items() if v in args.variant}
-    have = {**current_stores(args.root, "jotto"), **current_stores(args.root, "dudo")}
+    have = {**current_stores(args.root, "jotto"), **current_stores(args.root, "dudo"),
+            **current_stores(args.root, "guesswho"), **current_stores(args.root, "hangman")}
     if args.missing_only:
         plan = {v: p for v, p in plan.items() if v not in have}
     if not plan:
@@ -67,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         if isinstance(params, DudoParams):
             path = build_dudo_store(params, args.root)
+        elif isinstance(params, GuessWhoParams):
+            path = build_guesswho_store(params, args.root)
+        elif isinstance(params, HangmanParams):
+            path = build_hangman_store(params, args.root)
         else:
             path = build_jotto_store(variant, params, args.root)
         summary.append((variant, time.perf_counter() - t0, path))

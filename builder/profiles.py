@@ -22,4 +22,13 @@ FULL = {
 }
 DEFAULT[DUDO_DEFAULT.variant] = DUDO_DEFAULT
 FULL[DUDO_FULL.variant] = DUDO_FULL
+# Guess Who (exact DP + a tuned parametric policy) and Symmetric Hangman (word lengths 4..8)
+from builder.guesswho import GuessWhoParams  # noqa: E402
+from builder.hangman import HangmanParams  # noqa: E402
+
+DEFAULT["guesswho-24"] = GuessWhoParams(24, budget=100_000)
+FULL["guesswho-24"] = GuessWhoParams(24, budget=300_000)
+DEFAULT["hangman-en_US50-5"] = HangmanParams(5, eval_games=100)
+for _L in range(4, 9):
+    FULL[f"hangman-en_US50-{_L}"] = HangmanParams(_L, eval_games=1000)
 PROFILES = {"default": DEFAULT, "full": FULL}

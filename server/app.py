@@ -24,8 +24,13 @@ from games.storage import Store, StoreError, current_stores
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server import metrics
-from server.backends import GAMES, backend_for
+from server.backends import GAMES, backend_for, register
+from server.guesswho_backend import GuessWhoBackend
+from server.hangman_backend import HangmanBackend
 from server.jotto_backend import BadRequest, DeadlineExceeded, JottoBackend, quote
+
+register("guesswho", GuessWhoBackend)
+register("hangman", HangmanBackend)
 
 log = logging.getLogger("gamestrategy.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameStrategy"].full_name

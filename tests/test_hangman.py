@@ -102,10 +102,21 @@ def test_seed_word_criteria():
 
 def test_players_play_whole_games_reproducibly():
     game = HangmanGame(4)
-    ours = Player(HardWords(sample=8), ScoredLetters())
+    ours = Player(HardWords(), ScoredLetters())
     seed = Player(SeedWords(), SeedLetters())
     r1 = [game.play(ours, seed, np.random.Generator(np.random.PCG64(i))) for i in range(6)]
     r2 = [game.play(ours, seed, np.random.Generator(np.random.PCG64(i))) for i in range(6)]
     assert r1 == r2 and all(x in (0.0, 0.5, 1.0) for x in r1)
     uni = Player(UniformWords(), SeedLetters())
     assert game.play(uni, uni, np.random.Generator(np.random.PCG64(1))) in (0.0, 0.5, 1.0)
+
+
+def test_solo_decision_tree_matches_games_played_one_by_one():
+    from games.hangman.game import lexicon
+    from games.hangman.strategies import solo_asks, solo_table
+
+    lex = Lexicon(lexicon("en_US50", 4).words[:400], name="first400")
+    t = solo_table(lex)
+    for i in range(0, 400, 7):
+        assert tuple(t[i]) == solo_asks(lex, i)
+    assert tuple(solo_table(tiny_lexicon())[tiny_lexicon().index["vorst"]]) == solo_asks(tiny_lexicon(), 5)

@@ -49,14 +49,20 @@ def resolve(gname: str, sname: str):
 
 
 def optimiser_problem(name: str):
-    """Tune the scored letter rule (seed-criteria words on both sides) against the seed player."""
+    """Tune our letter rule (with our word choice) against the seed's player (the baseline)."""
     from games.optimisers import Problem
 
     game = game_for(name)
-    return Problem(name, game, hs.SCORED_BOUNDS,
-                   lambda th: hs.Player(hs.SeedWords(), hs.ScoredLetters(tuple(th)), name="scored=" + ",".join(f"{x:.3g}" for x in th)),
-                   hs.seed_player())
+    return Problem(name, game, hs.SCORED_BOUNDS, _Make(), hs.seed_player())
+
+
+class _Make:
+    """theta -> our player with that letter rule (picklable, unlike a lambda)."""
+
+    def __call__(self, th):
+        return hs.Player(hs.HardWords(), hs.ScoredLetters(tuple(float(x) for x in th)),
+                         name="ours(" + ",".join(f"{x:.3g}" for x in th) + ")")
 
 
 def references(name: str) -> dict:
-    return {"seed": hs.seed_player(), "seedwords+scored": hs.Player(hs.SeedWords(), hs.ScoredLetters(), name="seedwords+scored")}
+    return {"seed": hs.seed_player(), "ours-default": hs.our_player()}

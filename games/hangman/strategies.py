@@ -26,8 +26,9 @@ Ours:
   is the number of letters the opponent still needs; letters that would complete only the opponent's
   word are never asked while another exists; with one possible world left it asks my word's letters,
   those absent from the opponent's word first.
-* :class:`HardWords` - search over candidate words: among ``sample`` random words, the one a reference
-  guesser (the seed's rule, playing alone) needs most asks for (then most misses).
+* :class:`HardWords` - search over candidate words: every word is scored by the asks (then misses)
+  the seed's rule needs alone on it (its whole decision tree, :func:`solo_table`); a word is drawn
+  uniformly from the hardest 2%.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from games.hangman.game import ALPHABET, Lexicon, State, View, letter_stats
+from games.hangman.game import ALPHABET, Lexicon, State, View, entropy, letter_stats
 
 ROUND = 12  # entropies equal to 1e-12 are tied
 
@@ -157,20 +158,63 @@ def solo_asks(lex: Lexicon, word: int, letter_rule=None) -> tuple[int, int]:
     return asks, misses
 
 
+_SOLO: dict[tuple, np.ndarray] = {}
+
+
+def solo_table(lex: Lexicon) -> np.ndarray:
+    """``(N, 2)`` int array: for every word, the (asks, misses) the seed's rule needs alone on it.
+
+    Alone, the opponent's possible worlds are the player's own, so the rule is step 4 (highest entropy,
+    then frequency, then alphabetical) until one world is left, then the word's remaining letters.
+    Computed once per lexicon as the rule's decision tree (each node's candidates split by the positions
+    of the asked letter); :func:`solo_asks` plays the same games one by one (the test compares them).
+    """
+    key = (lex.name, hash(tuple(lex.words)))
+    if key in _SOLO:
+        return _SOLO[key]
+    out = np.zeros((len(lex), 2), dtype=np.int32)
+    codes, presence, counts = lex.codes, lex.presence, lex.counts
+    stack = [(np.arange(len(lex)), np.zeros(26, dtype=bool), 0, 0)]
+    while stack:
+        cands, guessed, asks, misses = stack.pop()
+        if len(cands) == 1:
+            w = int(cands[0])
+            out[w] = (asks + int((presence[w] & ~guessed).sum()), misses)
+            continue
+        n = len(cands)
+        p = presence[cands].sum(axis=0) / n
+        h = np.round(entropy(p), ROUND)
+        freq = counts[cands].sum(axis=0)
+        c = min(np.flatnonzero(~guessed), key=lambda x: (-h[x], -freq[x], x))
+        g2 = guessed.copy()
+        g2[c] = True
+        keys = ((codes[cands] == c).astype(np.int64) << np.arange(lex.length)).sum(axis=1)
+        for kv in np.unique(keys):
+            sub = cands[keys == kv]
+            stack.append((sub, g2, asks + 1, misses + (kv == 0)))
+    _SOLO[key] = out
+    return out
+
+
+def hard_subset(lex: Lexicon, top: float = 0.02) -> np.ndarray:
+    """The hardest words for the seed's guesser playing alone: every word whose (asks, misses) is at
+    least that of the word at the ``top`` quantile of the ranking (ties included)."""
+    t = solo_table(lex)
+    order = np.lexsort((-t[:, 1], -t[:, 0]))  # most asks first, then most misses
+    k = max(1, int(round(top * len(lex))))
+    cut = tuple(t[order[k - 1]])
+    return np.flatnonzero([(a, m) >= cut for a, m in t])
+
+
 @dataclass(frozen=True)
 class HardWords:
-    """Search over candidate words: the hardest of ``sample`` random words for the seed's guesser alone."""
-    sample: int = 48
+    """Search over candidate words: uniform over the hardest ``top`` fraction for the seed's guesser."""
+    top: float = 0.02
     name: str = "hardwords"
 
     def choose_word(self, lex: Lexicon, rng) -> int:
-        cand = rng.choice(len(lex), size=min(self.sample, len(lex)), replace=False)
-        best, key = int(cand[0]), None
-        for w in cand:
-            k = solo_asks(lex, int(w))
-            if key is None or k > key:
-                best, key = int(w), k
-        return best
+        sub = hard_subset(lex, self.top)
+        return int(sub[rng.integers(len(sub))])
 
 
 # ------------------------------------------------------------------------------------ letter choosers

@@ -1,0 +1,71 @@
+"""Build a Symmetric Hangman store: the lexicon of one word length and what both served strategies need.
+
+Variant ``hangman-<source>-<L>`` (e.g. ``hangman-en_US50-5``). Arrays: ``codes`` (N, L) letter codes of
+the words (sorted), ``solo`` (N, 2) asks and misses the seed's guesser needs alone on each word (its
+decision tree), ``seed_words`` (the seed's four criteria) and ``hard_words`` (the hardest 2%, our word
+choice). The manifest holds the parameters of our letter rule and the score of ours against the seed's
+strategy over ``eval_games`` seeded games (seats alternated).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from games.hangman import strategies as hs
+from games.hangman.game import DEFAULT_SOURCE, MAX_MISSES, HangmanGame, lexicon
+from games.storage import StoreWriter, code_version
+
+GAME = "hangman"
+
+
+@dataclass(frozen=True)
+class HangmanParams:
+    length: int = 5
+    source: str = DEFAULT_SOURCE
+    max_misses: int = MAX_MISSES
+    theta: tuple[float, ...] = hs.SCORED_DEFAULT
+    eval_games: int = 200
+    seed: int = 1
+
+    @property
+    def variant(self) -> str:
+        return f"hangman-{self.source}-{self.length}"
+
+
+def build_hangman_store(params: HangmanParams, root: Path) -> Path:
+    from games.arena import play_games
+
+    lex = lexicon(params.source, params.length)
+    steps = tqdm(total=3, desc=params.variant, unit="stage")
+    solo = hs.solo_table(lex)
+    seed_words = hs.seed_word_subset(lex)
+    hard_words = hs.hard_subset(lex)
+    steps.update()
+    game = HangmanGame(params.length, params.source, params.max_misses)
+    ours = hs.Player(hs.HardWords(), hs.ScoredLetters(tuple(params.theta)), name="ours")
+    scores = play_games(game, ours, hs.seed_player(), params.seed, 0, params.eval_games) if params.eval_games else []
+    steps.update()
+    w = StoreWriter(root, GAME, params.variant)
+    try:
+        w.put_array("codes", lex.codes)
+        w.put_array("solo", solo)
+        w.put_array("seed_words", seed_words.astype(np.int32))
+        w.put_array("hard_words", hard_words.astype(np.int32))
+        s = np.asarray(scores, dtype=float)
+        figures = {"words": len(lex), "seed_words": len(seed_words), "hard_words": len(hard_words),
+                   "mean_solo_asks": float(solo[:, 0].mean())}
+        if len(s):
+            figures.update(ours_vs_seed=float(s.mean()), ours_vs_seed_games=len(s),
+                           ours_vs_seed_wins=int((s == 1).sum()), ours_vs_seed_draws=int((s == 0.5).sum()),
+                           ours_vs_seed_losses=int((s == 0).sum()))
+        manifest = dict(game=GAME, variant=params.variant, parameters=asdict(params), length=params.length,
+                        figures=figures, code_version=code_version())
+        steps.update()
+        steps.close()
+        return w.publish(manifest)
+    except BaseException:
+        w.abort()
+        raise
