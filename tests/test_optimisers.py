@@ -48,3 +48,13 @@ def test_seed_method_nash_mixture_is_a_distribution():
     A = np.asarray(run.extra["average"])
     assert run.best == tuple(run.extra["points"][int(np.argmax(A))])
     assert nash_strategy(p, run).members
+
+
+def test_hangman_problem_runs_reproducibly():
+    from games.optimisers import problem_by_name
+
+    p, refs = problem_by_name("hangman4")
+    assert set(refs) == {"seed", "ours-default"}
+    a = METHODS["approx_coevolution"](p, 60, seed=1, cap=20, population=2)
+    b = METHODS["approx_coevolution"](p, 60, seed=1, cap=20, population=2)
+    assert a.trajectory == b.trajectory and len(a.best) == p.dim

@@ -18,6 +18,8 @@ PAIRS = [
     ("hardwords+seedletters", "seed", "words only: hard-word search vs seed criteria, seed letters"),
     ("seedwords+seedletters", "uniform+seedletters", "word choice, seed guessers: seed criteria vs uniform"),
     ("seedwords+scored", "uniform+scored", "word choice, scored guessers: seed criteria vs uniform"),
+    ("ours", "seedwords+scored", "word choice, scored guessers: hard words vs seed criteria"),
+    ("ours", "uniform+seedletters", "ours vs seed letters with uniform words"),
 ]
 
 
