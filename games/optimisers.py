@@ -374,6 +374,8 @@ def main(argv=None) -> int:
     ap.add_argument("--eval-cap", type=int, default=20000)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", default="results/optimisers")
+    ap.add_argument("--cross-games", type=int, default=0,
+                    help="also play the methods' results against each other (Table III), this many games a pair")
     args = ap.parse_args(argv)
     problem, refs = problem_by_name(args.problem)
     strategies, runs = {}, {}
@@ -391,6 +393,23 @@ def main(argv=None) -> int:
                     workers=args.workers)
     table = format_table(problem, rows, refs)
     print(table)
+    if args.cross_games:
+        names = [m for m in strategies if m != "seeds-nash"]
+        lines = ["| row vs column | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        for a in names:
+            cells = []
+            for b in names:
+                if a == b:
+                    cells.append("0.5")
+                    continue
+                ex = _exact(problem, strategies[a], strategies[b])
+                sc = float(np.mean(play_games(problem.game, strategies[a], strategies[b], args.seed + 7, 0,
+                                              args.cross_games)))
+                cells.append(f"{sc:.3f}" + (f" (exact {ex:.3f})" if ex is not None else ""))
+            lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        cross = "\n".join(lines)
+        print(cross)
+        table += "\n\n" + cross
     Path(args.out, f"{problem.name}-table-{args.seed}.md").write_text(table + "\n")
     return 0
 
