@@ -11,6 +11,7 @@ CLI::
 
     python -m games.arena guesswho:optimal guesswho:bisection --delta 0.05 --cap 20000
     python -m games.arena hangman5:ours hangman5:seed --cap 4000 --workers 2
+    python -m games.arena jotto-en_US80-3-ganzfried:double_oracle jotto-en_US80-3-ganzfried:benchmark
     python -m games.arena --list
 """
 from __future__ import annotations
@@ -115,12 +116,73 @@ def mean_score(game, a, b, games: int, seed: int = 0, workers: int = 1) -> float
     return float(np.mean([x for f in futs for x in f.result()]))
 
 
+# ------------------------------------------------------------------------------ served Jotto strategies
+@dataclass(frozen=True)
+class JottoServed:
+    """A guesser strategy (and its hider) of a published Jotto store, by name ("" = the served one)."""
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class _Turn:
+    guess: str
+    jots: int
+
+
+_JOTTO: dict = {}
+
+
+@dataclass(frozen=True)
+class JottoStoreGame:
+    """Jotto between two served strategies of one store: each hides a word (its hider distribution) for
+    the other and guesses the other's word with its guesser; fewer guesses wins, equal is a draw. The store
+    is opened in each process on first use (LMDB never crosses a fork)."""
+    variant: str
+    root: str = ""
+    name: str = "jotto"
+
+    def backend(self):
+        key = (self.root, self.variant)
+        if key not in _JOTTO:
+            from games.storage import DEFAULT_ROOT, Store, current_stores
+            from server.jotto_backend import JottoBackend
+
+            root = self.root or os.environ.get("GAMESTRATEGY_STORES", str(DEFAULT_ROOT))
+            path = current_stores(root, "jotto").get(self.variant)
+            if path is None:
+                raise ValueError(f"no published Jotto store {self.variant!r} under {root}")
+            _JOTTO[key] = JottoBackend(Store(path))
+        return _JOTTO[key]
+
+    def _guesses(self, b, strategy: str, seed: int, secret: str) -> int:
+        history = []
+        j = b.dictionary.index(secret)
+        for n in range(1, 200):
+            mv = b.sample_guesser(strategy, seed, history, False).move
+            if mv == secret:
+                return n
+            history.append(_Turn(mv, int(b.oracle.C[b.dictionary.index(mv), j])))
+        raise RuntimeError("guesser did not finish")
+
+    def play(self, first, second, rng) -> float:
+        b = self.backend()
+        sa, sb = (int(x) for x in rng.integers(0, 2**62, size=2))
+        for_first = b.sample_hider(second.name, sb, False).move
+        for_second = b.sample_hider(first.name, sa, False).move
+        n1 = self._guesses(b, first.name, sa, for_first)
+        n2 = self._guesses(b, second.name, sb, for_second)
+        return 1.0 if n1 < n2 else 0.5 if n1 == n2 else 0.0
+
+
 # ------------------------------------------------------------------------------------------ registry
 def resolve(spec: str):
-    """``game:strategy`` -> (game, strategy). Games: guesswho[N], hangman<L> (e.g. hangman5)."""
+    """``game:strategy`` -> (game, strategy). Games: guesswho[N], hangman<L> (e.g. hangman5), and a
+    published Jotto store by variant name (``jotto-en_US80-3-ganzfried:fp``)."""
     if ":" not in spec:
         raise ValueError(f"{spec!r}: expected GAME:STRATEGY")
     gname, sname = spec.split(":", 1)
+    if gname.startswith("jotto-"):
+        return JottoStoreGame(gname), JottoServed("" if sname in ("", "served") else sname)
     if gname.startswith("guesswho"):
         from games.guesswho import game as gw
         n = int(gname[len("guesswho"):] or gw.N_DEFAULT)
@@ -152,7 +214,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.list or not (args.a and args.b):
         print("guesswho[N]:{bisection,optimal,random,random-parametric,nica,param=behind,shift,frac,pow2}")
-        print("hangman<L>[-<misses>]:{seed,ours,seed+uniform,ours+seedwords,...} (see games/hangman/arena.py)")
+        print("hangman<L>[m<misses>]:{seed,ours,<seedwords|uniform|hardwords>+<seedletters|scored|scored=a,b,k,d,e>}")
+        print("<jotto variant of a published store>:{served,double_oracle,fp,benchmark,beeler}")
         return 0 if args.list else 2
     game_a, a = resolve(args.a)
     game_b, b = resolve(args.b)
