@@ -10,7 +10,7 @@ from builder.dudo import DudoParams, decode_row, infoset_key, solve
 from games.dudo.game import round_reachable
 from games.dudo.infoset import infoset_id
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
-from games.jotto.strategy import seeded_rng
+from games.jotto.strategy import seeded_uniform
 from games.storage import Store, StoreError
 from server.jotto_backend import BadRequest, DeadlineExceeded, MoveResult
 
@@ -131,7 +131,7 @@ class DudoBackend:
             source = "live"
         p = np.maximum(probs, 0.0)
         p = p / p.sum()
-        k = int(np.searchsorted(np.cumsum(p), seeded_rng(request.game_seed, 100 + len(history)).random(),
+        k = int(np.searchsorted(np.cumsum(p), seeded_uniform(request.game_seed, 100 + len(history)),
                                 side="right"))
         k = min(k, len(p) - 1)
         total = own + opp

@@ -98,3 +98,16 @@ def test_corrupt_or_foreign_store_is_refused(tmp_path):
     env.close()
     with pytest.raises(StoreError, match="format version 999"):
         Store(old)
+
+
+def test_seeded_draws_follow_the_mixture_and_hider_weights(small_store):
+    _, path = small_store
+    b = JottoBackend(Store(path))
+    s = b.strategies["fp"]
+    n = 40_000
+    members = np.bincount([s.member_for_seed(seed) for seed in range(n)], minlength=s.size) / n
+    assert np.abs(members - s.weights / s.weights.sum()).max() < 4 * np.sqrt(s.weights.max() / n) + 1e-9
+    words = np.bincount([s.hider_word(seed) for seed in range(n)], minlength=len(s.hider)) / n
+    h = s.hider / s.hider.sum()
+    assert np.abs(words - h).max() < 4 * np.sqrt(h.max() / n)
+    assert [s.member_for_seed(7)] * 3 == [s.member_for_seed(7) for _ in range(3)]
