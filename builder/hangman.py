@@ -1,9 +1,9 @@
 """Build a Symmetric Hangman store: the lexicon of one word length and what both served strategies need.
 
 Variant ``hangman-<source>-<L>`` (e.g. ``hangman-en_US50-5``). Arrays: ``codes`` (N, L) letter codes of
-the words (sorted), ``solo`` (N, 2) asks and misses the seed's guesser needs alone on each word (its
-decision tree), ``seed_words`` (the seed's four criteria) and ``hard_words`` (the hardest 2%, our word
-choice). The manifest holds the parameters of our letter rule and the score of ours against the seed's
+the words (sorted), ``solo`` / ``solo_scored`` (N, 2) asks and misses the seed's guesser / our guesser
+needs alone on each word (their decision trees), ``seed_words`` (the seed's four criteria) and
+``hard_words`` (the 2% hardest for both, our word choice). The manifest holds the parameters of our letter rule and the score of ours against the seed's
 strategy over ``eval_games`` seeded games (seats alternated).
 """
 from __future__ import annotations
@@ -41,6 +41,7 @@ def build_hangman_store(params: HangmanParams, root: Path) -> Path:
     lex = lexicon(params.source, params.length)
     steps = tqdm(total=3, desc=params.variant, unit="stage")
     solo = hs.solo_table(lex)
+    solo_scored = hs.solo_table(lex, "scored")
     seed_words = hs.seed_word_subset(lex)
     hard_words = hs.hard_subset(lex)
     steps.update()
@@ -52,11 +53,13 @@ def build_hangman_store(params: HangmanParams, root: Path) -> Path:
     try:
         w.put_array("codes", lex.codes)
         w.put_array("solo", solo)
+        w.put_array("solo_scored", solo_scored)
         w.put_array("seed_words", seed_words.astype(np.int32))
         w.put_array("hard_words", hard_words.astype(np.int32))
         s = np.asarray(scores, dtype=float)
         figures = {"words": len(lex), "seed_words": len(seed_words), "hard_words": len(hard_words),
-                   "mean_solo_asks": float(solo[:, 0].mean())}
+                   "mean_solo_asks": float(solo[:, 0].mean()),
+                   "mean_solo_asks_scored": float(solo_scored[:, 0].mean())}
         if len(s):
             figures.update(ours_vs_seed=float(s.mean()), ours_vs_seed_games=len(s),
                            ours_vs_seed_wins=int((s == 1).sum()), ours_vs_seed_draws=int((s == 0.5).sum()),

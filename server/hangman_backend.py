@@ -11,7 +11,7 @@ from protos import gamestrategy_pb2 as pb
 from server.jotto_backend import BadRequest, MoveResult, quote
 
 DESCRIPTIONS = {
-    "ours": "word: uniform over the hardest 2% for the seed's guesser; letter: scored rule (probability in my "
+    "ours": "word: uniform over the 2% hardest for both guessers alone; letter: scored rule (probability in my "
             "word, my entropy, sparing the opponent's letters)",
     "seed": "Saija & Henken: word by the four criteria, letter by entropy for self vs opponent",
 }

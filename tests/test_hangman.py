@@ -120,3 +120,22 @@ def test_solo_decision_tree_matches_games_played_one_by_one():
     for i in range(0, 400, 7):
         assert tuple(t[i]) == solo_asks(lex, i)
     assert tuple(solo_table(tiny_lexicon())[tiny_lexicon().index["vorst"]]) == solo_asks(tiny_lexicon(), 5)
+
+
+def test_scored_solo_tree_matches_games_played_one_by_one():
+    from games.hangman.game import entropy, letter_stats, lexicon
+    from games.hangman.strategies import SCORED_DEFAULT, solo_asks, solo_table
+
+    a, _, _, _, e = SCORED_DEFAULT
+
+    def rule(v):
+        p, h, _ = letter_stats(v.lex, v.my_cands)
+        if len(v.my_cands) == 1:
+            return int(next(c for c in v.unguessed if v.lex.presence[v.my_cands[0], c]))
+        sc = p ** e + a * np.round(entropy(p), 12)
+        return int(max(v.unguessed, key=lambda c: (sc[c], -c)))
+
+    lex = Lexicon(lexicon("en_US50", 5).words[:500], name="first500")
+    t = solo_table(lex, "scored")
+    for i in range(0, 500, 11):
+        assert tuple(t[i]) == solo_asks(lex, i, rule)

@@ -27,8 +27,8 @@ Ours:
   word are never asked while another exists; with one possible world left it asks my word's letters,
   those absent from the opponent's word first.
 * :class:`HardWords` - search over candidate words: every word is scored by the asks (then misses)
-  the seed's rule needs alone on it (its whole decision tree, :func:`solo_table`); a word is drawn
-  uniformly from the hardest 2%.
+  the seed's rule and our rule need alone on it (their whole decision trees, :func:`solo_table`), the
+  smaller of the two counting; a word is drawn uniformly from the hardest 2%.
 """
 from __future__ import annotations
 
@@ -161,17 +161,31 @@ def solo_asks(lex: Lexicon, word: int, letter_rule=None) -> tuple[int, int]:
 _SOLO: dict[tuple, np.ndarray] = {}
 
 
-def solo_table(lex: Lexicon) -> np.ndarray:
-    """``(N, 2)`` int array: for every word, the (asks, misses) the seed's rule needs alone on it.
+def _seed_solo_letter(h, freq, unguessed, p, theta):
+    return min(unguessed, key=lambda x: (-h[x], -freq[x], x))
 
-    Alone, the opponent's possible worlds are the player's own, so the rule is step 4 (highest entropy,
-    then frequency, then alphabetical) until one world is left, then the word's remaining letters.
-    Computed once per lexicon as the rule's decision tree (each node's candidates split by the positions
-    of the asked letter); :func:`solo_asks` plays the same games one by one (the test compares them).
+
+def _scored_solo_letter(h, freq, unguessed, p, theta):
+    a, _, _, _, e = theta
+    sc = p ** e + a * h
+    return max(unguessed, key=lambda x: (sc[x], -x))
+
+
+def solo_table(lex: Lexicon, rule: str = "seed", theta: tuple[float, ...] = None) -> np.ndarray:
+    """``(N, 2)`` int array: for every word, the (asks, misses) a guesser needs alone on it.
+
+    ``rule="seed"``: the seed's rule; alone, the opponent's possible worlds are the player's own, so it
+    is step 4 (highest entropy, then frequency, then alphabetical) until one world is left, then the
+    word's remaining letters. ``rule="scored"``: our rule without its opponent terms
+    (``p ** e + a * H``, default parameters). Computed once per lexicon as the rule's decision tree (each
+    node's candidates split by the positions of the asked letter); :func:`solo_asks` plays the same
+    games one by one (the test compares them).
     """
-    key = (lex.name, hash(tuple(lex.words)))
+    theta = tuple(SCORED_DEFAULT if theta is None else theta)
+    key = (lex.name, hash(tuple(lex.words)), rule, theta)
     if key in _SOLO:
         return _SOLO[key]
+    pick = {"seed": _seed_solo_letter, "scored": _scored_solo_letter}[rule]
     out = np.zeros((len(lex), 2), dtype=np.int32)
     codes, presence, counts = lex.codes, lex.presence, lex.counts
     stack = [(np.arange(len(lex)), np.zeros(26, dtype=bool), 0, 0)]
@@ -185,7 +199,7 @@ def solo_table(lex: Lexicon) -> np.ndarray:
         p = presence[cands].sum(axis=0) / n
         h = np.round(entropy(p), ROUND)
         freq = counts[cands].sum(axis=0)
-        c = min(np.flatnonzero(~guessed), key=lambda x: (-h[x], -freq[x], x))
+        c = pick(h, freq, np.flatnonzero(~guessed), p, theta)
         g2 = guessed.copy()
         g2[c] = True
         keys = ((codes[cands] == c).astype(np.int64) << np.arange(lex.length)).sum(axis=1)
@@ -197,18 +211,20 @@ def solo_table(lex: Lexicon) -> np.ndarray:
 
 
 def hard_subset(lex: Lexicon, top: float = 0.02) -> np.ndarray:
-    """The hardest words for the seed's guesser playing alone: every word whose (asks, misses) is at
-    least that of the word at the ``top`` quantile of the ranking (ties included)."""
-    t = solo_table(lex)
-    order = np.lexsort((-t[:, 1], -t[:, 0]))  # most asks first, then most misses
+    """The words hardest for both guessers alone: ranked by the smaller of the asks the seed's rule and
+    our scored rule need (then the smaller of their misses); every word at least as hard as the one at
+    the ``top`` quantile (ties included)."""
+    t1, t2 = solo_table(lex, "seed"), solo_table(lex, "scored")
+    asks, misses = np.minimum(t1[:, 0], t2[:, 0]), np.minimum(t1[:, 1], t2[:, 1])
+    order = np.lexsort((-misses, -asks))
     k = max(1, int(round(top * len(lex))))
-    cut = tuple(t[order[k - 1]])
-    return np.flatnonzero([(a, m) >= cut for a, m in t])
+    cut = (asks[order[k - 1]], misses[order[k - 1]])
+    return np.flatnonzero([(a, m) >= cut for a, m in zip(asks, misses)])
 
 
 @dataclass(frozen=True)
 class HardWords:
-    """Search over candidate words: uniform over the hardest ``top`` fraction for the seed's guesser."""
+    """Search over candidate words: uniform over the ``top`` fraction hardest for both guessers."""
     top: float = 0.02
     name: str = "hardwords"
 
