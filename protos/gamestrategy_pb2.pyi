@@ -58,7 +58,7 @@ class JottoTurn(_message.Message):
     def __init__(self, guess: _Optional[str] = ..., jots: _Optional[int] = ...) -> None: ...
 
 class JottoState(_message.Message):
-    __slots__ = ("role", "history")
+    __slots__ = ("role", "history", "common_secret")
     class Role(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         ROLE_UNSPECIFIED: _ClassVar[JottoState.Role]
@@ -69,9 +69,11 @@ class JottoState(_message.Message):
     GUESSER: JottoState.Role
     ROLE_FIELD_NUMBER: _ClassVar[int]
     HISTORY_FIELD_NUMBER: _ClassVar[int]
+    COMMON_SECRET_FIELD_NUMBER: _ClassVar[int]
     role: JottoState.Role
     history: _containers.RepeatedCompositeFieldContainer[JottoTurn]
-    def __init__(self, role: _Optional[_Union[JottoState.Role, str]] = ..., history: _Optional[_Iterable[_Union[JottoTurn, _Mapping]]] = ...) -> None: ...
+    common_secret: bool
+    def __init__(self, role: _Optional[_Union[JottoState.Role, str]] = ..., history: _Optional[_Iterable[_Union[JottoTurn, _Mapping]]] = ..., common_secret: _Optional[bool] = ...) -> None: ...
 
 class DudoClaim(_message.Message):
     __slots__ = ("count", "face")
@@ -260,3 +262,23 @@ class SampleMovesReply(_message.Message):
     RESULTS_FIELD_NUMBER: _ClassVar[int]
     results: _containers.RepeatedCompositeFieldContainer[SampleMoveResult]
     def __init__(self, results: _Optional[_Iterable[_Union[SampleMoveResult, _Mapping]]] = ...) -> None: ...
+
+class GetWordsRequest(_message.Message):
+    __slots__ = ("variant",)
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    def __init__(self, variant: _Optional[str] = ...) -> None: ...
+
+class GetWordsReply(_message.Message):
+    __slots__ = ("variant", "words", "common", "word_length", "store_version")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    WORDS_FIELD_NUMBER: _ClassVar[int]
+    COMMON_FIELD_NUMBER: _ClassVar[int]
+    WORD_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    STORE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    words: _containers.RepeatedScalarFieldContainer[str]
+    common: _containers.RepeatedScalarFieldContainer[bool]
+    word_length: int
+    store_version: str
+    def __init__(self, variant: _Optional[str] = ..., words: _Optional[_Iterable[str]] = ..., common: _Optional[_Iterable[bool]] = ..., word_length: _Optional[int] = ..., store_version: _Optional[str] = ...) -> None: ...

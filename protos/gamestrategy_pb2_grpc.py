@@ -54,6 +54,11 @@ class GameStrategyStub:
                 request_serializer=protos_dot_gamestrategy__pb2.SampleMovesRequest.SerializeToString,
                 response_deserializer=protos_dot_gamestrategy__pb2.SampleMovesReply.FromString,
                 _registered_method=True)
+        self.GetWords = channel.unary_unary(
+                '/gamestrategy.v1.GameStrategy/GetWords',
+                request_serializer=protos_dot_gamestrategy__pb2.GetWordsRequest.SerializeToString,
+                response_deserializer=protos_dot_gamestrategy__pb2.GetWordsReply.FromString,
+                _registered_method=True)
 
 
 class GameStrategyServicer:
@@ -88,6 +93,14 @@ class GameStrategyServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetWords(self, request, context):
+        """The word list of a Jotto variant with Beeler's common/uncommon bit (a client checks words, computes
+        jots and the words still possible from it).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameStrategyServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -110,6 +123,11 @@ def add_GameStrategyServicer_to_server(servicer, server):
                     servicer.SampleMoves,
                     request_deserializer=protos_dot_gamestrategy__pb2.SampleMovesRequest.FromString,
                     response_serializer=protos_dot_gamestrategy__pb2.SampleMovesReply.SerializeToString,
+            ),
+            'GetWords': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWords,
+                    request_deserializer=protos_dot_gamestrategy__pb2.GetWordsRequest.FromString,
+                    response_serializer=protos_dot_gamestrategy__pb2.GetWordsReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -220,6 +238,33 @@ class GameStrategy:
             '/gamestrategy.v1.GameStrategy/SampleMoves',
             protos_dot_gamestrategy__pb2.SampleMovesRequest.SerializeToString,
             protos_dot_gamestrategy__pb2.SampleMovesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWords(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamestrategy.v1.GameStrategy/GetWords',
+            protos_dot_gamestrategy__pb2.GetWordsRequest.SerializeToString,
+            protos_dot_gamestrategy__pb2.GetWordsReply.FromString,
             options,
             channel_credentials,
             insecure,

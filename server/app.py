@@ -312,6 +312,19 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
                 res.code, res.message = e.code.value[0], e.message
         return out
 
+    def GetWords(self, request, context):
+        try:
+            if not request.variant:
+                raise BadRequest("request names no variant")
+            with self.registry.acquire(request.variant) as b:
+                if not hasattr(b, "get_words"):
+                    raise BadRequest(f"{request.variant} is a {b.game} variant; GetWords serves Jotto variants")
+                out = pb.GetWordsReply(variant=request.variant, store_version=b.version)
+                b.get_words(out)
+                return out
+        except BadRequest as e:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+
     def GetStats(self, request, context):
         out = pb.GetStatsReply()
         if request.variant:

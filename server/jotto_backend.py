@@ -10,7 +10,7 @@ import numpy as np
 
 from games.jotto.dictionary import Variant, dictionary_from_words
 from games.jotto.oracle import ENTROPY, GBR, JottoOracle, state_key
-from games.jotto.strategy import GuesserStrategy, decode_book_value
+from games.jotto.strategy import GuesserStrategy, decode_book_value, seeded_uniform
 from games.storage import Store, StoreError
 
 KINDS = {"gbr": GBR, "entropy": ENTROPY}
@@ -148,10 +148,23 @@ class JottoBackend:
         return out, all_book
 
     # ------------------------------------------------------------------ requests
-    def sample_hider(self, strategy: str, seed: int, want_distribution: bool) -> MoveResult:
+    def sample_hider(self, strategy: str, seed: int, want_distribution: bool, common_only: bool = False) -> MoveResult:
         s = self.strategy(strategy)
-        w = s.hider_word(seed)
-        h = s.hider / s.hider.sum()
+        if common_only:  # Beeler: never an uncommon secret; the hider restricted to common words, renormalised
+            common = np.asarray(self.dictionary.common, dtype=bool)
+            if not common.any():
+                raise BadRequest(f"{self.variant} has no common word to hide")
+            h = np.where(common, s.hider, 0.0)
+            if h.sum() <= 0:
+                h = common.astype(np.float64)
+            h = h / h.sum()
+            cum = np.cumsum(h)
+            w = min(int(np.searchsorted(cum, seeded_uniform(seed, 1) * cum[-1], side="right")), len(cum) - 1)
+            while not common[w]:  # rounding at the top end of the cumulative sum
+                w -= 1
+        else:
+            w = s.hider_word(seed)
+            h = s.hider / s.hider.sum()
         dist = []
         if want_distribution:
             order = np.argsort(-h, kind="stable")
@@ -224,11 +237,18 @@ class JottoBackend:
         if st.role == pb.JottoState.HIDER:
             if len(st.history):
                 raise BadRequest("the hider role takes no history")
-            return self.sample_hider(request.strategy, request.game_seed, request.want_distribution)
+            return self.sample_hider(request.strategy, request.game_seed, request.want_distribution,
+                                     st.common_secret)
         if st.role == pb.JottoState.GUESSER:
             return self.sample_guesser(request.strategy, request.game_seed, st.history, request.want_distribution,
                                        deadline)
         raise BadRequest("jotto.role must be HIDER or GUESSER")
+
+    def get_words(self, reply) -> None:
+        """GetWords: the dictionary in order with its common bit."""
+        reply.words.extend(self.dictionary.words)
+        reply.common.extend(bool(c) for c in self.dictionary.common)
+        reply.word_length = self.dictionary.length
 
     def variant_info(self, v) -> None:
         v.words, v.word_length, v.dictionary_sha256 = self.oracle.D, self.dictionary.length, self.dictionary.sha256

@@ -1,0 +1,100 @@
+"""gamestrategy-play: play Jotto, Dudo or Symmetric Hangman against the service in a terminal.
+
+  python -m clients.play jotto   [--variant V] [--level equilibrium|beeler|benchmark] [--seed N]
+  python -m clients.play dudo    [--variant V] [--seed N]
+  python -m clients.play hangman [--variant V] [--level ours|seed] [--seed N]
+
+Only the public gRPC API is used (ListVariants, GetWords, SampleMove); the client referees (rolls the
+dice, counts jots, reveals letters). Ctrl-C or end of input leaves at any prompt.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+
+import grpc
+
+from clients.client import GameStrategyClient
+from clients.play.service import NoVariant, Service
+from clients.play.ui import UI, Quit
+
+GAMES = ("jotto", "dudo", "hangman")
+
+
+def _args(argv):
+    ap = argparse.ArgumentParser(prog="gamestrategy-play", description="play a game against the game-strategy service")
+    ap.add_argument("game", choices=GAMES)
+    ap.add_argument("--target", default=f"{os.environ.get('GAMESTRATEGY_HOST', '127.0.0.1')}:"
+                                        f"{os.environ.get('GAMESTRATEGY_PORT', '50051')}",
+                    help="address of the service (default 127.0.0.1:50051)")
+    ap.add_argument("--variant", help="a served variant (default: the 5-letter Jotto / Hangman, the Dudo store)")
+    ap.add_argument("--level", help="jotto: equilibrium (the served strategy), beeler, benchmark; "
+                                    "hangman: ours, seed (default: equilibrium / ours)")
+    ap.add_argument("--seed", type=int, help="fixes the service's secrets, draws and dice (default: random)")
+    ap.add_argument("--no-color", action="store_true", help="no colour even on a terminal (also: NO_COLOR)")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
+    ap.add_argument("--token-file", help="bearer token for a service that requires one")
+    args = ap.parse_args(argv)
+    levels = {"jotto": ("equilibrium", "beeler", "benchmark"), "hangman": ("ours", "seed"), "dudo": ("equilibrium",)}
+    if args.level is None:
+        args.level = levels[args.game][0]
+    elif args.level not in levels[args.game]:
+        ap.error(f"--level for {args.game}: one of {', '.join(levels[args.game])}")
+    if args.seed is None:
+        args.seed = random.SystemRandom().randrange(1 << 31)
+    elif args.seed < 0:
+        ap.error("--seed is a whole number >= 0")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _args(argv)
+    ui = UI(color=not args.no_color)
+    token = open(args.token_file).read().strip() if args.token_file else None
+    client = GameStrategyClient(args.target, args.timeout, token=token)
+    service = Service(client)
+    try:
+        if args.game == "jotto":
+            from clients.play.jotto import LEVELS, Jotto
+
+            v = service.choose_variant("jotto", args.variant, ["jotto-en_US80-5-ganzfried"])
+            strategies = {s.name for s in v.strategies}
+            if LEVELS[args.level] and LEVELS[args.level] not in strategies:
+                ui.error(f"{v.variant} has no {args.level} strategy (it has {', '.join(sorted(strategies))}).")
+                return 2
+            Jotto(ui, service, v.variant, args.level, args.seed).run()
+        elif args.game == "dudo":
+            from clients.play.dudo import Dudo
+
+            v = service.choose_variant("dudo", args.variant, ["dudo-m3-2dice"])
+            Dudo(ui, service, v.variant, args.seed).run()
+        else:
+            from clients.play.hangman import Hangman
+
+            v = service.choose_variant("hangman", args.variant, ["hangman-en_US50-5"])
+            Hangman(ui, service, v.variant, v.word_length, args.level, args.seed).run()
+        ui.say("Bye.")
+        return 0
+    except NoVariant as e:
+        ui.error(str(e))
+        return 2
+    except Quit:
+        ui.say("Bye.")
+        return 0
+    except EOFError:
+        ui.say("\nBye.")
+        return 0
+    except KeyboardInterrupt:
+        ui.say("\nInterrupted. Bye.")
+        return 130
+    except grpc.RpcError as e:
+        ui.error(f"the service at {args.target} answered {e.code().name}: {e.details()}")
+        return 1
+    finally:
+        client.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

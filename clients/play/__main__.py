@@ -1,0 +1,5 @@
+import sys
+
+from clients.play import main
+
+sys.exit(main())

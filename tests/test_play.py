@@ -1,0 +1,437 @@
+"""The terminal client (clients/play) driven as a person would, in a pseudo-terminal, against a real server.
+
+Small stores are built once for the module (Jotto 3 letters, Dudo up to 2 dice, Hangman 4 letters) and a
+server is started on 127.0.0.1 port 0; each test spawns `python -m clients.play` under pexpect and answers
+its prompts. Seeds are fixed, so every game is the same on every run.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import grpc
+import pexpect
+import pytest
+
+from clients.client import GameStrategyClient
+from protos import gamestrategy_pb2 as pb
+
+ROOT = Path(__file__).resolve().parent.parent
+J3, DUDO, HM = "jotto-en_US80-3-ganzfried", "dudo-m3-2dice", "hangman-en_US50-4"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def jots(a: str, b: str) -> int:
+    return sum((Counter(a) & Counter(b)).values())
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from builder.dudo import DudoParams, build_dudo_store
+    from builder.hangman import HangmanParams, build_hangman_store
+    from builder.jotto import JottoParams, build_jotto_store
+    from server.app import build_server, load_backends, warm
+
+    root = tmp_path_factory.mktemp("playstores")
+    build_jotto_store(J3, JottoParams(fp_iterations=10, do_iterations=2, book_threshold=60), root)
+    build_dudo_store(DudoParams(max_dice=2, iterations=100, exact_br_total=0), root)
+    build_hangman_store(HangmanParams(4, eval_games=4), root)
+    backends = load_backends(root)
+    warm(backends)
+    srv, port = build_server(backends, "127.0.0.1:0")
+    srv.start()
+    client = GameStrategyClient(f"127.0.0.1:{port}", timeout=30)
+    yield port, client, backends
+    client.close()
+    srv.stop(0).wait()
+
+
+@pytest.fixture(scope="module")
+def words(server):
+    _, client, _ = server
+    r = client.stub.GetWords(pb.GetWordsRequest(variant=J3), timeout=30)
+    return list(r.words), list(r.common)
+
+
+def spawn(port: int, *args: str, color: bool = False) -> pexpect.spawn:
+    env = dict(os.environ, PYTHONUNBUFFERED="1", COLUMNS="100", LINES="40")
+    env.pop("NO_COLOR", None)
+    cmd = [sys.executable, "-m", "clients.play", *args, "--target", f"127.0.0.1:{port}"]
+    if not color:
+        cmd.append("--no-color")
+    c = pexpect.spawn(cmd[0], cmd[1:], cwd=str(ROOT), env=env, encoding="utf-8", timeout=30,
+                      dimensions=(40, 100))
+    c.transcript = []
+    c.logfile_read = _Log(c.transcript)
+    return c
+
+
+class _Log:
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, s):
+        self.out.append(s)
+
+    def flush(self):
+        pass
+
+
+def text(c) -> str:
+    return ANSI.sub("", "".join(c.transcript)).replace("\r\n", "\n")
+
+
+def finish(c, code: int = 0) -> str:
+    c.expect(pexpect.EOF)
+    c.close()
+    out = text(c)
+    assert "Traceback" not in out, out
+    assert c.exitstatus == code, (c.exitstatus, c.signalstatus, out[-2000:])
+    return out
+
+
+def secret_of(client, seed: int, strategy: str) -> str:
+    return client.stub.SampleMove(pb.SampleMoveRequest(
+        variant=J3, strategy=strategy, game_seed=seed,
+        jotto=pb.JottoState(role=pb.JottoState.HIDER, common_secret=True)), timeout=30).move
+
+
+# ------------------------------------------------------------------------------------------ the API additions
+def test_get_words_and_common_secret(server, words):
+    _, client, backends = server
+    ws, common = words
+    b = backends[J3]
+    assert ws == list(b.dictionary.words) and common == [bool(x) for x in b.dictionary.common]
+    r = client.stub.GetWords(pb.GetWordsRequest(variant=J3), timeout=30)
+    assert r.word_length == 3 and r.store_version == b.version
+    is_common = dict(zip(ws, common))
+    for seed in range(40):  # the common secret is always common, reproducible, and drawn from the hider
+        for strategy in ("", "beeler", "benchmark"):
+            w = secret_of(client, seed, strategy)
+            assert is_common[w] and w == secret_of(client, seed, strategy)
+    assert len({secret_of(client, s, "") for s in range(40)}) > 1
+    with pytest.raises(grpc.RpcError) as e:
+        client.stub.GetWords(pb.GetWordsRequest(variant=DUDO), timeout=30)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "Jotto" in e.value.details()
+
+
+# ------------------------------------------------------------------------------------------ Jotto
+def jotto_game(c, person_secret: str, my_tests, program_secret: str, lie=None, stop_after_program_win=True):
+    """Plays the turns: the person types `my_tests` in order (ending with the program's secret when it is
+    known) and answers honestly for `person_secret` (or `lie`). Returns when both sides are done."""
+    tests = list(my_tests)
+    asked = []
+    while True:
+        i = c.expect([r"YOUR TEST WORD:", r"MY TEST WORD: (\w+)", r"IS YOUR WORD (\w+)\?",
+                      r"DO YOU WANT ME TO CONTINUE GUESSING YOUR WORD\?", r"DO YOU WANT TO CONTINUE GUESSING MY WORD\?",
+                      r"ANOTHER GAME\?", r"WANT TO TAKE BACK AN ANSWER\?", r"DO YOU WANT TO TRY TO GUESS MY WORD\?",
+                      r"WHAT WAS YOUR SECRET WORD\?", r"HOW MANY JOTS DOES (\w+) HAVE\?"])
+        if i == 0:
+            c.sendline(tests.pop(0) if tests else program_secret)
+        elif i in (1, 2):
+            w = c.match.group(1).lower()
+            asked.append((w, i == 2))
+            if w == person_secret:
+                c.expect(r"\?")
+                c.sendline("y")
+            elif i == 2:
+                c.expect(r"\?")
+                c.sendline("n")
+            else:
+                j = lie(w) if lie else None
+                c.expect(r"\?")
+                c.sendline(str(jots(w, person_secret) if j is None else j))
+        elif i in (3, 4, 7):  # keep playing after a win or a give-up: both sides finish
+            c.sendline("y")
+        elif i == 5:
+            c.sendline("n")
+            return asked
+        elif i == 6:
+            c.sendline("n")
+        elif i == 8:
+            c.sendline(person_secret)
+        elif i == 9:
+            w = c.match.group(1).lower()
+            j = lie(w) if lie else None
+            c.sendline(str(jots(w, person_secret) if j is None else j))
+
+
+def test_jotto_person_wins_with_unknown_words_and_listing(server, words):
+    port, client, _ = server
+    ws, common = words
+    secret = secret_of(client, 11, "beeler")
+    c = spawn(port, "jotto", "--variant", J3, "--level", "beeler", "--seed", "11")
+    c.expect("WOULD YOU LIKE TO GO FIRST?")
+    c.sendline("maybe")
+    c.expect("Please answer Y or N.")
+    c.sendline("y")
+    c.expect("YOUR TEST WORD:")
+    c.sendline("ab1")
+    c.expect("letters a-z only")
+    c.expect("YOUR TEST WORD:")
+    c.sendline("abcd")
+    c.expect("Words here have 3 letters; ABCD has 4.")
+    c.expect("YOUR TEST WORD:")
+    c.sendline("qzx")  # not a word: asked, refused
+    c.expect("ARE YOU SURE THAT'S A WORD\\?")
+    c.sendline("n")
+    c.expect("YOUR TEST WORD:")
+    c.sendline("zqv")  # not a word: asked, accepted (Beeler's Y lets you cheat)
+    c.expect("ARE YOU SURE THAT'S A WORD\\?")
+    c.sendline("y")
+    c.expect(f"ZQV: {jots('zqv', secret)} JOT")
+    c.expect(r"MY TEST WORD: (\w+)")
+    first = c.match.group(1).lower()
+    c.expect(r"\?")
+    c.sendline(str(jots(first, "cob")))
+    c.expect("YOUR TEST WORD:")
+    c.sendline("list")
+    c.expect(r"Common words that fit your tests \((\d+)\)")
+    n = int(c.match.group(1))
+    fit = sorted(w.upper() for w, cm in zip(ws, common) if cm and jots("zqv", w) == jots("zqv", secret))
+    assert n == len(fit)
+    c.expect("YOUR TEST WORD:")
+    listing = text(c).split("Common words that fit your tests")[1].split("\n")[1:-1]
+    rows = [line.split() for line in listing if line.strip()]
+    assert [r[0] for r in rows] == fit[:len(rows)]  # alphabetical down the first column
+    assert rows[0][1] == fit[len(rows)]  # ... and the second column continues it
+    c.sendline(secret)
+    c.expect("YOU GOT IT! MY WORD WAS " + secret.upper())
+    c.expect("DO YOU WANT ME TO CONTINUE GUESSING YOUR WORD\\?")
+    c.sendline("y")
+    asked = jotto_game(c, "cob", [], secret)
+    out = finish(c)
+    assert "I GOT IT" in out
+    # beeler: common test words until the letters are known, then "IS YOUR WORD ...?"
+    is_common = dict(zip(ws, common))
+    for w, certain in [(first, False)] + asked:
+        assert certain or is_common[w], (w, asked)
+    assert asked[-1][0] == "cob"
+
+
+def test_jotto_program_wins_first_and_offers_to_continue(server, words):
+    port, client, _ = server
+    secret = secret_of(client, 5, "")
+    c = spawn(port, "jotto", "--variant", J3, "--seed", "5")  # equilibrium level
+    c.expect("WOULD YOU LIKE TO GO FIRST?")
+    c.sendline("n")
+    person = "fin"
+    ws, _ = words
+    mine = iter([w for w in ws if w != secret])
+    while True:
+        i = c.expect([r"MY TEST WORD: (\w+)", r"IS YOUR WORD (\w+)\?", "YOUR TEST WORD:",
+                      r"DO YOU WANT TO CONTINUE GUESSING MY WORD\?", r"HOW MANY JOTS DOES (\w+) HAVE\?"])
+        if i == 3:
+            break
+        if i == 2:
+            c.sendline(next(mine))
+            continue
+        w = c.match.group(1).lower()
+        if i == 4:
+            c.sendline(str(jots(w, person)))
+            continue
+        c.expect(r"\?")
+        c.sendline("y" if w == person else ("n" if i == 1 else str(jots(w, person))))
+    c.sendline("y")  # keep guessing its word after its win
+    for t in [next(mine), next(mine), secret]:
+        c.expect("YOUR TEST WORD:")
+        c.sendline(t)
+        if t != secret:
+            c.expect(f"{t.upper()}: {jots(t, secret)} JOT")
+    c.expect("YOU GOT IT")
+    c.expect("ANOTHER GAME\\?")
+    c.sendline("n")
+    out = finish(c)
+    assert "I GOT IT IN" in out and "YOU GOT IT! MY WORD WAS " + secret.upper() in out
+
+
+def test_jotto_undo_replays_the_deduction(server, words):
+    port, client, _ = server
+    person = "cob"
+    c = spawn(port, "jotto", "--variant", J3, "--level", "benchmark", "--seed", "2")
+    c.expect("WOULD YOU LIKE TO GO FIRST?")
+    c.sendline("n")
+    c.expect(r"MY TEST WORD: (\w+)")
+    first = c.match.group(1).lower()
+    wrong = (jots(first, person) + 1) % 3
+    c.expect(r"\?")
+    c.sendline(str(wrong))
+    c.expect("YOUR TEST WORD:")
+    c.sendline("bet")
+    c.expect(r"(MY TEST WORD:|IS YOUR WORD) (\w+)")
+    c.expect(r"\?")
+    c.sendline("undo")
+    c.expect(f"1. {first.upper()}: {wrong} jots")
+    c.expect(r"WHICH ANSWER IS WRONG \(1-1\)\?")
+    c.sendline("7")
+    c.expect("The answer's number is a whole number from 1 to 1.")
+    c.sendline("1")
+    c.expect(f"HOW MANY JOTS DOES {first.upper()} REALLY HAVE\\?")
+    c.sendline(str(wrong))
+    c.expect("That is the answer you gave")
+    c.sendline(str(jots(first, person)))
+    c.expect(f"OOPS, {jots(first, person)} JOTS ON {first.upper()} INSTEAD OF {wrong}. REPLAYING MY DEDUCTION")
+    c.expect(r"(MY TEST WORD:|IS YOUR WORD) (\w+)")
+    kind, replayed = c.match.group(1), c.match.group(2).lower()
+    expected = client.stub.SampleMove(pb.SampleMoveRequest(
+        variant=J3, strategy="benchmark", game_seed=2, jotto=pb.JottoState(
+            role=pb.JottoState.GUESSER, history=[pb.JottoTurn(guess=first, jots=jots(first, person))])),
+        timeout=30).move
+    assert replayed == expected
+    c.expect(r"\?")
+    c.sendline("y" if replayed == person else ("n" if kind == "IS YOUR WORD" else str(jots(replayed, person))))
+    if kind == "IS YOUR WORD" and replayed != person:
+        c.expect("HOW MANY JOTS")
+        c.sendline(str(jots(replayed, person)))
+    jotto_game(c, person, ["ace"], secret_of(client, 2, "benchmark"))
+    out = finish(c)
+    assert "I GOT IT" in out and "YOU GOT IT" in out
+
+
+def test_jotto_contradiction_is_reported(server, words):
+    port, client, backends = server
+    ws, _ = words
+    person = "cob"
+    told = []
+
+    def lie(w):
+        """The first answer is wrong (one jot more), the others true: the answers end up contradicting."""
+        j = (jots(w, person) + 1) % 3 if not told else jots(w, person)
+        told.append((w, j))
+        return j
+
+    c = spawn(port, "jotto", "--variant", J3, "--level", "beeler", "--seed", "4")
+    c.expect("WOULD YOU LIKE TO GO FIRST?")
+    c.sendline("n")
+    program = secret_of(client, 4, "beeler")
+    jotto_game(c, person, ["ace", "bit"], program, lie=lie)
+    out = finish(c)
+    assert "YOUR ANSWERS CONTRADICT EACH OTHER" in out and "I GIVE UP" in out
+    wrong = [(w, j) for w, j in told if j != jots(w, person)]
+    assert wrong
+    for w, j in wrong:  # every answer inconsistent with the secret is named at the end
+        t = jots(w, person)
+        assert f"YOU GAVE ME {j} JOT{'S' if j != 1 else ''} ON {w.upper()} AND THAT HAS {t} JOT" in out
+    assert f"{len(wrong)} OF YOUR {len(told)} ANSWERS DO NOT FIT COB" in out
+
+
+# ------------------------------------------------------------------------------------------ Dudo
+def test_dudo_full_game(server):
+    port, _, _ = server
+    from games.dudo.rules import challenge_outcome, count_for
+
+    c = spawn(port, "dudo", "--variant", DUDO, "--seed", "7")
+    c.expect("We each start with 2 dice.")
+    c.expect("WOULD YOU LIKE TO OPEN THE FIRST ROUND\\?")
+    c.sendline("y")
+    rounds = 0
+    bad_inputs = ["dudo", "banana", "9x2", "1x7"]
+    while True:
+        i = c.expect([r"Legal claims, weakest first: ([^\n]*)\n", r"you win the game", r"I win the game"])
+        if i:
+            break
+        legal = c.match.group(1).replace("or dudo", "").split()
+        c.expect("Your claim")
+        if bad_inputs:
+            b = bad_inputs.pop(0)
+            c.sendline(b)
+            c.expect({"dudo": "Nobody has claimed yet", "banana": "Type a claim as NxR", "9x2": "dice in play",
+                      "1x7": "A face is 1 to 6"}[b])
+            c.expect("Your claim")
+        before = text(c).rsplit("Round", 1)[-1]
+        c.sendline("dudo" if "I say" in before else legal[0])
+        if "I say" not in before:
+            continue
+    out = finish_after_another(c)
+    # check each round's explanation against the rules
+    blocks = re.findall(r"(?:You|I) challenge (?:my|your) claim (\d+)x(\d+)\.\n\s*your dice([^\n]*)\n\s*my dice"
+                        r"([^\n]*)\n(Dice counting[^\n]*)\n([^\n]*)", out)
+    for n, r, yours, mine, counting, result in blocks:
+        n, r = int(n), int(r)
+        faces = [int(x) for x in re.findall(r"\d", yours + " " + mine)]
+        actual = count_for([faces.count(f) for f in range(1, 7)], r)
+        assert counting.startswith(f"Dice counting for {'ones' if r == 1 else f'{r}s'}")
+        assert counting.endswith(f": {actual}; the claim was {n}."), counting
+        loser, k = challenge_outcome(n, actual)
+        assert f"lose {k}" in result and loser in result, result
+        rounds += 1
+    assert rounds >= 2 and ("you win the game" in out or "I win the game" in out)
+
+
+def finish_after_another(c) -> str:
+    c.expect("ANOTHER GAME\\?")
+    c.sendline("n")
+    return finish(c)
+
+
+# ------------------------------------------------------------------------------------------ Hangman
+def test_hangman_full_game(server):
+    port, client, _ = server
+    c = spawn(port, "hangman", "--variant", HM, "--seed", "3")
+    c.expect(r"YOUR WORD FOR ME TO COMPLETE \(4 letters")
+    c.sendline("qqqq")
+    c.expect("QQQQ is not in my word list")
+    c.sendline("abc")
+    c.expect("Words here have 4 letters")
+    c.sendline("fish")
+    c.expect("WOULD YOU LIKE TO GO FIRST\\?")
+    c.sendline("y")
+    order = iter("etaoinshrdlcumwfgypbvkjxqz")
+    first = True
+    while True:
+        i = c.expect(["YOUR LETTER:", r"You win", r"I win", r"a draw"])
+        if i:
+            break
+        if first:
+            c.sendline("ab")
+            c.expect("Type one letter a-z.")
+            c.sendline("e")
+            c.expect("YOUR LETTER:")
+            c.sendline("e")
+            c.expect("E was asked already.")
+            first = False
+            next(order)
+            continue
+        asked = set(re.findall(r"Letters asked: ([^\n]*)", text(c))[-1].lower().split())
+        letter = next(x for x in order if x not in asked)
+        c.sendline(letter)
+    out = finish_after_another(c)
+    assert "you (my word)" in out and "me (your word)" in out and "misses" in out
+    assert re.search(r"(You win|I win|a draw)", out)
+    if "I win: I completed my word" in out:
+        assert "F I S H" in out.rsplit("Letters asked:", 1)[0]
+
+
+# ------------------------------------------------------------------------------------------ leaving
+def test_ctrl_c_and_end_of_input_leave_cleanly(server):
+    port, _, _ = server
+    c = spawn(port, "dudo", "--variant", DUDO, "--seed", "1")
+    c.expect("WOULD YOU LIKE TO OPEN")
+    c.sendintr()
+    c.expect(pexpect.EOF)
+    c.close()
+    assert "Traceback" not in text(c) and c.exitstatus == 130
+    c = spawn(port, "jotto", "--variant", J3, "--seed", "1")
+    c.expect("WOULD YOU LIKE TO GO FIRST")
+    c.sendline("y")
+    c.expect("YOUR TEST WORD:")
+    c.sendeof()
+    out = finish(c, 0)
+    assert "Bye." in out
+
+
+def test_colour_on_a_terminal_and_none_when_piped(server):
+    port, _, _ = server
+    c = spawn(port, "jotto", "--variant", J3, "--seed", "1", color=True)
+    c.expect("GO FIRST")
+    c.sendline("quit")
+    c.expect(pexpect.EOF)
+    assert "\x1b[" in "".join(c.transcript)
+    r = subprocess.run([sys.executable, "-m", "clients.play", "jotto", "--variant", J3, "--seed", "1", "--target",
+                        f"127.0.0.1:{port}"], input="y\nzz\nquit\n", capture_output=True, text=True, cwd=ROOT,
+                       timeout=60)
+    assert r.returncode == 0 and "\x1b[" not in r.stdout and "Words here have 3 letters" in r.stdout
