@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from games.arena import for_game, game_rng, match, play_games
+from games.arena import match, play_games
 from games.race import BETTER, NOT_SEPARABLE, BernsteinRace
 
 
@@ -83,13 +83,6 @@ class Run:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), default=float)
-
-
-class _Paired:
-    """Strategy pair evaluated on the same seeds against a baseline: the paired-difference 'game'."""
-
-    def __init__(self, game, baseline):
-        self.game, self.baseline = game, baseline
 
 
 def _paired_scores(problem: Problem, new, old, seed: int, start: int, stop: int) -> list[float]:
