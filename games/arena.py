@@ -12,6 +12,7 @@ CLI::
     python -m games.arena guesswho:optimal guesswho:bisection --delta 0.05 --cap 20000
     python -m games.arena hangman5:ours hangman5:seed --cap 4000 --workers 2
     python -m games.arena jotto-en_US80-3-ganzfried:double_oracle jotto-en_US80-3-ganzfried:benchmark
+    python -m games.arena dudo2:dudo-m3-2dice dudo2:random
     python -m games.arena --list
 """
 from __future__ import annotations
@@ -174,7 +175,111 @@ class JottoStoreGame:
         return 1.0 if n1 < n2 else 0.5 if n1 == n2 else 0.0
 
 
+# ------------------------------------------------------------------------------- served Dudo strategies
+@dataclass(frozen=True)
+class DudoServed:
+    """The strategy of a published Dudo store (``variant``), or ``random`` (uniform over legal moves)."""
+    variant: str
+    root: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.variant
+
+
+_DUDO: dict = {}
+
+
+def _dudo_backend(root: str, variant: str):
+    key = (root, variant)
+    if key not in _DUDO:
+        from games.storage import DEFAULT_ROOT, Store, current_stores
+        from server.dudo_backend import DudoBackend
+
+        r = root or os.environ.get("GAMESTRATEGY_STORES", str(DEFAULT_ROOT))
+        path = current_stores(r, "dudo").get(variant)
+        if path is None:
+            raise ValueError(f"no published Dudo store {variant!r} under {r}")
+        _DUDO[key] = DudoBackend(Store(path))
+    return _DUDO[key]
+
+
+@dataclass(frozen=True)
+class DudoGame:
+    """Two-player Dudo from ``dice`` dice each (rules: games/dudo/rules.py): rounds of claims until a
+    "dudo"; the challenge's loser loses dice and its winner opens the next round; a player without dice
+    has lost. ``first`` opens the first round. A strategy is a :class:`DudoServed` (its store answers
+    every decision through the backend's ``sample``, seeded from the game's generator)."""
+    dice: int = 1
+    name: str = "dudo"
+
+    def _act(self, strategy, own, opp, roll, history, opened, rng) -> int:
+        from games.dudo.rules import claim, num_claims, strength
+
+        total = own + opp
+        if strategy.variant == "random":
+            legal = list(range(history[-1] + 1 if history else 0, num_claims(total)))
+            if history:
+                legal.append(-1)
+            return int(legal[rng.integers(len(legal))])
+        from protos import gamestrategy_pb2 as pb
+
+        st = pb.DudoState(own_dice=own, opponent_dice=opp, roll=list(roll), requester_opened=opened)
+        for h in history:
+            n, r = claim(h, total)
+            st.history.add(count=n, face=r)
+        req = pb.SampleMoveRequest(variant=strategy.variant, game_seed=int(rng.integers(0, 2**62)), dudo=st)
+        mv = _dudo_backend(strategy.root, strategy.variant).sample(req, None).move
+        if mv == "dudo":
+            return -1
+        n, r = (int(x) for x in mv.split("x"))
+        return strength(n, r, total)
+
+    def play(self, first, second, rng) -> float:
+        from games.dudo.rules import claim, count_for, next_position
+
+        players, dice, opener = (first, second), [self.dice, self.dice], 0
+        while True:
+            rolls = [tuple(sorted(int(x) for x in rng.integers(1, 7, size=dice[i]))) for i in (0, 1)]
+            history: list[int] = []
+            mover = opener
+            while True:
+                a = self._act(players[mover], dice[mover], dice[1 - mover], rolls[mover], history,
+                              mover == opener, rng)
+                if a >= 0:
+                    if history and a <= history[-1]:
+                        raise ValueError(f"{players[mover].name}: claim {a} not above {history[-1]}")
+                    history.append(a)
+                    mover = 1 - mover
+                    continue
+                if not history:
+                    raise ValueError(f"{players[mover].name}: dudo with no claim")
+                n, r = claim(history[-1], dice[0] + dice[1])
+                counts = np.zeros(6, dtype=int)
+                for roll in rolls:
+                    for f in roll:
+                        counts[f - 1] += 1
+                challenger, claimant = mover, 1 - mover
+                who, win_dice, lose_dice = next_position(dice[challenger], dice[claimant], n, count_for(counts, r))
+                winner = challenger if who == "challenger" else claimant
+                if lose_dice <= 0:
+                    return 1.0 if winner == 0 else 0.0
+                dice[winner], dice[1 - winner] = win_dice, lose_dice
+                opener = winner
+                break
+
+
 # ------------------------------------------------------------------------------------------ registry
+def _published(game: str, variant: str) -> None:
+    """Fail early (in the parent, without opening LMDB) when a store is not published."""
+    from games.storage import DEFAULT_ROOT, current_stores
+
+    root = os.environ.get("GAMESTRATEGY_STORES", str(DEFAULT_ROOT))
+    have = current_stores(root, game)
+    if variant not in have:
+        raise ValueError(f"no published {game} store {variant!r} under {root} (have: {', '.join(sorted(have)) or 'none'})")
+
+
 def resolve(spec: str):
     """``game:strategy`` -> (game, strategy). Games: guesswho[N], hangman<L> (e.g. hangman5), and a
     published Jotto store by variant name (``jotto-en_US80-3-ganzfried:fp``)."""
@@ -182,7 +287,12 @@ def resolve(spec: str):
         raise ValueError(f"{spec!r}: expected GAME:STRATEGY")
     gname, sname = spec.split(":", 1)
     if gname.startswith("jotto-"):
+        _published("jotto", gname)
         return JottoStoreGame(gname), JottoServed("" if sname in ("", "served") else sname)
+    if gname.startswith("dudo"):
+        if sname != "random":
+            _published("dudo", sname)
+        return DudoGame(int(gname[len("dudo"):] or 1)), DudoServed(sname)
     if gname.startswith("guesswho"):
         from games.guesswho import game as gw
         n = int(gname[len("guesswho"):] or gw.N_DEFAULT)
@@ -216,9 +326,14 @@ def main(argv=None) -> int:
         print("guesswho[N]:{bisection,optimal,random,random-parametric,nica,param=behind,shift,frac,pow2}")
         print("hangman<L>[m<misses>]:{seed,ours,<seedwords|uniform|hardwords>+<seedletters|scored|scored=a,b,k,d,e>}")
         print("<jotto variant of a published store>:{served,double_oracle,fp,benchmark,beeler}")
+        print("dudo<D>:{random,<dudo variant of a published store, e.g. dudo-m3-2dice>}")
         return 0 if args.list else 2
-    game_a, a = resolve(args.a)
-    game_b, b = resolve(args.b)
+    try:
+        game_a, a = resolve(args.a)
+        game_b, b = resolve(args.b)
+    except ValueError as e:
+        print(f"games.arena: {e}", file=sys.stderr)
+        return 2
     if game_a != game_b:
         print(f"{args.a} and {args.b} are not strategies of the same game", file=sys.stderr)
         return 2

@@ -23,3 +23,17 @@ def test_resolve_names():
     for bad in ("guesswho:nope", "hangman5:x+y", "chess:any", "nocolon"):
         with pytest.raises(ValueError):
             resolve(bad)
+
+
+def test_dudo_games_random_and_served(tmp_path):
+    from builder.dudo import DudoParams, build_dudo_store
+    from games.arena import DudoGame, DudoServed
+
+    game = DudoGame(2)
+    rnd = DudoServed("random")
+    s = play_games(game, rnd, rnd, 3, 0, 30)
+    assert s == play_games(game, rnd, rnd, 3, 0, 30) and set(s) <= {0.0, 1.0} and 0 < sum(s) < 30
+    build_dudo_store(DudoParams(max_dice=1, iterations=100, exact_br_total=0), tmp_path)
+    served = DudoServed("dudo-m3-1dice", root=str(tmp_path))
+    r = match(DudoGame(1), served, rnd, seed=2, cap=400)
+    assert r.verdict == "better"  # an equilibrium strategy beats uniform random play
