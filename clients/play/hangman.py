@@ -71,9 +71,9 @@ class Hangman:
     def board(self, st: State, words) -> None:
         you_miss, me_miss = st.misses
         left = Panel(Text(f"{diagram(you_miss)}\n\n{' '.join(st.pattern(0).upper())}\n"
-                          f"misses {you_miss}/{st.max_misses}"), title="you (my word)", border_style="green")
+                          f"misses {you_miss}/{st.max_misses}"), title="you: complete my word", border_style="green")
         right = Panel(Text(f"{diagram(me_miss)}\n\n{' '.join(st.pattern(1).upper())}\n"
-                           f"misses {me_miss}/{st.max_misses}"), title="me (your word)", border_style="magenta")
+                           f"misses {me_miss}/{st.max_misses}"), title="I: complete your word", border_style="magenta")
         self.ui.show(Columns([left, right]))
         asked = "".join(ALPHABET[c] for _, c in st.history)
         self.ui.say(f"Letters asked: [bold]{' '.join(asked.upper()) or '-'}[/]")

@@ -21,15 +21,19 @@ from clients.play.ui import UI, YES, NO
 
 LEVELS = {"equilibrium": "", "beeler": "beeler", "benchmark": "benchmark"}
 
-HELP = """[bold]Jotto[/]: we each hide a {L}-letter word. In turn we name a test word; the other answers how many
-[italic]jots[/] it has: one-to-one letter matches with the secret word (GLASS v SMILE = 2). Whoever names the
-other's secret first wins. My word is always a common word; yours can be any word.
-  On your turn type a test word.      When I name a test word, answer its jots 0..{L} (y: it is your word).
+HELP = """[bold]Jotto[/]: we each hide a {L}-letter word. In turn we name a test word and the other
+answers how many [italic]jots[/] it has: one-to-one letter matches with the secret (GLASS v SMILE = 2).
+Whoever names the other's secret first wins. My word is always a common word; yours can be any word.
+  Your turn: type a test word.   My turn: answer the jots of my test word, 0..{L} (y: it is your word).
   [bold]list[/]       words that could still be my secret (from your tests and my answers)
   [bold]list mine[/]  words I still think could be yours
   [bold]undo[/]       take back a wrong jot count you gave me earlier
   [bold]board[/]      both players' test words so far
   [bold]quit[/]       leave (Ctrl-C or end of input too)"""
+
+
+def n_jots(n: int) -> str:
+    return f"{n} JOT" if n == 1 else f"{n} JOTS"
 
 
 def jots(a: str, b: str) -> int:
@@ -152,7 +156,7 @@ class Jotto:
                 continue
             done = dict(g.tests)
             if w in done:
-                self.ui.error(f"You tried {w.upper()} already: {done[w]} jots.")
+                self.ui.error(f"You tried {w.upper()} already: {n_jots(done[w]).lower()}.")
                 continue
             if w not in self.index:
                 if not self.ui.yes_no("ARE YOU SURE THAT'S A WORD?"):
@@ -181,7 +185,7 @@ class Jotto:
         move = r.move
         cands = self.candidates_for_you(g)
         anagram_class = {"".join(sorted(x)) for x in cands}
-        certain = move in cands and len(anagram_class) == 1
+        certain = move in cands and (len(anagram_class) == 1 or r.consistent_words == 1)
         g.program_guesses += 1
         if certain:
             self.ui.say(f"IS YOUR WORD [bold magenta]{move.upper()}[/]?")
@@ -237,7 +241,7 @@ class Jotto:
             self.ui.error("I have found your word already.")
             return
         for k, (w, j) in enumerate(g.history, 1):
-            self.ui.say(f"  {k}. {w.upper()}: {j} jots")
+            self.ui.say(f"  {k}. {w.upper()}: {n_jots(j)}")
         k = self.ui.number(f"WHICH ANSWER IS WRONG (1-{len(g.history)})?", 1, len(g.history), "the answer's number")
         w, old = g.history[k - 1]
         while True:
@@ -252,7 +256,7 @@ class Jotto:
             self.ui.say(f"THEN {w.upper()} WAS YOUR WORD: I HAD IT ON MY TEST WORD {k}.")
             return
         g.history[k - 1][1] = j
-        self.ui.say(f"OOPS, {j} JOTS ON {w.upper()} INSTEAD OF {old}. REPLAYING MY DEDUCTION...")
+        self.ui.say(f"OOPS, {n_jots(j)} ON {w.upper()} INSTEAD OF {old}. REPLAYING MY DEDUCTION...")
         n = len(self.candidates_for_you(g))
         self.ui.say(f"{n} WORD{'S' if n != 1 else ''} I KNOW FIT YOUR ANSWERS NOW.")
         if g.program == "gave up":
@@ -273,7 +277,7 @@ class Jotto:
         g.contradicted = True
         self.ui.say("[bold red]YOUR ANSWERS CONTRADICT EACH OTHER:[/] NO WORD I KNOW HAS THEM ALL.")
         for w, given, true, x in self.culprits(g)[:3]:
-            self.ui.say(f"  IF YOUR WORD IS {x.upper()}, {w.upper()} HAS {true} JOTS, NOT THE {given} YOU GAVE ME.")
+            self.ui.say(f"  IF YOUR WORD IS {x.upper()}, {w.upper()} HAS {n_jots(true)}, NOT THE {given} YOU GAVE ME.")
         if self.ui.yes_no("WANT TO TAKE BACK AN ANSWER?"):
             g.program = "gave up"  # until an answer is corrected
             self.undo(g)

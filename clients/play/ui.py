@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 from rich.console import Console
 from rich.markup import escape
@@ -16,6 +17,7 @@ class Quit(Exception):
 
 class UI:
     def __init__(self, color: bool = True):
+        color = color and not os.environ.get("NO_COLOR")
         self.console = Console(highlight=False, color_system="auto" if color else None)
 
     # ---------------------------------------------------------------- output
