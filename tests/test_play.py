@@ -311,12 +311,13 @@ def test_jotto_contradiction_is_reported(server, words):
     jotto_game(c, person, ["ace", "bit"], program, lie=lie)
     out = finish(c)
     assert "YOUR ANSWERS CONTRADICT EACH OTHER" in out and "I GIVE UP" in out
+    assert "IF YOUR WORD IS COB, " in out  # the answer that cannot be right, against the word it fits
     wrong = [(w, j) for w, j in told if j != jots(w, person)]
     assert wrong
     for w, j in wrong:  # every answer inconsistent with the secret is named at the end
         t = jots(w, person)
         assert f"YOU GAVE ME {j} JOT{'S' if j != 1 else ''} ON {w.upper()} AND THAT HAS {t} JOT" in out
-    assert f"{len(wrong)} OF YOUR {len(told)} ANSWERS DO NOT FIT COB" in out
+    assert f"{len(wrong)} OF YOUR {len(told)} ANSWERS {'DOES' if len(wrong) == 1 else 'DO'} NOT FIT COB" in out
 
 
 # ------------------------------------------------------------------------------------------ Dudo

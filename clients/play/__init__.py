@@ -90,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         ui.say("\nInterrupted. Bye.")
         return 130
     except grpc.RpcError as e:
-        ui.error(f"the service at {args.target} answered {e.code().name}: {e.details()}")
+        if e.code() == grpc.StatusCode.UNAVAILABLE:
+            ui.error(f"cannot reach the service at {args.target} (UNAVAILABLE): is it running? (make serve)")
+        else:
+            ui.error(f"the service at {args.target} answered {e.code().name}: {e.details()}")
         return 1
     finally:
         client.close()

@@ -24,7 +24,7 @@ LEVELS = {"equilibrium": "", "beeler": "beeler", "benchmark": "benchmark"}
 HELP = """[bold]Jotto[/]: we each hide a {L}-letter word. In turn we name a test word and the other
 answers how many [italic]jots[/] it has: one-to-one letter matches with the secret (GLASS v SMILE = 2).
 Whoever names the other's secret first wins. My word is always a common word; yours can be any word.
-  Your turn: type a test word.   My turn: answer the jots of my test word, 0..{L} (y: it is your word).
+  Your turn: type a test word.   My turn: give my test word's jots, 0..{L} (y: it is your word).
   [bold]list[/]       words that could still be my secret (from your tests and my answers)
   [bold]list mine[/]  words I still think could be yours
   [bold]undo[/]       take back a wrong jot count you gave me earlier
@@ -268,6 +268,8 @@ class Jotto:
         for k, (w, j) in enumerate(g.history):
             rest = [h for i, h in enumerate(g.history) if i != k]
             fit = self.consistent(rest)
+            if w in self.index and not any(h[0] == w for h in rest):  # the answer may have been "it is my word"
+                fit = np.union1d(fit, [self.index[w]]) if all(jots(t, w) == a for t, a in rest) else fit
             if len(fit):
                 x = self.words[int(fit[0])]
                 out.append((w, j, jots(w, x), x))
@@ -277,7 +279,11 @@ class Jotto:
         g.contradicted = True
         self.ui.say("[bold red]YOUR ANSWERS CONTRADICT EACH OTHER:[/] NO WORD I KNOW HAS THEM ALL.")
         for w, given, true, x in self.culprits(g)[:3]:
-            self.ui.say(f"  IF YOUR WORD IS {x.upper()}, {w.upper()} HAS {n_jots(true)}, NOT THE {given} YOU GAVE ME.")
+            if x == w:
+                self.ui.say(f"  IF YOUR WORD IS {x.upper()}, YOU SHOULD HAVE SAID YES WHEN I NAMED IT.")
+            else:
+                self.ui.say(f"  IF YOUR WORD IS {x.upper()}, {w.upper()} HAS {n_jots(true)}, NOT THE {given} "
+                            "YOU GAVE ME.")
         if self.ui.yes_no("WANT TO TAKE BACK AN ANSWER?"):
             g.program = "gave up"  # until an answer is corrected
             self.undo(g)
@@ -337,7 +343,8 @@ class Jotto:
             where = "" if w in self.index else f" {w.upper()} IS NOT IN MY DICTIONARY."
             self.ui.say(f"ALL YOUR ANSWERS FIT {w.upper()}.{where}")
         else:
-            self.ui.say(f"{len(bad)} OF YOUR {len(g.history)} ANSWERS DO NOT FIT {w.upper()}.")
+            self.ui.say(f"{len(bad)} OF YOUR {len(g.history)} ANSWERS {'DOES' if len(bad) == 1 else 'DO'} NOT "
+                        f"FIT {w.upper()}.")
 
     def run(self) -> None:
         self.ui.say(f"[bold]JOTTO[/] on {escape(self.variant)}, level {self.level}: we each hide a {self.L}-letter "

@@ -29,7 +29,7 @@ class UI:
         self.console.print(escape(text), style=style)
 
     def error(self, text: str) -> None:
-        self.console.print(escape(text), style="bold red")
+        self.console.print(escape(text), style="bold red", soft_wrap=True)  # one line, never wrapped
 
     def show(self, renderable) -> None:
         self.console.print(renderable)
