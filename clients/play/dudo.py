@@ -152,7 +152,7 @@ class Dudo:
             self.ui.say("[bold red]You have no dice left: I win the game.[/]")
 
     def run(self) -> None:
-        self.ui.say(f"[bold]DUDO[/] (Liar's Dice, ones wild) on {self.variant}; ? for help at a claim.")
+        self.ui.say(f"[bold]DUDO[/] (Liar's Dice, ones wild) on {self.variant}, seed {self.seed}; ? for help at a claim.")
         game = 0
         while True:
             self.play_game(game)

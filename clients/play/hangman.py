@@ -125,7 +125,7 @@ class Hangman:
             self.ui.say(f"[bold red]I win[/]: {why}. My word for you was {program_word.upper()}.")
 
     def run(self) -> None:
-        self.ui.say(f"[bold]SYMMETRIC HANGMAN[/] on {self.variant} ({self.L}-letter words, strategy {self.level}); "
+        self.ui.say(f"[bold]SYMMETRIC HANGMAN[/] on {self.variant} ({self.L}-letter words, strategy {self.level}, seed {self.seed}); "
                     "? for help.")
         game = 0
         while True:

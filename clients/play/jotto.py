@@ -44,6 +44,7 @@ def jots(a: str, b: str) -> int:
 @dataclass
 class Game:
     secret: str  # the program's
+    seed: int  # the game's seed: the secret's draw and the guesser's mixture member
     history: list[list] = field(default_factory=list)  # the program's tests: [word, jots] (not the secret)
     tests: list[tuple[str, int]] = field(default_factory=list)  # the person's tests and my answers
     person: str | None = None  # None: playing; "won", "gave up", "stopped"
@@ -176,7 +177,7 @@ class Jotto:
     # ---------------------------------------------------------------- the program's turn
     def program_turn(self, g: Game) -> None:
         try:
-            r = self.service.jotto_guess(self.variant, self.strategy, self.seed, g.history)
+            r = self.service.jotto_guess(self.variant, self.strategy, g.seed, g.history)
         except grpc.RpcError as e:
             if invalid(e) and "no consistent word" in e.details():
                 self.contradiction(g)
@@ -297,9 +298,8 @@ class Jotto:
     # ---------------------------------------------------------------- a game
     def play_game(self, n: int) -> None:
         seed = self.seed + n
-        self.seed_game = seed
         secret = self.service.jotto_secret(self.variant, self.strategy, seed).move
-        g = Game(secret)
+        g = Game(secret, seed)
         self.ui.say(f"I HAVE A {self.L}-LETTER WORD. THINK OF YOURS (ANY WORD; DON'T TELL ME).")
         person_next = self.ui.yes_no("WOULD YOU LIKE TO GO FIRST?")
         while g.person is None or g.program is None:
@@ -347,8 +347,8 @@ class Jotto:
                         f"FIT {w.upper()}.")
 
     def run(self) -> None:
-        self.ui.say(f"[bold]JOTTO[/] on {escape(self.variant)}, level {self.level}: we each hide a {self.L}-letter "
-                    "word and take turns guessing; ? for help.")
+        self.ui.say(f"[bold]JOTTO[/] on {escape(self.variant)}, level {self.level}, seed {self.seed}: we each hide "
+                    f"a {self.L}-letter word and take turns guessing; ? for help.")
         n = 0
         while True:
             self.play_game(n)
