@@ -128,7 +128,7 @@ class Dudo:
         elif count < n:
             why = f"{count} < {n}: the claimant loses {n} - {count} = {k}"
         else:
-            why = "exactly the claim: the challenger loses 1"
+            why = "Exactly the claim: the challenger loses 1"
         self.ui.say(f"{why} {'die' if k == 1 else 'dice'}: [bold]{'you lose' if loser_you else 'I lose'} {k}[/].")
         if loser_you:
             you -= k
