@@ -96,6 +96,20 @@ def _requests(kind: str, variant: str, live_histories):
             for k in range(4)]
     if kind == "echo":
         return "/echo.Echo/Echo", [guesser(s).SerializeToString() for s in range(256)]
+    if kind == "dudo":  # store lookups: both seats of the largest group, with and without a claim to answer
+        import random
+        import re as _re
+
+        d = int(_re.search(r"-(\d)dice$", variant).group(1))
+        rnd = random.Random(0)
+        bodies = []
+        for s in range(256):
+            opened = s % 2 == 0
+            hist = [] if opened else [pb.DudoClaim(count=1, face=rnd.randint(2, 6))]
+            bodies.append(pb.SampleMoveRequest(variant=variant, game_seed=s, dudo=pb.DudoState(
+                own_dice=d, opponent_dice=d, roll=[rnd.randint(1, 6) for _ in range(d)], history=hist,
+                requester_opened=opened)).SerializeToString())
+        return "/gamestrategy.v1.GameStrategy/SampleMove", bodies
     raise ValueError(kind)
 
 
@@ -231,10 +245,14 @@ def table(args) -> int:
     variant = args.variant or _pick_variant(root)
     live = _live_histories(root, variant)
     concs = [int(x) for x in args.concurrency.split(",")]
+    from games.storage import current_stores
+
+    dudo_variant = next(iter(sorted(current_stores(root, "dudo"))), None)
+    kinds = [k for k in args.kinds.split(",") if k != "dudo" or dudo_variant]
     print(f"\nLoad on loopback: server ({args.workers} workers) and load generator in separate processes, "
           f"{args.seconds:g} s per cell, {os.cpu_count()} cores (shared with anything else running: noisy)")
     print(f"variant {variant}; live = {len(live)} histories below the book threshold (memoised after their "
-          f"first answer); batch = SampleMoves of {BATCH} book moves, rates in moves/s")
+          f"first answer); batch = SampleMoves of {BATCH} book moves, rates in moves/s; dudo = lookups in {dudo_variant}")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         results = {}
@@ -253,14 +271,15 @@ def table(args) -> int:
                               "--log-level", "WARNING", "--port-file", str(tmp / "server.json")],
                              tmp / "server.json", log)
             try:
-                for kind in [k for k in ("book", "live", "stats", "batch") if k in args.kinds.split(",")]:
+                for kind in [k for k in ("book", "live", "stats", "batch", "dudo") if k in kinds]:
                     for c in concs:
-                        results[(kind, c)] = _run_load(f"127.0.0.1:{port}", kind, variant, live, c, args.seconds, tmp)
+                        v = dudo_variant if kind == "dudo" else variant
+                        results[(kind, c)] = _run_load(f"127.0.0.1:{port}", kind, v, live, c, args.seconds, tmp)
             finally:
                 _stop(p)
     print(f"\n{'call':10s} {'conc':>5s} {'req/s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'p99.9 ms':>9s} "
           f"{'errors':>7s} {'/ echo':>7s}")
-    for kind in [k for k in ("echo", "book", "live", "stats", "batch") if k == "echo" or k in args.kinds.split(",")]:
+    for kind in [k for k in ("echo", "book", "live", "stats", "batch", "dudo") if k == "echo" or k in kinds]:
         for c in concs:
             r = results[(kind, c)]
             rps = len(r["lat"]) / r["elapsed"]
@@ -348,7 +367,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=3.0 if mode == "table" else 60.0)
     ap.add_argument("--concurrency", default="1,16,64" if mode == "table" else "16")
-    ap.add_argument("--kinds", default="book,live,stats,batch", help="calls to measure besides the echo baseline")
+    ap.add_argument("--kinds", default="book,live,stats,batch,dudo",
+                    help="calls to measure besides the echo baseline (dudo: lookups in the first Dudo store)")
     args = ap.parse_args(argv)
     if mode == "refresh-run":
         args.concurrency = int(args.concurrency)
