@@ -302,8 +302,9 @@ def solve_double_oracle(
         if on_iteration:
             on_iteration(state)
     if state.weights is None or len(state.weights) != len(state.columns) or len(state.active(keep)) < len(state.columns):
-        state.weights, guarantee, _ = restricted_game(state.matrix())
-        state.guarantee_history.append(guarantee)
+        # the final mixture over every column; guarantee_history keeps one entry per round, so that a
+        # resumed solve records exactly what an uninterrupted one does
+        state.weights, _, _ = restricted_game(state.matrix())
     return state
 
 
