@@ -12,7 +12,7 @@ import time
 import numpy as np
 from numba import njit
 
-from .game import Group
+from .game import Group, RollSampler
 from .infoset import memory_size
 from .exploit import _binom_tables, _widx
 
@@ -92,16 +92,7 @@ class CFR:
             self.firsts = [s for s in range(2) if g.root_w[s] > 0]
         else:
             self.firsts = [0]
-        self.sides = [0, 1] if g.nsides == 2 else [0, 0]
-        self.cdf = [np.cumsum(g.probs[s, :g.ns[s]]) for s in range(g.nsides)]
-
-    def sample_rolls(self):
-        out = np.empty(2, dtype=np.int64)
-        for p in range(2):
-            c = self.cdf[self.sides[p]]
-            out[p] = min(int(np.searchsorted(c, self.rng.random() * c[-1], side="right")),
-                         c.size - 1)
-        return out
+        self.sample_rolls = RollSampler(g, self.rng)
 
     def cfr_iteration(self, xr=None):
         """One chance-sampled CFR iteration (Algorithm 1, lines 30-33) per reachable round."""

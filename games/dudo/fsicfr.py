@@ -14,7 +14,7 @@ import time
 import numpy as np
 from numba import njit
 
-from .game import Group
+from .game import Group, RollSampler
 
 
 @njit(cache=True)
@@ -124,16 +124,7 @@ class FSICFR:
             self.roots = (g.root_w > 0).astype(np.int64)
         else:
             self.roots = np.array([1, 0], dtype=np.int64)
-        self.sides = [0, 1] if g.nsides == 2 else [0, 0]
-        self.cdf = [np.cumsum(g.probs[s, :g.ns[s]]) for s in range(g.nsides)]
-
-    def sample_rolls(self):
-        out = np.empty(2, dtype=np.int64)
-        for p in range(2):
-            c = self.cdf[self.sides[p]]
-            out[p] = min(int(np.searchsorted(c, self.rng.random() * c[-1], side="right")),
-                         c.size - 1)
-        return out
+        self.sample_rolls = RollSampler(g, self.rng)
 
     def fsicfr_iteration(self, xr=None):
         """One FSICFR iteration (Algorithm 2) on one sampled pair of rolls."""

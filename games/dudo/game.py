@@ -131,3 +131,21 @@ def terminal_table(g: Group, W) -> np.ndarray:
             for t in range(g.D + 1):
                 T[s, L, t] = 2.0 * challenge_win_prob(W or {}, ch, cl, int(g.claim_n[L]), t) - 1.0
     return T
+
+
+class RollSampler:
+    """One sampled pair of rolls per iteration (chance sampling of Alg. 1 and Alg. 2): player p
+    holds side p's dice (both players side 0 when the dice counts are equal)."""
+
+    def __init__(self, g: "Group", rng: np.random.Generator):
+        self.rng = rng
+        self.sides = [0, 1] if g.nsides == 2 else [0, 0]
+        self.cdf = [np.cumsum(g.probs[s, :g.ns[s]]) for s in range(g.nsides)]
+
+    def __call__(self) -> np.ndarray:
+        out = np.empty(2, dtype=np.int64)
+        for p in range(2):
+            c = self.cdf[self.sides[p]]
+            out[p] = min(int(np.searchsorted(c, self.rng.random() * c[-1], side="right")), c.size - 1)
+        return out
+
