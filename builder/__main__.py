@@ -1,19 +1,67 @@
 """gamestrategy-build: solve games and publish their stores.
 
   python -m builder --profile default|full [--missing-only] [--variant NAME ...] [--root DIR]
+                    [--executor process|dask|serial] [--workers N] [--scheduler tcp://HOST:PORT] [--fresh]
+
+Parallel work runs on the executor (``builder.executor``): a local process pool by default, Dask
+(``--scheduler`` or, with ``--executor dask`` alone, a LocalCluster of ``--workers`` processes).
+An interrupted build (Ctrl-C, SIGTERM, SIGKILL, a lost machine) resumes when rerun with the same
+arguments: stores it already published are kept (a journal in ``<root>/.work``), the store it was
+building resumes from its checkpoints, and the result is the same (``content_hash``) as an
+uninterrupted build's. ``--fresh`` ignores the journal.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import sys
 import time
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
 
-from builder import interrupt
-from builder.profiles import PROFILES
-from games.jotto.dictionary import Variant, VariantError, load_dictionary, register_list_file
-from games.storage import DEFAULT_ROOT, current_stores
+# one BLAS thread in every process of a build (set before numpy loads): results must not depend on it
+for _k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_k, "1")
+
+from builder import interrupt  # noqa: E402
+from builder.profiles import PROFILES  # noqa: E402
+from games.jotto.dictionary import Variant, VariantError, load_dictionary, register_list_file  # noqa: E402
+from games.storage import DEFAULT_ROOT, Store, StoreError, current_stores  # noqa: E402
+
+
+class Journal:
+    """Which stores of one build (same plan: variants and parameters) are already published."""
+
+    def __init__(self, root: Path, plan: dict, fresh: bool):
+        body = json.dumps({v: [type(p).__name__, asdict(p) if is_dataclass(p) else repr(p)]
+                           for v, p in sorted(plan.items())}, sort_keys=True, default=str)
+        self.path = Path(root) / ".work" / f"build-{hashlib.sha256(body.encode()).hexdigest()[:12]}.json"
+        self.done: dict[str, str] = {}
+        if self.path.is_file() and not fresh:
+            self.done = json.loads(self.path.read_text())
+
+    def finished(self, root: Path, variant: str) -> Path | None:
+        """The store this build already published for ``variant``, if it is still the served one."""
+        version = self.done.get(variant)
+        if version is None:
+            return None
+        for game in ("jotto", "dudo", "guesswho", "hangman"):
+            path = current_stores(root, game).get(variant)
+            if path is not None and path.name == version:
+                return path
+        return None
+
+    def record(self, variant: str, path: Path) -> None:
+        self.done[variant] = path.name
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.done, indent=1, sort_keys=True))
+        os.replace(tmp, self.path)
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +75,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="append", default=[], metavar="NAME=PATH",
                     help="register a word-list file as source file.NAME (repeatable)")
     ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
+    ap.add_argument("--executor", choices=("process", "dask", "serial"), default="process",
+                    help="where parallel work runs (default: a local process pool)")
+    ap.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
+    ap.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="a running Dask scheduler (implies --executor dask)")
+    ap.add_argument("--fresh", action="store_true", help="rebuild everything, even after an interrupted build")
     args = ap.parse_args(argv)
+    if args.workers is not None and args.workers < 1:
+        print(f"gamestrategy-build: --workers {args.workers}: must be at least 1", file=sys.stderr)
+        return 2
     from builder.dudo import DudoParams, build_dudo_store
     from builder.guesswho import GuessWhoParams, build_guesswho_store
     from builder.hangman import HangmanParams, build_hangman_store
@@ -65,22 +121,66 @@ def main(argv: list[str] | None = None) -> int:
     if not plan:
         print("gamestrategy-build: every store is present")
         return 0
-    summary = []
-    for variant, params in plan.items():
-        t0 = time.perf_counter()
-        if isinstance(params, DudoParams):
-            path = build_dudo_store(params, args.root)
-        elif isinstance(params, GuessWhoParams):
-            path = build_guesswho_store(params, args.root)
-        elif isinstance(params, HangmanParams):
-            path = build_hangman_store(params, args.root)
-        else:
-            path = build_jotto_store(variant, params, args.root)
-        summary.append((variant, time.perf_counter() - t0, path))
-    print(f"\n{'store':40s} {'seconds':>8s}  version")
-    for variant, secs, path in summary:
-        print(f"{variant:40s} {secs:8.1f}  {path.name}")
+    from tqdm import tqdm
+
+    from builder.executor import ExecutorError, make_executor
+    from builder.summary import PeakMemory, StoreResult, format_summary
+
+    journal = Journal(args.root, plan, args.fresh)
+    t_build = time.perf_counter()
+    try:
+        executor = make_executor(args.executor, args.workers, args.scheduler,
+                                 share_dir=str(args.root / ".work" / "shared"))
+    except ExecutorError as e:
+        print(f"gamestrategy-build: {e}", file=sys.stderr)
+        return 2
+    results: list[StoreResult] = []
+    try:
+        stores_bar = tqdm(total=len(plan), desc="stores", unit="store", dynamic_ncols=True)
+        for variant, params in plan.items():
+            done = journal.finished(args.root, variant)
+            if done is not None:
+                results.append(StoreResult(variant, 0.0, 0, done, _manifest(done), resumed=True))
+                stores_bar.update(1)
+                continue
+            t0 = time.perf_counter()
+            with PeakMemory() as mem:
+                if isinstance(params, DudoParams):
+                    path = _build_dudo(build_dudo_store, params, args.root, executor)
+                elif isinstance(params, GuessWhoParams):
+                    path = build_guesswho_store(params, args.root, executor=executor)
+                elif isinstance(params, HangmanParams):
+                    path = build_hangman_store(params, args.root, executor=executor)
+                else:
+                    path = build_jotto_store(variant, params, args.root, executor=executor)
+            journal.record(variant, path)
+            results.append(StoreResult(variant, time.perf_counter() - t0, mem.peak, path, _manifest(path)))
+            stores_bar.update(1)
+            interrupt.stop_if_requested()
+        stores_bar.close()
+    finally:
+        executor.close()
+    journal.clear()
+    print(format_summary(results, executor.describe(), time.perf_counter() - t_build))
     return 0
+
+
+def _build_dudo(build, params, root, executor):
+    import inspect
+    if "executor" in inspect.signature(build).parameters:
+        return build(params, root, executor=executor)
+    return build(params, root)
+
+
+def _manifest(path: Path) -> dict:
+    try:
+        s = Store(path)
+    except StoreError:
+        return {}
+    try:
+        return dict(s.manifest)
+    finally:
+        s.close()
 
 
 if __name__ == "__main__":

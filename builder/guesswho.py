@@ -36,7 +36,8 @@ def seat_average(a, b, n: int) -> Fraction:
     return (gw.match_value(a, b, n) + 1 - gw.match_value(b, a, n)) / 2
 
 
-def build_guesswho_store(params: GuessWhoParams, root: Path) -> Path:
+def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> Path:
+    """Exact DP, then the optimiser's races (games in parallel on ``executor``), then the store."""
     from games.optimisers import METHODS, guesswho_problem
 
     N = params.n
@@ -50,7 +51,7 @@ def build_guesswho_store(params: GuessWhoParams, root: Path) -> Path:
         for m in range(2, N + 1):
             bid[n, m], win[n, m] = K[n][m], float(W[n][m])
     steps.update()
-    run = METHODS[params.optimiser](guesswho_problem(N), params.budget, seed=params.seed)
+    run = METHODS[params.optimiser](guesswho_problem(N), params.budget, seed=params.seed, executor=executor)
     tuned = gw.Parametric(tuple(run.best), name="tuned")
     steps.update()
     opt, bis = gw.ExactOptimal(), gw.Bisection()

@@ -35,8 +35,20 @@ class HangmanParams:
         return f"hangman-{self.source}-{self.length}"
 
 
-def build_hangman_store(params: HangmanParams, root: Path) -> Path:
+def eval_games(game, a, b, seed: int, games: int, executor=None, chunk: int = 50) -> list[float]:
+    """A's scores in games 0..games-1 against B (seats alternated), chunked over the executor, in game order."""
     from games.arena import play_games
+    if executor is None:
+        return play_games(game, a, b, seed, 0, games) if games else []
+    starts = list(range(0, games, chunk))
+    k = len(starts)
+    parts = executor.map(play_games, [game] * k, [a] * k, [b] * k, [seed] * k, starts,
+                         [min(s + chunk, games) for s in starts])
+    return [x for part in parts for x in part]
+
+
+def build_hangman_store(params: HangmanParams, root: Path, executor=None) -> Path:
+    """Lexicon tables, then the seeded evaluation games (in chunks on ``executor``), then the store."""
 
     lex = lexicon(params.source, params.length)
     steps = tqdm(total=3, desc=params.variant, unit="stage")
@@ -47,7 +59,7 @@ def build_hangman_store(params: HangmanParams, root: Path) -> Path:
     steps.update()
     game = HangmanGame(params.length, params.source, params.max_misses)
     ours = hs.Player(hs.HardWords(), hs.ScoredLetters(tuple(params.theta)), name="ours")
-    scores = play_games(game, ours, hs.seed_player(), params.seed, 0, params.eval_games) if params.eval_games else []
+    scores = eval_games(game, ours, hs.seed_player(), params.seed, params.eval_games, executor)
     steps.update()
     w = StoreWriter(root, GAME, params.variant)
     try:

@@ -16,7 +16,8 @@ from tqdm import tqdm
 from builder import interrupt
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
-from games.jotto.oracle import ENTROPY, GBR, JottoOracle, KIND_NAMES, Tree, state_key
+from builder.executor import BuildExecutor
+from games.jotto.oracle import ENTROPY, GBR, JottoOracle, KIND_NAMES, Tree, build_tree, state_key
 from games.jotto.solvers import (
     DOState, FPState, hider_candidates, pair_stats, restricted_game, select_hider, solve_double_oracle, solve_jotto,
 )
@@ -65,6 +66,21 @@ class Checkpoint:
         self.dir.rmdir()
 
 
+class TreeRunner:
+    """Response trees (CompNumGuesses, Alg. 6) as executor tasks; the dictionary's arrays reach each
+    worker once."""
+
+    def __init__(self, oracle: JottoOracle, executor: BuildExecutor):
+        self.ex, self.L = executor, oracle.L
+        self.C, self.counts = executor.share(oracle.C), executor.share(oracle.counts)
+        self.candidates = {k: executor.share(oracle.candidates(k)) for k in (GBR, ENTROPY)}
+
+    def __call__(self, hiders: list[np.ndarray], kind: int = GBR, record_threshold: int | None = None) -> list[Tree]:
+        n = len(hiders)
+        return self.ex.map(build_tree, [self.C] * n, [self.counts] * n, list(hiders), [self.candidates[kind]] * n,
+                           [self.L] * n, [kind] * n, [record_threshold] * n)
+
+
 def _book_from_trees(D: int, trees: dict[int, Tree]) -> dict[bytes, tuple[int, list[int], list[int]]]:
     book: dict[bytes, tuple[int, list[int], list[int]]] = {}
     for member, tree in trees.items():
@@ -84,11 +100,16 @@ def _write_book(writer: StoreWriter, strategy: str, book) -> int:
     return writer.put_many(f"book:{strategy}", items)
 
 
-def build_jotto_store(variant: str, params: JottoParams, root: Path, position: int = 0) -> Path:
-    """Solve one variant and publish its store; returns the published version directory."""
+def build_jotto_store(variant: str, params: JottoParams, root: Path, position: int = 0,
+                      executor: BuildExecutor | None = None) -> Path:
+    """Solve one variant and publish its store; returns the published version directory.
+
+    Response trees (double-oracle rounds, hider selection, books) run on ``executor``; fictitious play
+    is sequential (each iteration needs the last)."""
     t_start = time.perf_counter()
     d = load_dictionary(variant)
     oracle = JottoOracle(d)
+    trees = TreeRunner(oracle, executor or BuildExecutor())
     D, thr = oracle.D, params.book_threshold
     ckpt = Checkpoint(root, variant, params)
     strategies: dict[str, dict] = {}
@@ -100,7 +121,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
                     dynamic_ncols=True, mininterval=0.5)
 
     # benchmark pair: HiderUniform / GuesserGBRUniform
-    bench = oracle.tree(oracle.uniform, GBR, thr)
+    bench = trees([oracle.uniform], GBR, thr)[0]
     st = pair_stats(oracle.uniform, bench.guesses, bench.guesses[:, None], np.ones(1))
     strategies["benchmark"] = dict(kind="gbr", members=1, figures=st.as_dict(),
                                    description="HiderUniform / GuesserGBRUniform (Ganzfried's benchmark)")
@@ -109,7 +130,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     books["benchmark"] = _book_from_trees(D, {0: bench})
 
     # Beeler's entropy guesser (common test words) against the uniform hider
-    beeler = oracle.tree(oracle.uniform, ENTROPY, thr)
+    beeler = trees([oracle.uniform], ENTROPY, thr)[0]
     st = pair_stats(oracle.uniform, bench.guesses, beeler.guesses[:, None], np.ones(1))
     first = d.words[oracle.move(oracle.all_words, oracle.uniform, ENTROPY)]
     any_word = kernels.comp_num_guesses(oracle.C, oracle.counts, oracle.uniform, oracle.all_words, oracle.L,
@@ -176,14 +197,15 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
         # seed the restricted game with fictitious play's greedy trees (no recomputation needed)
         picks = np.unique(np.linspace(0, ts, num=min(ts + 1, 16)).astype(int))
         seeds = [(fp.hider(int(t)), fp.member_guesses[int(t)]) for t in picks]
-        do = solve_double_oracle(oracle, params.do_iterations, do, seed_columns=seeds, on_iteration=do_tick)
+        do = solve_double_oracle(oracle, params.do_iterations, do, seed_columns=seeds, on_iteration=do_tick,
+                                 trees=trees)
         ckpt.save("do", do.to_arrays())
     G_do = do.matrix()
     _, _, y = restricted_game(G_do)
     support = np.flatnonzero(do.weights > 0)
     w_do = do.weights[support]
     cands = hider_candidates([oracle.uniform, y, h_fp])
-    best, cand_stats = select_hider(oracle, cands, G_do[:, support], w_do)
+    best, cand_stats = select_hider(oracle, cands, G_do[:, support], w_do, trees=trees)
     st_do = cand_stats[best]
     h_do = cands[best]
     member_hiders = np.stack([do.hiders[c] for c in support])
@@ -197,12 +219,16 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     arrays.update({"hider:double_oracle": h_do, "weights:double_oracle": w_do,
                    "member_hiders:double_oracle": member_hiders,
                    "guarantee_history:double_oracle": np.array(do.guarantee_history)})
-    trees = {}
+    members: dict[int, Tree] = {}
+    chunk = max(1, 4 * trees.ex.workers)
     with bar("double-oracle book", len(support)) as pb:
-        for m, c in enumerate(support):
-            trees[m] = oracle.tree(do.hiders[c], GBR, thr)
-            pb.update(1)
-    books["double_oracle"] = _book_from_trees(D, trees)
+        for lo in range(0, len(support), chunk):
+            part = support[lo:lo + chunk]
+            for m, tree in zip(range(lo, lo + len(part)), trees([do.hiders[c] for c in part], GBR, thr)):
+                members[m] = tree
+            pb.update(len(part))
+            interrupt.stop_if_requested()
+    books["double_oracle"] = _book_from_trees(D, members)
 
     served = min(("double_oracle", "fp"), key=lambda s: strategies[s]["figures"]["guarantee"])
 

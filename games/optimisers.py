@@ -85,18 +85,24 @@ class Run:
         return json.dumps(asdict(self), default=float)
 
 
-def _paired_scores(problem: Problem, new, old, seed: int, start: int, stop: int) -> list[float]:
-    a = play_games(problem.game, new, problem.baseline, seed, start, stop)
-    b = play_games(problem.game, old, problem.baseline, seed, start, stop)
+def _paired_scores(problem: Problem, new, old, seed: int, start: int, stop: int, executor=None) -> list[float]:
+    if executor is None:
+        a = play_games(problem.game, new, problem.baseline, seed, start, stop)
+        b = play_games(problem.game, old, problem.baseline, seed, start, stop)
+    else:
+        a, b = executor.map(play_games, [problem.game] * 2, [new, old], [problem.baseline] * 2, [seed] * 2,
+                            [start] * 2, [stop] * 2)
     return [(1.0 + x - y) / 2.0 for x, y in zip(a, b)]
 
 
-def paired_race(problem: Problem, new, old, seed: int, delta: float, cap: int, batch: int = 64):
+def paired_race(problem: Problem, new, old, seed: int, delta: float, cap: int, batch: int = 64, executor=None):
     """Race 'new beats old against the baseline' on common random numbers; returns (verdict, games, score)."""
     race = BernsteinRace(delta=delta, cap=cap)
     nxt = 0
+    if executor is not None:
+        batch = max(batch, EXECUTOR_BATCH)
     while not race.done:
-        for x in _paired_scores(problem, new, old, seed, nxt, min(nxt + batch, cap)):
+        for x in _paired_scores(problem, new, old, seed, nxt, min(nxt + batch, cap), executor):
             if race.add(x):
                 break
         nxt = min(nxt + batch, cap)
@@ -104,8 +110,16 @@ def paired_race(problem: Problem, new, old, seed: int, delta: float, cap: int, b
     return r.verdict, 2 * r.games, r.score
 
 
-def _race(problem: Problem, a, b, seed: int, delta: float, cap: int, workers: int):
-    r = match(problem.game, a, b, seed=seed, delta=delta, cap=cap, workers=workers)
+# games per task when races run on an executor (results do not depend on it: games are fed in order)
+EXECUTOR_BATCH = 256
+
+
+def _race(problem: Problem, a, b, seed: int, delta: float, cap: int, workers: int, executor=None):
+    if executor is not None:
+        r = match(problem.game, a, b, seed=seed, delta=delta, cap=cap, workers=executor.workers,
+                  executor=executor, batch=EXECUTOR_BATCH)
+    else:
+        r = match(problem.game, a, b, seed=seed, delta=delta, cap=cap, workers=workers)
     return r.verdict, r.games, r.score
 
 
@@ -121,7 +135,7 @@ def _seed(rng) -> int:
 
 
 def naive(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap: int = 2000,
-          sigma: float = 0.3, start=None, limited: bool = True, **_) -> Run:
+          sigma: float = 0.3, start=None, limited: bool = True, executor=None, **_) -> Run:
     rng = np.random.Generator(np.random.PCG64(seed))
     run = Run("naive", problem.name, seed, budget)
     x = tuple(start) if start is not None else problem.uniform_point(rng)
@@ -129,7 +143,7 @@ def naive(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap
     while run.games < budget:
         y = problem.mutate(x, sigma, rng)
         verdict, g, score = paired_race(problem, problem.make(y), problem.make(x), _seed(rng), delta,
-                                        min(cap, max(2, (budget - run.games) // 2)))
+                                        min(cap, max(2, (budget - run.games) // 2)), executor=executor)
         run.games += g
         if _accept(verdict, score, limited):
             x, sigma = y, min(sigma * 2.0, 0.5)
@@ -142,7 +156,7 @@ def naive(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap
 
 
 def iterative(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap: int = 2000,
-              sigma: float = 0.3, workers: int = 1, start=None, limited: bool = True, **_) -> Run:
+              sigma: float = 0.3, workers: int = 1, start=None, limited: bool = True, executor=None, **_) -> Run:
     rng = np.random.Generator(np.random.PCG64(seed))
     run = Run("iterative", problem.name, seed, budget)
     base = tuple(start) if start is not None else problem.uniform_point(rng)
@@ -150,7 +164,7 @@ def iterative(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05,
     while run.games < budget:
         y = problem.mutate(base, sigma, rng)
         verdict, g, score = _race(problem, problem.make(y), problem.make(base), _seed(rng), delta,
-                                  min(cap, max(2, budget - run.games)), workers)
+                                  min(cap, max(2, budget - run.games)), workers, executor)
         run.games += g
         if _accept(verdict, score, limited):
             base, sigma = y, min(sigma * 2.0, 0.5)
@@ -163,7 +177,8 @@ def iterative(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05,
 
 
 def real_coevolution(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap: int = 2000,
-                     sigma: float = 0.3, population: int = 4, workers: int = 1, limited: bool = True, **_) -> Run:
+                     sigma: float = 0.3, population: int = 4, workers: int = 1, limited: bool = True, executor=None,
+                     **_) -> Run:
     rng = np.random.Generator(np.random.PCG64(seed))
     run = Run("real_coevolution", problem.name, seed, budget)
     pop = [problem.uniform_point(rng) for _ in range(population)]
@@ -175,7 +190,7 @@ def real_coevolution(problem: Problem, budget: int, seed: int = 0, delta: float 
         ok = True
         for p in pop:
             verdict, g, score = _race(problem, problem.make(y), problem.make(p), _seed(rng), delta,
-                                      min(cap, max(2, budget - run.games)), workers)
+                                      min(cap, max(2, budget - run.games)), workers, executor)
             run.games += g
             if not _accept(verdict, score, limited):
                 ok = False
@@ -193,7 +208,8 @@ def real_coevolution(problem: Problem, budget: int, seed: int = 0, delta: float 
 
 
 def approx_coevolution(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap: int = 2000,
-                       sigma: float = 0.3, population: int = 4, workers: int = 1, limited: bool = True, **_) -> Run:
+                       sigma: float = 0.3, population: int = 4, workers: int = 1, limited: bool = True, executor=None,
+                       **_) -> Run:
     rng = np.random.Generator(np.random.PCG64(seed))
     run = Run("approx_coevolution", problem.name, seed, budget)
     pop = [problem.uniform_point(rng) for _ in range(population)]
@@ -204,7 +220,7 @@ def approx_coevolution(problem: Problem, budget: int, seed: int = 0, delta: floa
         y = problem.mutate(pop[int(rng.integers(len(pop)))], sigma, rng)
         j = int(rng.integers(len(pop)))
         verdict, g, score = _race(problem, problem.make(y), problem.make(pop[j]), _seed(rng), delta,
-                                  min(cap, max(2, budget - run.games)), workers)
+                                  min(cap, max(2, budget - run.games)), workers, executor)
         run.games += g
         if _accept(verdict, score, limited):
             pop[j] = y
@@ -249,7 +265,7 @@ class Mixture:
 
 
 def seeds(problem: Problem, budget: int, seed: int = 0, games_per_pair: int | None = None,
-          population: int | None = None, workers: int = 1, **_) -> Run:
+          population: int | None = None, workers: int = 1, executor=None, **_) -> Run:
     """Random population, all pairwise games, the best average; and the Nash mixture over the seeds."""
     rng = np.random.Generator(np.random.PCG64(seed))
     run = Run("seeds", problem.name, seed, budget)
@@ -262,11 +278,16 @@ def seeds(problem: Problem, budget: int, seed: int = 0, games_per_pair: int | No
     pts = [problem.uniform_point(rng) for _ in range(K)]
     strats = [problem.make(p) for p in pts]
     A = np.full((K, K), 0.5)
-    for i in range(K):
-        for j in range(i + 1, K):
-            s = float(np.mean(play_games(problem.game, strats[i], strats[j], _seed(rng), 0, g)))
-            A[i, j], A[j, i] = s, 1.0 - s
-            run.games += g
+    pairs_ij = [(i, j) for i in range(K) for j in range(i + 1, K)]
+    seeds_ij = [_seed(rng) for _ in pairs_ij]
+    n = len(pairs_ij)
+    run_all = executor.map if executor is not None else lambda f, *it: list(map(f, *it))
+    results = run_all(play_games, [problem.game] * n, [strats[i] for i, _ in pairs_ij],
+                      [strats[j] for _, j in pairs_ij], seeds_ij, [0] * n, [g] * n)
+    for (i, j), scores in zip(pairs_ij, results):
+        s = float(np.mean(scores))
+        A[i, j], A[j, i] = s, 1.0 - s
+        run.games += g
     avg = A.mean(axis=1)
     best = int(np.argmax(avg))
     run.best = pts[best]

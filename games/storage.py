@@ -4,7 +4,7 @@ Layout: ``<root>/<game>/<variant>/<version>/data.mdb`` and a symlink ``<root>/<g
 naming the served version. A store is written into a fresh hidden directory, compacted into its
 version directory, and published by atomically replacing the symlink; a killed build never touches
 what is served. Named databases: ``meta`` (``manifest``: JSON with format version, variant, dictionary
-hash, parameters, build time, code version and statistics), ``arrays`` (NumPy ``.npy`` blobs) and one
+hash, parameters, build time, code version, statistics and ``content_hash``, see ``content_hash``), ``arrays`` (NumPy ``.npy`` blobs) and one
 ``book:<strategy>`` per guesser strategy.
 """
 from __future__ import annotations
@@ -59,6 +59,36 @@ def array_from_bytes(raw: bytes) -> np.ndarray:
     return np.load(io.BytesIO(raw), allow_pickle=False)
 
 
+VOLATILE = ("build_time", "store_version", "content_hash", "code_version", "build")
+
+
+def _stable(x):
+    """The manifest without what differs between two builds of the same content: timings (any key
+    naming seconds), build time, version, code version and the ``build`` record (executor, memory)."""
+    if isinstance(x, dict):
+        return {k: _stable(v) for k, v in x.items() if k not in VOLATILE and "seconds" not in k}
+    if isinstance(x, list):
+        return [_stable(v) for v in x]
+    return x
+
+
+def content_hash(env: lmdb.Environment, manifest: dict) -> str:
+    """BLAKE2b-256 of every named database but ``meta`` (names, keys and values in key order) and of the
+    manifest without its volatile fields: two builds with the same results have the same hash."""
+    h = hashlib.blake2b(digest_size=32)
+    with env.begin() as txn:
+        names = sorted(k for k, _ in txn.cursor() if k != b"meta")
+    for name in names:
+        db = env.open_db(name, create=False)
+        h.update(b"db\0" + name + b"\0")
+        with env.begin(db=db) as txn:
+            for k, v in txn.cursor():
+                h.update(len(k).to_bytes(4, "little") + k + len(v).to_bytes(8, "little"))
+                h.update(v)
+    h.update(b"manifest\0" + json.dumps(_stable(manifest), sort_keys=True).encode())
+    return h.hexdigest()
+
+
 class StoreWriter:
     def __init__(self, root: Path, game: str, variant: str):
         self.base = Path(root) / game / variant
@@ -91,8 +121,10 @@ class StoreWriter:
     def publish(self, manifest: dict) -> Path:
         """Write the manifest, compact into the version directory, switch `current` atomically."""
         manifest = dict(manifest, format_version=FORMAT_VERSION, build_time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-        body = json.dumps(manifest, sort_keys=True).encode()
-        version = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + hashlib.sha256(body).hexdigest()[:8]
+        manifest["content_hash"] = digest = content_hash(self.env, manifest)
+        version = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + digest[:8]
+        if (self.base / version).exists():  # the same content published twice within one second
+            version += "-" + uuid.uuid4().hex[:4]
         manifest["store_version"] = version
         self.put("meta", b"manifest", json.dumps(manifest, sort_keys=True).encode())
         self.env.sync(True)
@@ -161,6 +193,10 @@ class Store:
     @property
     def version(self) -> str:
         return self.manifest["store_version"]
+
+    def content_hash(self) -> str:
+        """The content hash recomputed from the data (equals ``manifest['content_hash']`` when intact)."""
+        return content_hash(self.env, self.manifest)
 
     def _db(self, name: str):
         if name not in self._dbs:

@@ -31,6 +31,20 @@ class Tree:
     node_moves: list[int] = field(default_factory=list)
 
 
+def build_tree(C: np.ndarray, counts: np.ndarray, h: np.ndarray, candidates: np.ndarray, L: int, kind: int,
+               record_threshold: int | None = None) -> Tree:
+    """CompNumGuesses (Alg. 6) over plain arrays: the oracle's tree, also run as a builder task."""
+    thr = C.shape[0] + 1 if record_threshold is None else record_threshold
+    g, rs, re_, rg, order = kernels.comp_num_guesses(
+        np.asarray(C), np.asarray(counts), np.ascontiguousarray(h, dtype=np.float64), np.asarray(candidates), L,
+        kind, thr)
+    tree = Tree(g)
+    for s, e, m in zip(rs, re_, rg):
+        tree.node_states.append(np.sort(order[s:e]))
+        tree.node_moves.append(int(m))
+    return tree
+
+
 class JottoOracle:
     def __init__(self, dictionary: Dictionary):
         self.dictionary = dictionary
@@ -52,15 +66,7 @@ class JottoOracle:
 
     def tree(self, h: np.ndarray, kind: int = GBR, record_threshold: int | None = None) -> Tree:
         """CompNumGuesses for every secret word at once (Alg. 6), optionally keeping nodes > threshold."""
-        thr = self.D + 1 if record_threshold is None else record_threshold
-        g, rs, re_, rg, order = kernels.comp_num_guesses(
-            self.C, self.counts, np.ascontiguousarray(h, dtype=np.float64), self.candidates(kind), self.L, kind, thr
-        )
-        tree = Tree(g)
-        for s, e, m in zip(rs, re_, rg):
-            tree.node_states.append(np.sort(order[s:e]))
-            tree.node_moves.append(int(m))
-        return tree
+        return build_tree(self.C, self.counts, h, self.candidates(kind), self.L, kind, record_threshold)
 
     def move(self, state: np.ndarray, h: np.ndarray, kind: int = GBR) -> int:
         """The oracle's test word at one state (ascending consistent indices)."""

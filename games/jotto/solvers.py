@@ -270,16 +270,28 @@ class DOState:
                        list(a["guarantee_history"]), float(a["seconds"]), it, last)
 
 
+# hiders -> their greedy responses' trees, in order (e.g. run on the builder's executor)
+TreeMap = Callable[[list], list]
+
+
+def gbr_guesses(oracle: JottoOracle, hiders: list[np.ndarray], trees: TreeMap | None = None) -> list[np.ndarray]:
+    """Guesses per secret word of GuesserGBR against each hider (CompNumGuesses, Alg. 6)."""
+    if trees is None:
+        return [oracle.tree(h, GBR).guesses for h in hiders]
+    return [t.guesses for t in trees(hiders)]
+
+
 def solve_double_oracle(
     oracle: JottoOracle, iterations: int, state: DOState | None = None,
     seed_columns: list[tuple[np.ndarray, np.ndarray]] = (),
-    on_iteration: Callable[[DOState], None] | None = None, keep: int = 8,
+    on_iteration: Callable[[DOState], None] | None = None, keep: int = 8, trees: TreeMap | None = None,
 ) -> DOState:
     """Double oracle over greedy responses: solve the restricted game exactly (LP), then add the
     greedy responses to the restricted hider and to its mix with the uniform hider as new columns.
 
     Each round's LP runs over the columns added or used within the last `keep` rounds (the LP grows
-    slow past a few hundred columns); the final mixture is solved over every column found.
+    slow past a few hundred columns); the final mixture is solved over every column found. ``trees``
+    computes a round's greedy responses (in parallel in the builder); by default one after another.
     """
     if state is None:
         state = DOState()
@@ -295,8 +307,9 @@ def solve_double_oracle(
         for c in act[xa > 0]:
             state.last_used[c] = state.iterations
         state.weights, state.guarantee_history = x, state.guarantee_history + [guarantee]
-        for h in (y, 0.5 * (y + oracle.uniform)):
-            state.add(h, oracle.tree(h, GBR).guesses)
+        hs = [y, 0.5 * (y + oracle.uniform)]
+        for h, g in zip(hs, gbr_guesses(oracle, hs, trees)):
+            state.add(h, g)
         state.iterations += 1
         state.seconds += time.perf_counter() - start
         if on_iteration:
@@ -318,9 +331,10 @@ def hider_candidates(anchors: list[np.ndarray], alphas=(0.0, 0.1, 0.2, 0.3, 0.5,
     return out
 
 
-def select_hider(oracle: JottoOracle, candidates: list[np.ndarray], G: np.ndarray, weights: np.ndarray) -> tuple[int, list[PairStats]]:
+def select_hider(oracle: JottoOracle, candidates: list[np.ndarray], G: np.ndarray, weights: np.ndarray,
+                 trees: TreeMap | None = None) -> tuple[int, list[PairStats]]:
     """Pick the hider served beside a guesser mixture: lowest Ganzfried epsilon of the pair, then the
     highest payoff against the greedy response."""
-    stats = [pair_stats(h, oracle.tree(h, GBR).guesses, G, weights) for h in candidates]
+    stats = [pair_stats(h, g, G, weights) for h, g in zip(candidates, gbr_guesses(oracle, candidates, trees))]
     best = min(range(len(stats)), key=lambda i: (stats[i].epsilon, -stats[i].hider_vs_gbr))
     return best, stats

@@ -1,0 +1,49 @@
+"""Print the content hash of every published store, recomputed from its data and checked against the
+hash its manifest recorded at build time.
+
+  python -m builder.storehash [--root DIR]     exit code 1 if any store's data no longer matches
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from games.storage import DEFAULT_ROOT, Store, StoreError, current_stores
+
+GAMES = ("jotto", "dudo", "guesswho", "hangman")
+
+
+def store_hashes(root: Path) -> dict[str, tuple[str, str, str]]:
+    """variant -> (version, recorded hash, recomputed hash) for every published store under ``root``."""
+    out = {}
+    for game in GAMES:
+        for variant, path in current_stores(root, game).items():
+            s = Store(path)
+            try:
+                out[variant] = (s.version, s.manifest.get("content_hash", ""), s.content_hash())
+            finally:
+                s.close()
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m builder.storehash", description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
+    args = ap.parse_args(argv)
+    try:
+        hashes = store_hashes(args.root)
+    except StoreError as e:
+        print(f"storehash: {e}", file=sys.stderr)
+        return 2
+    bad = 0
+    for variant, (version, recorded, actual) in sorted(hashes.items()):
+        ok = "ok" if recorded == actual else ("no recorded hash" if not recorded else "MISMATCH")
+        bad += recorded != actual
+        print(f"{variant:32s} {actual}  {version}  {ok}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
