@@ -1,0 +1,134 @@
+"""The builder's executor interface: the same results on every executor, shared arrays, lost workers;
+store content hashes; a build killed half-way and resumed writes the same stores."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from builder.executor import BuildExecutor, ProcessExecutor, make_executor
+from builder.storehash import store_hashes
+from games.storage import Store, StoreWriter
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def row_checksum(a, i):
+    return float(np.asarray(a[i], dtype=np.float64) @ np.arange(a.shape[1])) + i
+
+
+def die_once(marker, x):
+    """Kill the worker running it the first time it is called (marker file), then behave."""
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x * x
+
+
+@pytest.fixture(scope="module")
+def big():
+    return np.random.default_rng(3).random((200, 300))
+
+
+@pytest.mark.parametrize("kind", ["serial", "process", "dask"])
+def test_map_in_order_with_shared_array(kind, big, tmp_path):
+    expect = [row_checksum(big, i) for i in range(40)]
+    with make_executor(kind, 2, share_dir=str(tmp_path / "shared")) as ex:
+        h = ex.share(big)
+        assert ex.map(row_checksum, [h] * 40, range(40)) == expect
+        assert ex.submit(row_checksum, h, 7).result() == expect[7]
+        if kind == "process":  # the array travels as one memory-mapped file, not once per task
+            assert len(list((tmp_path / "shared").glob("*.npy"))) == 1
+
+
+def test_process_pool_survives_a_killed_worker(tmp_path):
+    ex = ProcessExecutor(2, share_dir=str(tmp_path / "shared"))
+    try:
+        assert ex.map(die_once, [str(tmp_path / "marker")] * 12, range(12)) == [x * x for x in range(12)]
+        assert ex.restarts == 1
+    finally:
+        ex.close()
+
+
+def test_dask_survives_a_killed_worker(tmp_path):
+    with make_executor("dask", 2) as ex:
+        assert ex.map(die_once, [str(tmp_path / "marker")] * 12, range(12)) == [x * x for x in range(12)]
+    assert (tmp_path / "marker").exists()
+
+
+def _store(root, value: bytes, seconds: float) -> Path:
+    w = StoreWriter(root, "jotto", "jotto-test")
+    w.put("arrays", b"a", value)
+    return w.publish({"game": "jotto", "variant": "jotto-test", "build_seconds": seconds,
+                      "figures": {"epsilon": 0.5, "seconds_per_iteration": seconds}})
+
+
+def test_content_hash_ignores_timings_and_sees_data(tmp_path):
+    hashes = []
+    for value, secs in ((b"x", 1.0), (b"x", 2.5), (b"y", 1.0)):
+        s = Store(_store(tmp_path / str(len(hashes)), value, secs))
+        try:
+            assert s.content_hash() == s.manifest["content_hash"]
+            hashes.append(s.manifest["content_hash"])
+            assert s.version.endswith(hashes[-1][:8])
+        finally:
+            s.close()
+    assert hashes[0] == hashes[1] != hashes[2]
+
+
+PLAN = ["--profile", "default", "--variant", "jotto-en_US80-2-ganzfried", "--variant", "hangman-en_US50-5"]
+
+
+def _build(root: Path, *extra: str, wait_for: str | None = None) -> subprocess.CompletedProcess | None:
+    cmd = [sys.executable, "-m", "builder", *PLAN, "--root", str(root), *extra]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    if wait_for is None:
+        return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    # kill the build with SIGKILL once its journal records `wait_for`
+    p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline and p.poll() is None:
+            journals = list((root / ".work").glob("build-*.json"))
+            if journals and wait_for in json.loads(journals[0].read_text() or "{}"):
+                break
+            time.sleep(0.05)
+    finally:
+        p.kill()
+        p.wait()
+    return None
+
+
+def test_build_same_hash_on_every_executor_and_after_sigkill(tmp_path):
+    ref = _build(tmp_path / "serial", "--executor", "serial")
+    assert ref.returncode == 0, ref.stderr[-2000:]
+    expect = {v: h for v, (_, _, h) in store_hashes(tmp_path / "serial").items()}
+    assert set(expect) == {"jotto-en_US80-2-ganzfried", "hangman-en_US50-5"}
+
+    dask = _build(tmp_path / "dask", "--executor", "dask", "--workers", "2")
+    assert dask.returncode == 0, dask.stderr[-2000:]
+    assert {v: h for v, (_, _, h) in store_hashes(tmp_path / "dask").items()} == expect
+
+    root = tmp_path / "killed"
+    _build(root, "--workers", "2", wait_for="jotto-en_US80-2-ganzfried")
+    again = _build(root, "--workers", "2")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "resumed" in again.stdout.split("jotto-en_US80-2-ganzfried", 1)[1].splitlines()[0]
+    got = store_hashes(root)
+    assert {v: h for v, (_, _, h) in got.items()} == expect
+    assert all(recorded == actual for _, recorded, actual in got.values())
+    assert not list((root / ".work").glob("build-*.json"))  # a finished build drops its journal
+
+
+def test_serial_executor_is_plain_python():
+    ex = BuildExecutor()
+    assert ex.map(pow, [2, 3], [3, 2]) == [8, 9]
+    with pytest.raises(ZeroDivisionError):
+        ex.submit(divmod, 1, 0).result()
