@@ -2,8 +2,9 @@
 
 Game ``i`` of a match with seed ``s`` draws its randomness from ``numpy.random.Generator(PCG64(
 SeedSequence([s, i])))``; A moves first in the even games and second in the odd ones. Games are played in
-batches over a ``ProcessPoolExecutor`` and fed to the race in game order, so the result does not depend on
-the number of workers. A game object has ``play(first, second, rng) -> score of first in [0, 1]``
+batches on the builder's executor (``builder.executor``: a process pool, or Dask with ``--executor dask``
+/ ``--scheduler``) and fed to the race in game order, so the result does not depend on the number of
+workers or where they run. A game object has ``play(first, second, rng) -> score of first in [0, 1]``
 (1 win, 1/2 draw, 0 loss); strategies are picklable objects; one with a ``for_game(rng)`` method (a
 mixture, a randomised baseline) picks the member playing each game from that game's generator.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,12 +65,34 @@ class MatchResult(RaceResult):
 
 
 _POOLS: dict[int, Executor] = {}
+_DEFAULT = None
 
 
-def _pool(workers: int) -> Executor:
+def use_executor(executor) -> None:
+    """Run every match's game batches on ``executor`` (a ``builder.executor`` executor)."""
+    global _DEFAULT
+    _DEFAULT = executor
+
+
+def _pool(workers: int):
+    if _DEFAULT is not None:
+        return _DEFAULT
+    from builder.executor import make_executor
     if workers not in _POOLS:
-        _POOLS[workers] = ProcessPoolExecutor(max_workers=workers)
+        _POOLS[workers] = make_executor("process", workers)
     return _POOLS[workers]
+
+
+def add_executor_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--executor", choices=("process", "dask", "serial"), default="process")
+    ap.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run games on this Dask scheduler")
+
+
+def start_executor(args) -> None:
+    """Install the executor the CLI flags ask for (``--executor dask`` / ``--scheduler``)."""
+    if args.executor == "dask" or args.scheduler:
+        from builder.executor import make_executor
+        use_executor(make_executor("dask", args.workers, args.scheduler))
 
 
 def match(game, a, b, seed: int = 0, delta: float = 0.05, cap: int = 10_000, workers: int = 1,
@@ -77,7 +100,7 @@ def match(game, a, b, seed: int = 0, delta: float = 0.05, cap: int = 10_000, wor
     """Play A against B until the empirical Bernstein race separates them or ``cap`` games."""
     race = BernsteinRace(delta=delta, cap=cap, min_games=min_games)
     scores: list[float] = []
-    ex = executor if executor is not None else (_pool(workers) if workers > 1 else None)
+    ex = executor if executor is not None else (_pool(workers) if workers > 1 or _DEFAULT is not None else None)
     nxt = 0
     while not race.done:
         if ex is None:
@@ -109,7 +132,7 @@ def match(game, a, b, seed: int = 0, delta: float = 0.05, cap: int = 10_000, wor
 
 def mean_score(game, a, b, games: int, seed: int = 0, workers: int = 1) -> float:
     """Plain average score of A over a fixed number of games (seats alternated)."""
-    if workers <= 1:
+    if workers <= 1 and _DEFAULT is None:
         return float(np.mean(play_games(game, a, b, seed, 0, games)))
     ex = _pool(workers)
     step = -(-games // workers)
@@ -321,6 +344,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--list", action="store_true", help="list the strategy names")
+    add_executor_args(ap)
     args = ap.parse_args(argv)
     if args.list or not (args.a and args.b):
         print("guesswho[N]:{bisection,optimal,random,random-parametric,nica,param=behind,shift,frac,pow2}")
@@ -336,6 +360,11 @@ def main(argv=None) -> int:
         return 2
     if game_a != game_b:
         print(f"{args.a} and {args.b} are not strategies of the same game", file=sys.stderr)
+        return 2
+    try:
+        start_executor(args)
+    except RuntimeError as e:
+        print(f"games.arena: {e}", file=sys.stderr)
         return 2
     r = match(game_a, a, b, seed=args.seed, delta=args.delta, cap=args.cap, workers=args.workers, batch=args.batch)
     print(r)

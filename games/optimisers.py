@@ -372,6 +372,12 @@ def format_table(problem: Problem, rows: list[dict], references: dict) -> str:
     return "\n".join(out)
 
 
+def _executor(args):
+    """The executor the CLI asked for explicitly (Dask), else None: races then use ``workers``."""
+    from games import arena
+    return arena._DEFAULT
+
+
 def main(argv=None) -> int:
     import argparse
     import os
@@ -390,11 +396,15 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="results/optimisers")
     ap.add_argument("--cross-games", type=int, default=0,
                     help="also play the methods' results against each other (Table III), this many games a pair")
+    from games.arena import add_executor_args, start_executor
+    add_executor_args(ap)
     args = ap.parse_args(argv)
+    start_executor(args)
     problem, refs = problem_by_name(args.problem)
     strategies, runs = {}, {}
     for m in args.methods.split(","):
-        run = METHODS[m](problem, args.budget, seed=args.seed, delta=args.delta, cap=args.cap, workers=args.workers)
+        run = METHODS[m](problem, args.budget, seed=args.seed, delta=args.delta, cap=args.cap, workers=args.workers,
+                         executor=_executor(args))
         runs[m] = run
         strategies[m] = problem.make(run.best)
         print(f"{m}: {run.games} games, best {tuple(round(x, 3) for x in run.best)}, "
