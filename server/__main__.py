@@ -185,6 +185,7 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
     log.info("stopping", extra={"fields": {"grace_seconds": args.grace, "worker": worker}})
     server.health.enter_graceful_shutdown()
     server.stop(args.grace).wait()
+    metrics.flush()
     wake.set()
     registry.close()
     log.info("stopped", extra={"fields": {"worker": worker}})

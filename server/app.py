@@ -245,28 +245,42 @@ class _Abort(Exception):
         self.code, self.message = code, message
 
 
-def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float | None) -> pb.SampleMoveReply:
+def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float | None,
+            size: int | None = None, reply: pb.SampleMoveReply | None = None) -> pb.SampleMoveReply:
+    """One move, written into `reply` (a new message by default) and returned; _Abort with the status.
+
+    `size`: the request's encoded size when the caller has it (else measured here)."""
     try:
-        size = request.ByteSize()
+        if size is None:
+            size = request.ByteSize()
         if size > MAX_REQUEST_BYTES:
             raise BadRequest(f"request is {size} bytes; at most {MAX_REQUEST_BYTES}")
-        if not request.variant:
+        variant = request.variant
+        if not variant:
             raise BadRequest("request names no variant")
-        with registry.acquire(request.variant) as b:
-            if request.WhichOneof("state") is None:
-                raise BadRequest(f"request has no game state: set `{b.game}`")
-            r = b.sample(request, deadline)
-            version = b.version
+        h = registry._take(variant)  # noqa: SLF001 - the hot path: no context-manager frame
+        try:
+            b = h.backend
+            r = b.sample(request, deadline)  # raises BadRequest naming the field when the state is missing
+        finally:
+            registry._release(h)  # noqa: SLF001
     except BadRequest as e:
         raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
     except DeadlineExceeded as e:
         raise _Abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(e)) from None
-    metrics.MOVES.labels(variant=request.variant, source=r.source).inc()
-    reply = pb.SampleMoveReply(
-        move=r.move, probability=r.probability, source=SOURCES[r.source], store_version=version,
-        strategy=r.strategy, member=r.member, consistent_words=r.consistent_words, history_on_policy=r.on_policy)
-    for m, p in r.distribution:
-        reply.distribution.add(move=m, probability=p)
+    metrics.move(variant, r.source)
+    if reply is None:
+        reply = pb.SampleMoveReply(
+            move=r.move, probability=r.probability, source=SOURCES[r.source], store_version=b.version,
+            strategy=r.strategy, member=r.member, consistent_words=r.consistent_words,
+            history_on_policy=r.on_policy)
+    else:
+        reply.move, reply.probability, reply.source, reply.store_version = (
+            r.move, r.probability, SOURCES[r.source], b.version)
+        reply.strategy, reply.member, reply.consistent_words, reply.history_on_policy = (
+            r.strategy, r.member, r.consistent_words, r.on_policy)
+    if r.distribution:
+        reply.distribution.extend([pb.MoveProbability(move=m, probability=p) for m, p in r.distribution])
     return reply
 
 
@@ -307,8 +321,9 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
         for req in request.requests:
             res = out.results.add()
             try:
-                res.reply.CopyFrom(_sample(self.registry, req, deadline))
+                _sample(self.registry, req, deadline, reply=res.reply)
             except _Abort as e:
+                res.ClearField("reply")
                 res.code, res.message = e.code.value[0], e.message
         return out
 
@@ -362,7 +377,9 @@ class MetricsInterceptor(grpc.ServerInterceptor):
     """Counts every unary call by method and status code, and times it.
 
     It is the innermost interceptor, so what it wraps depends on the method name alone: the wrapped
-    handler is built once per method, not once per call.
+    handler is built once per method, not once per call. It parses requests itself (bytes that are no
+    message get INVALID_ARGUMENT, not INTERNAL). Handlers report failures by `context.abort` (raising),
+    so a call that returns is counted OK.
     """
 
     def __init__(self):
@@ -384,10 +401,10 @@ class MetricsInterceptor(grpc.ServerInterceptor):
     def _wrap(handler, method: str):
         inner = handler.unary_unary
         deserialize = handler.request_deserializer
+        observe, clock, OK = metrics.observe, time.perf_counter, grpc.StatusCode.OK
 
         def behaviour(raw, context):
-            t0 = time.perf_counter()
-            code = grpc.StatusCode.UNKNOWN
+            t0 = clock()
             try:
                 try:  # parsed here so that bytes that are no message get INVALID_ARGUMENT, not INTERNAL
                     request = deserialize(raw) if deserialize is not None else raw
@@ -395,13 +412,11 @@ class MetricsInterceptor(grpc.ServerInterceptor):
                     context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                   f"the {len(raw)}-byte request body is not a valid {method} request message")
                 resp = inner(request, context)
-                code = context.code() or grpc.StatusCode.OK
-                return resp
-            except Exception:
-                code = context.code() or grpc.StatusCode.UNKNOWN
+            except BaseException:
+                observe(method, context.code() or grpc.StatusCode.UNKNOWN, clock() - t0)
                 raise
-            finally:
-                metrics.observe(method, code, time.perf_counter() - t0)
+            observe(method, OK, clock() - t0)
+            return resp
 
         return grpc.unary_unary_rpc_method_handler(behaviour, None, handler.response_serializer)
 
@@ -490,6 +505,7 @@ def build_server(backends, address: str, max_workers: int = 8, max_concurrent_rp
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=s.threads), options=options,
                          maximum_concurrent_rpcs=s.max_concurrent_rpcs, interceptors=interceptors)
     servicer = GameStrategyServicer(backends, s.max_batch)
+    metrics.start_flusher()
     pb_grpc.add_GameStrategyServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -12,6 +12,9 @@ from games.jotto.dictionary import Variant, dictionary_from_words
 from games.jotto.oracle import ENTROPY, GBR, JottoOracle, state_key
 from games.jotto.strategy import GuesserStrategy, decode_book_value, seeded_uniform
 from games.storage import Store, StoreError
+from protos import gamestrategy_pb2 as pb
+
+GUESSER, HIDER = pb.JottoState.GUESSER, pb.JottoState.HIDER
 
 KINDS = {"gbr": GBR, "entropy": ENTROPY}
 MAX_HISTORY = 64
@@ -86,6 +89,8 @@ class JottoBackend:
         return s
 
     def parse_history(self, history) -> tuple[list[int], list[int]]:
+        if not history:
+            return [], []
         if len(history) > MAX_HISTORY:
             raise BadRequest(f"history has {len(history)} turns; at most {MAX_HISTORY}")
         L = self.dictionary.length
@@ -229,19 +234,18 @@ class JottoBackend:
         self.sample_guesser("", 0, [], False)
 
     def sample(self, request, deadline: float | None) -> MoveResult:
-        from protos import gamestrategy_pb2 as pb
-
-        if request.WhichOneof("state") != "jotto":
+        if not request.HasField("jotto"):
             raise BadRequest(f"{self.variant} is a Jotto variant: set `jotto` in the request")
         st = request.jotto
-        if st.role == pb.JottoState.HIDER:
+        role = st.role
+        if role == GUESSER:
+            return self.sample_guesser(request.strategy, request.game_seed, st.history, request.want_distribution,
+                                       deadline)
+        if role == HIDER:
             if len(st.history):
                 raise BadRequest("the hider role takes no history")
             return self.sample_hider(request.strategy, request.game_seed, request.want_distribution,
                                      st.common_secret)
-        if st.role == pb.JottoState.GUESSER:
-            return self.sample_guesser(request.strategy, request.game_seed, st.history, request.want_distribution,
-                                       deadline)
         raise BadRequest("jotto.role must be HIDER or GUESSER")
 
     def get_words(self, reply) -> None:

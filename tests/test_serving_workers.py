@@ -70,10 +70,19 @@ def test_workers_share_the_port_refresh_on_sighup_and_stop_on_sigterm(tmp_path):
         for i in range(8):
             with GameStrategyClient(target, timeout=20, token=TOKEN) as c:
                 assert c.jotto_move(SMALL_VARIANT, "guesser", seed=i).store_version == v2
-        text = urllib.request.urlopen(f"http://127.0.0.1:{info['metrics_port']}/metrics", timeout=10).read().decode()
-        ok = [line for line in text.splitlines()
-              if line.startswith('gamestrategy_requests_total{code="OK",method="SampleMove"}')]
-        assert ok and float(ok[0].split()[-1]) == 16.0  # summed over both workers
+
+        def scrape():
+            return urllib.request.urlopen(f"http://127.0.0.1:{info['metrics_port']}/metrics", timeout=10).read().decode()
+
+        def ok_calls(text):
+            ok = [line for line in text.splitlines()
+                  if line.startswith('gamestrategy_requests_total{code="OK",method="SampleMove"}')]
+            return float(ok[0].split()[-1]) if ok else 0.0
+
+        # workers fold their per-call tallies into the shared metrics every second (metrics.FLUSH_SECONDS)
+        assert _wait(lambda: ok_calls(scrape()) >= 16.0, 30), scrape()
+        text = scrape()
+        assert ok_calls(text) == 16.0  # summed over both workers
         assert f'version="{v2}"' in text
         p.send_signal(signal.SIGTERM)
         assert p.wait(60) == 0
