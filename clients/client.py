@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import os
+import queue
+import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +48,21 @@ def make_channel(target: str, tls_ca=None, tls_cert=None, tls_key=None, server_n
     return grpc.secure_channel(target, creds, options=options)
 
 
+def jotto_request(variant: str, role: str, history: list[tuple[str, int]] = (), seed: int = 0, strategy: str = "",
+                  distribution: bool = False) -> pb.SampleMoveRequest:
+    """A Jotto SampleMoveRequest (for SampleMoves and the streams)."""
+    roles = {"guesser": pb.JottoState.GUESSER, "hider": pb.JottoState.HIDER}
+    if role not in roles:
+        raise ValueError(f"role must be guesser or hider, not {role!r}")
+    return pb.SampleMoveRequest(variant=variant, strategy=strategy, game_seed=seed, want_distribution=distribution,
+                                jotto=pb.JottoState(role=roles[role],
+                                                    history=[pb.JottoTurn(guess=w, jots=j) for w, j in history]))
+
+
+_CODES = {c.value[0]: c for c in grpc.StatusCode}
+_CLOSE = object()
+
+
 class GameStrategyClient:
     """`token` (default: $GAMESTRATEGY_TOKEN) is sent as `authorization: Bearer <token>` on every call."""
 
@@ -76,24 +94,71 @@ class GameStrategyClient:
     def jotto_move(self, variant: str, role: str, history: list[tuple[str, int]] = (), seed: int = 0,
                    strategy: str = "", distribution: bool = False, timeout: float | None = None) -> Move:
         """role: "guesser" (next test word after `history` of (word, jots)) or "hider" (a secret word)."""
-        roles = {"guesser": pb.JottoState.GUESSER, "hider": pb.JottoState.HIDER}
-        if role not in roles:
-            raise ValueError(f"role must be guesser or hider, not {role!r}")
-        req = pb.SampleMoveRequest(variant=variant, strategy=strategy, game_seed=seed, want_distribution=distribution,
-                                   jotto=pb.JottoState(role=roles[role],
-                                                       history=[pb.JottoTurn(guess=w, jots=j) for w, j in history]))
+        req = jotto_request(variant, role, history, seed, strategy, distribution)
         return self._move(self.stub.SampleMove(req, timeout=timeout or self.timeout, metadata=self.metadata))
 
     def sample_moves(self, requests: list[pb.SampleMoveRequest], timeout: float | None = None) -> list:
         """Many moves in one call: a Move, or a (grpc.StatusCode, message) for a request that failed."""
         r = self.stub.SampleMoves(pb.SampleMovesRequest(requests=requests), timeout=timeout or self.timeout,
                                   metadata=self.metadata)
-        codes = {c.value[0]: c for c in grpc.StatusCode}
-        return [self._move(x.reply) if x.code == 0 else (codes.get(x.code, grpc.StatusCode.UNKNOWN), x.message)
-                for x in r.results]
+        return [self._result(x) for x in r.results]
+
+    def sample_move_stream(self, requests: Iterable[pb.SampleMoveRequest], timeout: float | None = None) -> Iterator:
+        """Moves on one SampleMoveStream call, one per request, in order, as they arrive: a Move, or a
+        (grpc.StatusCode, message) for a request that failed (the stream goes on). `requests` is read
+        lazily, so it may be a generator; `timeout` bounds the whole stream (default: none). A call-level
+        fault (credentials, deadline, the server's stream limit) raises grpc.RpcError."""
+        for x in self.stub.SampleMoveStream(iter(requests), timeout=timeout, metadata=self.metadata):
+            yield self._result(x)
+
+    def open_move_stream(self, timeout: float | None = None) -> "MoveStream":
+        """A stream for lockstep play (self-play, evaluation): `ask(request)` sends one request and waits
+        for its answer, so the next request can depend on it. Close it (or use `with`) when done."""
+        return MoveStream(self, timeout)
+
+    @classmethod
+    def _result(cls, x: pb.SampleMoveResult):
+        if x.code == 0:
+            return cls._move(x.reply)
+        return _CODES.get(x.code, grpc.StatusCode.UNKNOWN), x.message
 
     @staticmethod
     def _move(r: pb.SampleMoveReply) -> Move:
         return Move(r.move, r.probability, pb.SampleMoveReply.Source.Name(r.source).lower(), r.store_version,
                     r.strategy, r.member, r.consistent_words, r.history_on_policy,
                     [(d.move, d.probability) for d in r.distribution])
+
+
+class MoveStream:
+    """One open SampleMoveStream: `ask` a request, get its Move or (grpc.StatusCode, message)."""
+
+    def __init__(self, client: GameStrategyClient, timeout: float | None = None):
+        self._out: queue.Queue = queue.Queue()
+        self._lock = threading.Lock()
+        self._sent = 0
+        self._replies = client.stub.SampleMoveStream(iter(self._out.get, _CLOSE), timeout=timeout,
+                                                     metadata=client.metadata)
+        self._result = client._result
+
+    def ask(self, request: pb.SampleMoveRequest):
+        with self._lock:  # one request in flight: its reply is the next one on the stream
+            self._out.put(request)
+            self._sent += 1
+            return self._result(next(self._replies))
+
+    def close(self) -> None:
+        self._out.put(_CLOSE)
+        for _ in self._replies:  # the server ends the stream after the last reply
+            pass
+
+    def cancel(self) -> None:
+        self._replies.cancel()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            self.close()
+        else:
+            self.cancel()

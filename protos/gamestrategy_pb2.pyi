@@ -248,14 +248,16 @@ class SampleMovesRequest(_message.Message):
     def __init__(self, requests: _Optional[_Iterable[_Union[SampleMoveRequest, _Mapping]]] = ...) -> None: ...
 
 class SampleMoveResult(_message.Message):
-    __slots__ = ("code", "message", "reply")
+    __slots__ = ("code", "message", "reply", "index")
     CODE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     REPLY_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
     code: int
     message: str
     reply: SampleMoveReply
-    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., reply: _Optional[_Union[SampleMoveReply, _Mapping]] = ...) -> None: ...
+    index: int
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., reply: _Optional[_Union[SampleMoveReply, _Mapping]] = ..., index: _Optional[int] = ...) -> None: ...
 
 class SampleMovesReply(_message.Message):
     __slots__ = ("results",)

@@ -54,6 +54,11 @@ class GameStrategyStub:
                 request_serializer=protos_dot_gamestrategy__pb2.SampleMovesRequest.SerializeToString,
                 response_deserializer=protos_dot_gamestrategy__pb2.SampleMovesReply.FromString,
                 _registered_method=True)
+        self.SampleMoveStream = channel.stream_stream(
+                '/gamestrategy.v1.GameStrategy/SampleMoveStream',
+                request_serializer=protos_dot_gamestrategy__pb2.SampleMoveRequest.SerializeToString,
+                response_deserializer=protos_dot_gamestrategy__pb2.SampleMoveResult.FromString,
+                _registered_method=True)
         self.GetWords = channel.unary_unary(
                 '/gamestrategy.v1.GameStrategy/GetWords',
                 request_serializer=protos_dot_gamestrategy__pb2.GetWordsRequest.SerializeToString,
@@ -93,6 +98,18 @@ class GameStrategyServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SampleMoveStream(self, request_iterator, context):
+        """Moves on one long-lived stream (self-play, evaluation): exactly one result per request, in order,
+        `index` counting the stream's requests from 0. A bad request, or bytes that are no SampleMoveRequest,
+        gets its own non-zero code and message in its result and the stream goes on. The stream itself ends
+        with a status only for call-level faults: credentials (UNAUTHENTICATED / PERMISSION_DENIED), the
+        caller's deadline or cancellation, a message past the 4 MiB transport limit (RESOURCE_EXHAUSTED), and
+        RESOURCE_EXHAUSTED at open when the worker already serves its maximum of concurrent streams.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetWords(self, request, context):
         """The word list of a Jotto variant with Beeler's common/uncommon bit (a client checks words, computes
         jots and the words still possible from it).
@@ -123,6 +140,11 @@ def add_GameStrategyServicer_to_server(servicer, server):
                     servicer.SampleMoves,
                     request_deserializer=protos_dot_gamestrategy__pb2.SampleMovesRequest.FromString,
                     response_serializer=protos_dot_gamestrategy__pb2.SampleMovesReply.SerializeToString,
+            ),
+            'SampleMoveStream': grpc.stream_stream_rpc_method_handler(
+                    servicer.SampleMoveStream,
+                    request_deserializer=protos_dot_gamestrategy__pb2.SampleMoveRequest.FromString,
+                    response_serializer=protos_dot_gamestrategy__pb2.SampleMoveResult.SerializeToString,
             ),
             'GetWords': grpc.unary_unary_rpc_method_handler(
                     servicer.GetWords,
@@ -238,6 +260,33 @@ class GameStrategy:
             '/gamestrategy.v1.GameStrategy/SampleMoves',
             protos_dot_gamestrategy__pb2.SampleMovesRequest.SerializeToString,
             protos_dot_gamestrategy__pb2.SampleMovesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SampleMoveStream(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/gamestrategy.v1.GameStrategy/SampleMoveStream',
+            protos_dot_gamestrategy__pb2.SampleMoveRequest.SerializeToString,
+            protos_dot_gamestrategy__pb2.SampleMoveResult.FromString,
             options,
             channel_credentials,
             insecure,

@@ -74,6 +74,8 @@ def parse_args(argv):
     ap.add_argument("--max-concurrent-rpcs", type=int, default=int(_env("MAX_CONCURRENT_RPCS", "256")),
                     help="per worker; calls past it get RESOURCE_EXHAUSTED (0 = no limit)")
     ap.add_argument("--max-batch", type=int, default=int(_env("MAX_BATCH", "1024")), help="SampleMoves requests per call")
+    ap.add_argument("--max-streams", type=int, default=int(_env("MAX_STREAMS", "0")),
+                    help="open SampleMoveStream calls per worker, each holding a thread (0 = half the threads)")
     ap.add_argument("--grace", type=float, default=float(_env("GRACE", "5")), help="seconds in-flight calls get on shutdown")
     ap.add_argument("--refresh-seconds", type=float, default=float(_env("REFRESH_SECONDS", "5")),
                     help="poll the store root for newly published versions this often (0 = only on SIGHUP)")
@@ -94,6 +96,8 @@ def parse_args(argv):
         ap.error("--tls-cert and --tls-key go together")
     if args.tls_client_ca and not args.tls_cert:
         ap.error("--tls-client-ca needs --tls-cert and --tls-key")
+    if args.max_streams <= 0:
+        args.max_streams = max(1, args.threads // 2)
     if args.workers <= 0:
         args.workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return args
@@ -151,7 +155,7 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
         return 1
     tls = TLSConfig.from_files(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None
     settings = ServerSettings(threads=args.threads, max_concurrent_rpcs=args.max_concurrent_rpcs or None,
-                              max_batch=args.max_batch, tokens=tokens, tls=tls, reuseport=reuseport)
+                              max_batch=args.max_batch, max_streams=args.max_streams, tokens=tokens, tls=tls, reuseport=reuseport)
     try:
         server, bound = build_server(registry, f"{args.host}:{port}", settings=settings)
     except RuntimeError as e:

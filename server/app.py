@@ -37,6 +37,7 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameStrategy"].full_name
 MAX_REQUEST_BYTES = 64 * 1024  # larger SampleMove requests get INVALID_ARGUMENT naming their size
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # transport limit (RESOURCE_EXHAUSTED past it)
 MAX_BATCH = 1024  # SampleMoves: requests per call
+MAX_STREAMS = 4  # SampleMoveStream: open streams per server process (each holds a handler thread)
 SOURCES = {"book": pb.SampleMoveReply.BOOK, "live": pb.SampleMoveReply.LIVE}
 HEALTH_PREFIX = "/grpc.health.v1.Health/"
 
@@ -284,15 +285,20 @@ def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float |
     return reply
 
 
+_parse_move_request = pb.SampleMoveRequest.FromString
+
+
 def _deadline(context) -> float | None:
     remaining = context.time_remaining()
     return None if remaining is None else time.monotonic() + remaining
 
 
 class GameStrategyServicer(pb_grpc.GameStrategyServicer):
-    def __init__(self, registry: Registry | dict, max_batch: int = MAX_BATCH):
+    def __init__(self, registry: Registry | dict, max_batch: int = MAX_BATCH, max_streams: int = MAX_STREAMS):
         self.registry = registry if isinstance(registry, Registry) else _FixedRegistry(registry)
         self.max_batch = max_batch
+        self.max_streams = max_streams
+        self._streams = threading.BoundedSemaphore(max_streams)
 
     @property
     def backends(self) -> dict[str, JottoBackend]:
@@ -326,6 +332,42 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
                 res.ClearField("reply")
                 res.code, res.message = e.code.value[0], e.message
         return out
+
+    def SampleMoveStream(self, request_iterator, context):
+        """One SampleMoveResult per request, in order; per-message faults go in the result.
+
+        The items are SampleMoveRequest messages, or their raw bytes (the MetricsInterceptor hands the
+        bytes over so that a body that is no message gets its own INVALID_ARGUMENT result instead of
+        ending the stream). A stream holds one handler thread for its whole life, so a worker serves at
+        most `max_streams` at once (fewer than its threads: unary calls keep running)."""
+        if not self._streams.acquire(blocking=False):
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                          f"this server process already serves its maximum of {self.max_streams} open "
+                          "SampleMoveStream calls; retry later, or use SampleMoves")
+        try:
+            deadline = _deadline(context)
+            registry = self.registry
+            for i, item in enumerate(request_iterator):
+                res = pb.SampleMoveResult(index=i)
+                try:
+                    if isinstance(item, bytes):
+                        size = len(item)
+                        try:
+                            item = _parse_move_request(item)
+                        except Exception:  # noqa: BLE001 - any undecodable body
+                            raise _Abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                         f"the {size}-byte body is not a valid SampleMoveRequest message") from None
+                    else:
+                        size = None
+                    _sample(registry, item, deadline, size, res.reply)
+                    metrics.stream_message("SampleMoveStream", "OK")
+                except _Abort as e:
+                    res.ClearField("reply")
+                    res.code, res.message = e.code.value[0], f"message {i}: {e.message}"
+                    metrics.stream_message("SampleMoveStream", e.code.name)
+                yield res
+        finally:
+            self._streams.release()
 
     def GetWords(self, request, context):
         try:
@@ -374,12 +416,13 @@ def _short(method: str) -> str:
 
 
 class MetricsInterceptor(grpc.ServerInterceptor):
-    """Counts every unary call by method and status code, and times it.
+    """Counts every call by method and status code, and times it.
 
     It is the innermost interceptor, so what it wraps depends on the method name alone: the wrapped
-    handler is built once per method, not once per call. It parses requests itself (bytes that are no
-    message get INVALID_ARGUMENT, not INTERNAL). Handlers report failures by `context.abort` (raising),
-    so a call that returns is counted OK.
+    handler is built once per method, not once per call. It parses unary requests itself (bytes that are
+    no message get INVALID_ARGUMENT, not INTERNAL) and hands stream-request methods their raw messages
+    (the handler parses each one and reports a bad one in its reply, keeping the stream open).
+    Handlers report failures by `context.abort` (raising), so a call that returns is counted OK.
     """
 
     def __init__(self):
@@ -391,9 +434,14 @@ class MetricsInterceptor(grpc.ServerInterceptor):
         if hit is not None:
             return hit
         handler = continuation(handler_call_details)
-        if handler is None or handler.unary_unary is None:
+        if handler is None:
             return handler
-        wrapped = self._wrap(handler, _short(name))
+        if handler.unary_unary is not None:
+            wrapped = self._wrap(handler, _short(name))
+        elif handler.stream_stream is not None:
+            wrapped = self._wrap_stream(handler, _short(name))
+        else:
+            return handler
         self._wrapped[name] = wrapped
         return wrapped
 
@@ -420,13 +468,33 @@ class MetricsInterceptor(grpc.ServerInterceptor):
 
         return grpc.unary_unary_rpc_method_handler(behaviour, None, handler.response_serializer)
 
+    @staticmethod
+    def _wrap_stream(handler, method: str):
+        inner = handler.stream_stream
+        observe, clock = metrics.observe, time.perf_counter
 
-def _refusal(code: grpc.StatusCode, message: str, method: str):
+        def behaviour(raw_iterator, context):
+            t0 = clock()
+            try:
+                yield from inner(raw_iterator, context)
+            except BaseException:
+                observe(method, context.code() or grpc.StatusCode.UNKNOWN, clock() - t0)
+                raise
+            observe(method, grpc.StatusCode.OK, clock() - t0)
+
+        return grpc.stream_stream_rpc_method_handler(behaviour, None, handler.response_serializer)
+
+
+def _refusal(code: grpc.StatusCode, message: str, method: str, streaming: bool = False):
+    """A handler that refuses the call, of the method's shape (a bidi stream gets a stream handler)."""
+
     def behaviour(request, context):
         metrics.AUTH_REFUSALS.labels(code=code.name).inc()
         metrics.observe(method, code, 0.0)
         context.abort(code, message)
 
+    if streaming:
+        return grpc.stream_stream_rpc_method_handler(behaviour)
     return grpc.unary_unary_rpc_method_handler(behaviour)
 
 
@@ -451,18 +519,25 @@ class TokenInterceptor(grpc.ServerInterceptor):
                 break
         if value is None:
             log.warning("refused call without credentials", extra={"fields": {"method": method}})
-            return _refusal(grpc.StatusCode.UNAUTHENTICATED, "missing `authorization: Bearer <token>` metadata",
-                            _short(method))
+            return self._refuse(continuation, handler_call_details, grpc.StatusCode.UNAUTHENTICATED,
+                                "missing `authorization: Bearer <token>` metadata")
         scheme, _, token = value.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             log.warning("refused call with malformed credentials", extra={"fields": {"method": method}})
-            return _refusal(grpc.StatusCode.UNAUTHENTICATED, "authorization metadata must be `Bearer <token>`",
-                            _short(method))
+            return self._refuse(continuation, handler_call_details, grpc.StatusCode.UNAUTHENTICATED,
+                                "authorization metadata must be `Bearer <token>`")
         t = token.strip().encode()
         if not any(hmac.compare_digest(t, ok) for ok in self._tokens):
             log.warning("refused call with a token that is not accepted", extra={"fields": {"method": method}})
-            return _refusal(grpc.StatusCode.PERMISSION_DENIED, "the bearer token is not accepted", _short(method))
+            return self._refuse(continuation, handler_call_details, grpc.StatusCode.PERMISSION_DENIED,
+                                "the bearer token is not accepted")
         return continuation(handler_call_details)
+
+    @staticmethod
+    def _refuse(continuation, handler_call_details, code, message):
+        handler = continuation(handler_call_details)  # only for its shape: it is not run
+        streaming = handler is not None and handler.request_streaming and handler.response_streaming
+        return _refusal(code, message, _short(handler_call_details.method), streaming)
 
 
 # ---------------------------------------------------------------------------------------- server
@@ -486,6 +561,7 @@ class ServerSettings:
     threads: int = 8
     max_concurrent_rpcs: int | None = 256
     max_batch: int = MAX_BATCH
+    max_streams: int | None = None  # open SampleMoveStream calls; None = half the threads (at least 1)
     tokens: list[str] = field(default_factory=list)
     tls: TLSConfig | None = None
     reuseport: bool = False
@@ -504,7 +580,7 @@ def build_server(backends, address: str, max_workers: int = 8, max_concurrent_rp
         interceptors.insert(0, TokenInterceptor(s.tokens))
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=s.threads), options=options,
                          maximum_concurrent_rpcs=s.max_concurrent_rpcs, interceptors=interceptors)
-    servicer = GameStrategyServicer(backends, s.max_batch)
+    servicer = GameStrategyServicer(backends, s.max_batch, s.max_streams or max(1, s.threads // 2))
     metrics.start_flusher()
     pb_grpc.add_GameStrategyServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()

@@ -22,7 +22,9 @@ from server.app import Registry, ServerSettings, build_server
 WORDS = list(load_dictionary(SMALL_VARIANT).words)
 EXPECTED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT,
             grpc.StatusCode.RESOURCE_EXHAUSTED}  # only past the transport's 4 MiB message limit
-COUNTS: collections.Counter = collections.Counter()
+COUNTS: collections.Counter = collections.Counter()  # calls by final status
+ITEMS: collections.Counter = collections.Counter()  # SampleMoves items and SampleMoveStream messages by their own code
+CODE_NAMES = {c.value[0]: c.name for c in grpc.StatusCode}
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 U64 = st.integers(0, 2**64 - 1)
 U32 = st.integers(0, 2**32 - 1)
@@ -61,7 +63,9 @@ def target(small_store):
     assert _hash_tree(root) == before, "a store file changed"
     total = sum(COUNTS.values())
     summary = ", ".join(f"{k}={v}" for k, v in sorted(COUNTS.items()))
-    sys.__stdout__.write(f"\nhostile requests: {total} ({summary}); server RSS growth {growth_mib:.1f} MiB\n")
+    items = ", ".join(f"{k}={v}" for k, v in sorted(ITEMS.items()))
+    sys.__stdout__.write(f"\nhostile requests: {total} calls ({summary}); inside them {sum(ITEMS.values())} batch "
+                         f"items and stream messages ({items}); server RSS growth {growth_mib:.1f} MiB\n")
     assert growth_mib < 300
 
 
@@ -91,11 +95,21 @@ def jotto_states():
     return st.builds(pb.JottoState, role=st.one_of(st.integers(0, 3), st.integers(-2**31, 2**31 - 1)), history=turns())
 
 
+def plausible_requests():
+    """Well-formed requests (real words, jots in range; the histories may still contradict themselves)."""
+    length = len(WORDS[0])
+    history = st.lists(st.builds(pb.JottoTurn, guess=st.sampled_from(WORDS), jots=st.integers(0, length)), max_size=3)
+    return st.builds(pb.SampleMoveRequest, variant=st.just(SMALL_VARIANT),
+                     strategy=st.sampled_from(["", "", "fp", "benchmark", "double_oracle"]), game_seed=U64,
+                     want_distribution=st.booleans(),
+                     jotto=st.builds(pb.JottoState, role=st.sampled_from([1, 2, 2]), history=history))
+
+
 def move_requests():
-    return st.builds(pb.SampleMoveRequest, variant=st.one_of(st.just(SMALL_VARIANT), TEXT),
-                     strategy=st.one_of(st.sampled_from(["", "fp", "benchmark", "beeler", "double_oracle"]), TEXT),
-                     game_seed=U64, want_distribution=st.booleans(),
-                     jotto=st.one_of(st.none(), jotto_states()))
+    return st.one_of(plausible_requests(), st.builds(
+        pb.SampleMoveRequest, variant=st.one_of(st.just(SMALL_VARIANT), TEXT),
+        strategy=st.one_of(st.sampled_from(["", "fp", "benchmark", "beeler", "double_oracle"]), TEXT),
+        game_seed=U64, want_distribution=st.booleans(), jotto=st.one_of(st.none(), jotto_states())))
 
 
 def _check_move(r):
@@ -121,12 +135,56 @@ def test_sample_moves(target, reqs):
     def check(r):
         assert len(r.results) == len(reqs)
         for x in r.results:
+            ITEMS[CODE_NAMES.get(x.code, str(x.code))] += 1
             if x.code == 0:
                 _check_move(x.reply)
             else:
                 assert x.message and x.code in {c.value[0] for c in EXPECTED}
 
     call(stub, pb.SampleMovesRequest(requests=reqs), check)
+
+
+def _raw_bodies():
+    return st.one_of(st.binary(max_size=200),
+                     st.builds(lambda b, n: b * n, st.binary(min_size=1, max_size=8), st.integers(1, 20_000)))
+
+
+@SETTINGS
+@given(items=st.lists(st.one_of(move_requests().map(lambda r: r.SerializeToString()), _raw_bodies()), max_size=20))
+def test_sample_move_stream(target, items):
+    """A stream of requests and arbitrary bytes: one result per message, in order, each with its status;
+    the stream itself ends OK."""
+    stub = target.stream_stream("/gamestrategy.v1.GameStrategy/SampleMoveStream", request_serializer=None,
+                                response_deserializer=pb.SampleMoveResult.FromString)
+
+    def call_stream(msgs, timeout):
+        return list(stub(iter(msgs), timeout=timeout))
+
+    def check(results):
+        assert [x.index for x in results] == list(range(len(items)))
+        for i, x in enumerate(results):
+            ITEMS[CODE_NAMES.get(x.code, str(x.code))] += 1
+            if x.code == 0:
+                _check_move(x.reply)
+            else:
+                assert x.code == grpc.StatusCode.INVALID_ARGUMENT.value[0], x
+                assert x.message.startswith(f"message {i}: ") and "Traceback" not in x.message
+                assert not x.HasField("reply")
+
+    call(call_stream, items, check)
+
+
+@SETTINGS
+@given(variant=TEXT)
+def test_get_words(target, variant):
+    stub = target.unary_unary("/gamestrategy.v1.GameStrategy/GetWords",
+                              request_serializer=pb.GetWordsRequest.SerializeToString,
+                              response_deserializer=pb.GetWordsReply.FromString)
+
+    def check(r):
+        assert list(r.words) == WORDS and len(r.common) == len(WORDS) and r.store_version
+
+    call(stub, pb.GetWordsRequest(variant=variant), check)
 
 
 @SETTINGS
@@ -143,9 +201,8 @@ def test_stats_and_list(target, variant, game):
 
 
 @SETTINGS
-@given(method=st.sampled_from(["SampleMove", "SampleMoves", "GetStats", "ListVariants"]),
-       raw=st.one_of(st.binary(max_size=200),
-                     st.builds(lambda b, n: b * n, st.binary(min_size=1, max_size=8), st.integers(1, 20_000))))
+@given(method=st.sampled_from(["SampleMove", "SampleMoves", "GetStats", "ListVariants", "GetWords"]),
+       raw=_raw_bodies())
 def test_raw_bytes(target, method, raw):
     """Arbitrary bytes as the request body: not always a valid protobuf message."""
     stub = target.unary_unary(f"/gamestrategy.v1.GameStrategy/{method}", request_serializer=None,
@@ -162,3 +219,7 @@ def test_unknown_method_and_oversized_message(target):
     big = target.unary_unary("/gamestrategy.v1.GameStrategy/SampleMove", request_serializer=None,
                              response_deserializer=None)
     call(big, b"\x0a" + b"\xff\xff\xff\x02" + b"x" * (5 << 20))
+    stream = target.stream_stream("/gamestrategy.v1.GameStrategy/SampleMoveStream", request_serializer=None,
+                                  response_deserializer=None)
+    call(lambda msgs, timeout: list(stream(iter(msgs), timeout=timeout)),
+         [b"", b"\x0a" + b"\xff\xff\xff\x02" + b"x" * (5 << 20), b""])
