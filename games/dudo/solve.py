@@ -122,7 +122,7 @@ def _abstract_br(g: Group, strat, op: int, oth: int, m, W, br_open, br_other, ma
         gs.terminal = np.zeros_like(gs.terminal)
         gs.terminal[s_resp] = 2 * T_resp - 1
         gs.terminal[s_fix] = 1 - 2 * T_fix
-        vals, _ = abstract_best_response(gs, st2, s_resp)
+        vals, _ = abstract_best_response(gs, st2, s_resp, build_response=False)
         v_open = vals[s_open]
         out.append(0.5 * (1 + v_open) if resp_is_opener else 0.5 * (1 - v_open))
     return tuple(out)
@@ -135,72 +135,153 @@ def _round_value(solver, opener: int, strat) -> float:
     return 0.5 * (1.0 + vals[s])
 
 
+def _pairs(d: dict) -> list:
+    """A {(a, b): float} dict as a sorted JSON-able list (exact: floats round-trip)."""
+    return [[int(a), int(b), float(v)] for (a, b), v in sorted(d.items())]
+
+
+def _unpairs(rows) -> dict:
+    return {(int(a), int(b)): float(v) for a, b, v in rows}
+
+
+def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkpoint_dir: str,
+                perfect_recall_total: int = 2, exact_br_total: int = 4, abstract_br: bool = True,
+                br_open: dict | None = None, br_other: dict | None = None, progress: bool = False,
+                log=None) -> dict:
+    """Solve one dice group {a, b} (a task: top level and picklable, for any ``map``).
+
+    Trains the group on the continuation values ``W`` of the rounds with fewer dice, writes its
+    average strategy to ``checkpoint_dir/dudo_{a}v{b}_m{m}.npy`` and a metadata JSON beside it,
+    and returns the metadata: ``path``, ``W`` and ``stats`` of its reachable rounds (opener,
+    other), the best-response values ``br_open``/``br_other`` they add (continuations of the
+    larger rounds' best responses), the iterations ``t`` and ``seconds``.  If that .npy and a
+    JSON with the same inputs exist, they are returned without recomputing; an unfinished
+    group resumes from its solver checkpoint (.npz), giving bit-identical results.
+    """
+    import json
+    import os
+    a, b = int(group[0]), int(group[1])
+    D = a + b
+    br_open, br_other = dict(br_open or {}), dict(br_other or {})
+    mg = None if D <= perfect_recall_total else m
+    its = int(iterations(a, b) if callable(iterations) else iterations)
+    os.makedirs(checkpoint_dir, exist_ok=True)
+    stem = os.path.join(checkpoint_dir, f"dudo_{a}v{b}_m{mg}")
+    inputs = dict(group=[a, b], m=mg, max_dice=max_dice, iterations=its,
+                  exact_br_total=exact_br_total, abstract_br=bool(abstract_br), W=_pairs(W),
+                  br_open=_pairs(br_open), br_other=_pairs(br_other))
+    meta_path, npy = stem + ".json", stem + ".npy"
+    if os.path.exists(meta_path) and os.path.exists(npy):
+        with open(meta_path) as f:
+            meta = json.load(f)
+        if meta.get("inputs") == inputs:
+            return _meta_out(meta)
+    t_start = time.perf_counter()
+    g = make_group(a, b, mg, W, max_dice)
+    # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
+    solver = FastSolver(g) if (mg is not None or D == 2) else TreeSolver(g)
+    ckpt = stem + ".npz"
+    if os.path.exists(ckpt):
+        solver.load(ckpt)
+    solver.solve(max(0, its - solver.t), checkpoint=ckpt, every=max(1, its // 10),
+                 progress=progress, desc=f"dudo {a}v{b}")
+    strat = solver.average_strategy()
+    t_done, train_seconds = solver.t, solver.seconds
+    del solver          # free regrets and node values before evaluating and best responses
+    ev = FastSolver(g, train=False)
+    openers = [op for op in ([a] if a == b else [a, b]) if round_reachable(op, D - op, max_dice)]
+    Wg = {}
+    for op in openers:
+        Wg[(op, D - op)] = _round_value(ev, op, strat)
+    del ev
+    stats, new_open, new_other = {}, {}, {}
+    for op in openers:
+        oth = D - op
+        st = {"value": Wg[(op, oth)], "memory": "perfect" if mg is None else mg,
+              "iterations": t_done, "train_seconds": train_seconds}
+        if D <= exact_br_total:
+            t1 = time.perf_counter()
+            e_o = best_response_value(g, strat, op, True, br_open, br_other)
+            e_n = best_response_value(g, strat, op, False, br_open, br_other)
+            kind = "exact-perfect-recall"
+        elif abstract_br:
+            t1 = time.perf_counter()
+            e_o, e_n = _abstract_br(g, strat, op, oth, mg, W, br_open, br_other, max_dice)
+            kind = "abstract-local"
+        else:
+            kind = None
+        if kind is None:
+            st.update(br_kind="none")
+        else:
+            new_open[(op, oth)] = e_o
+            new_other[(op, oth)] = e_n
+            st.update(br_opener=e_o, br_other=e_n,
+                      exploitability=(e_o - st["value"]) + (e_n - (1 - st["value"])),
+                      br_kind=kind, br_seconds=time.perf_counter() - t1)
+        stats[(op, oth)] = st
+        if log:
+            log(f"round {op}v{oth}: " + ", ".join(
+                f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in st.items()))
+    tmp = stem + ".tmp.npy"
+    np.save(tmp, strat)
+    os.replace(tmp, npy)
+    meta = dict(inputs=inputs, path=npy, W=_pairs(Wg),
+                stats=[[op, oth, st] for (op, oth), st in sorted(stats.items())],
+                br_open=_pairs(new_open), br_other=_pairs(new_other), t=t_done,
+                train_seconds=train_seconds, seconds=time.perf_counter() - t_start)
+    with open(meta_path + ".tmp", "w") as f:
+        json.dump(meta, f)
+    os.replace(meta_path + ".tmp", meta_path)
+    if os.path.exists(ckpt):
+        os.unlink(ckpt)
+    return _meta_out(meta)
+
+
+def _meta_out(meta: dict) -> dict:
+    return dict(path=meta["path"], W=_unpairs(meta["W"]), br_open=_unpairs(meta["br_open"]),
+                br_other=_unpairs(meta["br_other"]),
+                stats={(int(op), int(oth)): st for op, oth, st in meta["stats"]},
+                t=meta["t"], train_seconds=meta["train_seconds"], seconds=meta["seconds"])
+
+
 def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
                perfect_recall_total: int = 2, exact_br_total: int = 4, progress: bool = True,
                checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
-               max_total: int | None = None):
+               max_total: int | None = None, map_fn=map):
     """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
-    or a function (a, b) -> int."""
+    or a function (a, b) -> int.
+
+    The groups of one total of dice are independent: they run as ``map_fn(solve_group_task,
+    groups)`` (any map, e.g. an executor's; results are consumed in input order, so the result
+    does not depend on the parallelism).  Strategies are written to ``checkpoint_dir`` (a
+    temporary directory if None) and loaded memory-mapped; finished groups are reused on a
+    rerun with the same parameters.
+    """
+    import functools
+    import tempfile
     sol = DudoSolution(m, max_dice, perfect_recall_total)
     br_open, br_other = {}, {}
-    for a, b in groups_in_order(max_dice):
-        D = a + b
+    cdir = checkpoint_dir or tempfile.mkdtemp(prefix="dudo_solve_")
+    order = groups_in_order(max_dice)
+    for D in sorted({a + b for a, b in order}):
         if max_total is not None and D > max_total:
             break
-        mg = None if D <= perfect_recall_total else m
-        g = make_group(a, b, mg, sol.W, max_dice)
-        # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
-        solver = FastSolver(g) if (mg is not None or D == 2) else TreeSolver(g)
-        if checkpoint_dir:
-            import os
-            path = os.path.join(checkpoint_dir, f"dudo_{a}v{b}_m{mg}.npz")
-            if os.path.exists(path):
-                solver.load(path)
-        else:
-            path = None
-        its = iterations(a, b) if callable(iterations) else int(iterations)
-        t0 = time.perf_counter()
-        solver.solve(max(0, its - solver.t), checkpoint=path, every=max(1, its // 10),
-                     progress=progress, desc=f"dudo {a}v{b}")
-        train_s = time.perf_counter() - t0
-        strat = solver.average_strategy()
-        sol.groups[(a, b)] = g
-        sol.strategies[(a, b)] = strat
-        openers = [a] if a == b else [a, b]
-        for op in openers:
-            oth = D - op
-            if not round_reachable(op, oth, max_dice):
-                continue
-            sol.W[(op, oth)] = _round_value(solver, op, strat)
-        for op in openers:
-            oth = D - op
-            if not round_reachable(op, oth, max_dice):
-                continue
-            st = {"value": sol.W[(op, oth)], "memory": "perfect" if mg is None else mg,
-                  "iterations": solver.t, "train_seconds": solver.seconds}
-            if D <= exact_br_total:
-                t1 = time.perf_counter()
-                e_o = best_response_value(g, strat, op, True, br_open, br_other)
-                e_n = best_response_value(g, strat, op, False, br_open, br_other)
-                br_open[(op, oth)] = e_o
-                br_other[(op, oth)] = e_n
-                st.update(br_opener=e_o, br_other=e_n,
-                          exploitability=(e_o - st["value"]) + (e_n - (1 - st["value"])),
-                          br_kind="exact-perfect-recall", br_seconds=time.perf_counter() - t1)
-            elif abstract_br:
-                t1 = time.perf_counter()
-                e_o, e_n = _abstract_br(g, strat, op, oth, mg, sol.W, br_open, br_other,
-                                        max_dice)
-                br_open[(op, oth)] = e_o
-                br_other[(op, oth)] = e_n
-                st.update(br_opener=e_o, br_other=e_n,
-                          exploitability=(e_o - st["value"]) + (e_n - (1 - st["value"])),
-                          br_kind="abstract-local", br_seconds=time.perf_counter() - t1)
-            else:
-                st.update(br_kind="none")
-            sol.stats[(op, oth)] = st
-            if log:
-                log(f"round {op}v{oth}: " + ", ".join(
-                    f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in st.items()))
-        del solver
+        level = [ab for ab in order if sum(ab) == D]
+        fn = functools.partial(solve_group, m=m, W=dict(sol.W), max_dice=max_dice,
+                               iterations=iterations, checkpoint_dir=cdir,
+                               perfect_recall_total=perfect_recall_total,
+                               exact_br_total=exact_br_total, abstract_br=abstract_br,
+                               br_open=dict(br_open), br_other=dict(br_other),
+                               progress=progress, log=log)
+        for (a, b), res in zip(level, map_fn(fn, level)):
+            mg = None if D <= perfect_recall_total else m
+            sol.groups[(a, b)] = make_group(a, b, mg, sol.W, max_dice)
+            sol.strategies[(a, b)] = np.load(res["path"], mmap_mode="r")
+            sol.W.update(res["W"])
+            br_open.update(res["br_open"])
+            br_other.update(res["br_other"])
+            sol.stats.update(res["stats"])
+    if checkpoint_dir is None:      # the memory maps stay valid after the files are removed
+        import shutil
+        shutil.rmtree(cdir, ignore_errors=True)
     return sol

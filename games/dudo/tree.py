@@ -179,7 +179,8 @@ class TreeSolver:
 
     def root_values(self, strat=None):
         from .fast import FastSolver, evaluate
-        return evaluate(FastSolver(self.g), self.average_strategy() if strat is None else strat)
+        return evaluate(FastSolver(self.g, train=False),
+                        self.average_strategy() if strat is None else strat)
 
     def save(self, path: str):
         import os
