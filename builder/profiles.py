@@ -3,9 +3,12 @@ from builder.dudo import DudoParams
 from builder.jotto import JottoParams
 
 DUDO_DEFAULT = DudoParams(max_dice=2, iterations=300)
-# every group up to 3 dice a player, those with 3 or fewer dice in play without abstraction; the
-# 5-dice build (an estimated 40 h on one core) is still open in issue 3
-DUDO_FULL = DudoParams(max_dice=3, iterations=1000, perfect_recall_total=3)
+# every group up to 5 dice a player (m = 3), those with 3 or fewer dice in play without abstraction;
+# iterations per total of dice in play, fewer where an iteration of the blocked full-width solver
+# costs more (about 0.15 s at 6 dice, 1 s at 7, 1-4 s at 8, 8 s at 9 and 10; one core), so the
+# whole build takes well under an hour of one core (issue 3)
+DUDO_FULL = DudoParams(max_dice=5, iterations=1000, perfect_recall_total=3,
+                       iterations_by_total=((5, 500), (6, 300), (7, 150), (8, 60), (9, 40), (10, 40)))
 
 # Ganzfried's Table 1 iteration counts for the full fictitious-play baseline.
 DEFAULT = {
