@@ -21,6 +21,8 @@ import os
 import signal
 import sys
 import tempfile
+import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -66,9 +68,20 @@ def _resolve(x):
     return x
 
 
-def _worker_init() -> None:
+def _worker_init(driver: int) -> None:
     # Ctrl-C reaches the whole process group: the builder decides when to stop (after a checkpoint)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with, args=(driver,), daemon=True, name="driver-watch").start()
+
+
+def _exit_with(driver: int) -> None:
+    """A worker outlives a build killed with SIGKILL (it is the forkserver's child): leave with it."""
+    while True:
+        time.sleep(1.0)
+        try:
+            os.kill(driver, 0)
+        except ProcessLookupError:
+            os._exit(1)
 
 
 def _call(fn, args):
@@ -133,7 +146,8 @@ class ProcessExecutor(BuildExecutor):
         if self._pool is None:
             for k, v in SINGLE_THREAD_ENV.items():
                 os.environ.setdefault(k, v)
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=self._ctx, initializer=_worker_init)
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=self._ctx, initializer=_worker_init,
+                                             initargs=(os.getpid(),))
         return self._pool
 
     def _restart(self, err: BaseException) -> None:

@@ -92,7 +92,8 @@ def _build(root: Path, *extra: str, wait_for: str | None = None) -> subprocess.C
     if wait_for is None:
         return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     # kill the build with SIGKILL once its journal records `wait_for`
-    p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
     deadline = time.monotonic() + 300
     try:
         while time.monotonic() < deadline and p.poll() is None:
@@ -100,8 +101,8 @@ def _build(root: Path, *extra: str, wait_for: str | None = None) -> subprocess.C
             if journals and wait_for in json.loads(journals[0].read_text() or "{}"):
                 break
             time.sleep(0.05)
-    finally:
-        p.kill()
+    finally:  # the whole build at once, as when its machine dies
+        os.killpg(p.pid, signal.SIGKILL)
         p.wait()
     return None
 
