@@ -1,6 +1,7 @@
 """Answers Jotto requests from one store: book lookups, live oracle moves, validation."""
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from collections import OrderedDict
@@ -17,6 +18,14 @@ from protos import gamestrategy_pb2 as pb
 GUESSER, HIDER = pb.JottoState.GUESSER, pb.JottoState.HIDER
 
 KINDS = {"gbr": GBR, "entropy": ENTROPY}
+
+
+def draw(cum: list[float], u: float) -> int:
+    """The index a uniform `u` in [0, 1) picks from cumulative weights: the same as
+    GuesserStrategy.member_for_seed / hider_word (np.searchsorted side="right" on the same doubles), but
+    on a Python list with bisect. numpy's searchsorted releases the GIL, and on a server with busy threads
+    getting it back cost about 15 us a call; bisect never lets go of it."""
+    return min(bisect.bisect_right(cum, u * cum[-1]), len(cum) - 1)
 MAX_HISTORY = 64
 
 
@@ -73,6 +82,10 @@ class JottoBackend:
                 explicit = store.array(f"member_hiders:{name}")
             self.strategies[name] = GuesserStrategy(
                 name, KINDS[info["kind"]], store.array(f"weights:{name}"), store.array(f"hider:{name}"), explicit, fp)
+        # seeded draws without numpy calls (see draw): cumulative member weights and hider, hider probabilities
+        self._member_cum = {n: np.cumsum(g.weights).tolist() for n, g in self.strategies.items()}
+        self._hider_cum = {n: np.cumsum(g.hider).tolist() for n, g in self.strategies.items()}
+        self._hider_p = {n: (g.hider / g.hider.sum()).tolist() for n, g in self.strategies.items()}
         self._moves: OrderedDict = OrderedDict()  # (strategy, member, state key) -> move, live results
         self._moves_lock = threading.Lock()  # calls run on many threads
         self._analysed: OrderedDict = OrderedDict()  # (strategy, guesses, answers) -> seed-free analysis
@@ -168,7 +181,10 @@ class JottoBackend:
             while not common[w]:  # rounding at the top end of the cumulative sum
                 w -= 1
         else:
-            w = s.hider_word(seed)
+            w = draw(self._hider_cum[s.name], seeded_uniform(seed, 1))
+            if not want_distribution:
+                return MoveResult(self.dictionary.words[w], self._hider_p[s.name][w], [], "book", s.name, 0,
+                                  self.oracle.D, True)
             h = s.hider / s.hider.sum()
         dist = []
         if want_distribution:
@@ -217,7 +233,7 @@ class JottoBackend:
         s = self.strategy(strategy)
         guesses, answers = self.parse_history(history)
         n_final, pool, on_policy, moves, from_book, mass = self._analyse(s, guesses, answers, deadline)
-        member = s.member_for_seed(seed)
+        member = draw(self._member_cum[s.name], seeded_uniform(seed, 0))  # = s.member_for_seed(seed)
         if member not in moves:  # a history this seed's member would not have played
             member = s.member_for_seed(seed, among=pool)
         source = "book" if member in from_book else "live"

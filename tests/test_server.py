@@ -169,3 +169,20 @@ def test_cli_reports_errors_in_one_line(service, capsys):
     assert len(err) == 1 and "INVALID_ARGUMENT" in err[0] and "'qq'" in err[0]
     assert main(["--target", f"127.0.0.1:{port}", "stats"]) == 0
     assert "double_oracle" in capsys.readouterr().out
+
+
+def test_server_draws_equal_the_strategy_draws(service):
+    """The backend draws members and secret words with bisect on Python lists (no numpy call on the hot
+    path): the same draws as GuesserStrategy.member_for_seed / hider_word for every strategy and seed."""
+    _, b, _ = service
+    from games.jotto.strategy import seeded_uniform
+    from server.jotto_backend import draw
+
+    for name, s in b.strategies.items():
+        for seed in list(range(3000)) + [2**64 - 1, 2**63, 123456789123456789]:
+            assert draw(b._member_cum[name], seeded_uniform(seed, 0)) == s.member_for_seed(seed)
+            w = s.hider_word(seed)
+            r = b.sample_hider(name, seed, False)
+            assert r.move == b.dictionary.words[w]
+            assert r.probability == float((s.hider / s.hider.sum())[w])
+            assert b.sample_hider(name, seed, True).probability == r.probability
