@@ -89,3 +89,13 @@ def test_solve_game_resume_is_bit_identical(tmp_path):
     again = solve_game(checkpoint_dir=str(part), **kw)
     assert again.stats == resumed.stats
     assert S.groups_in_order(2) == [(1, 1), (1, 2), (2, 2)]
+
+
+def test_store_rows_in_key_order_match_infosets():
+    from builder.dudo import encode_row, infoset_key, iter_rows
+    sol = solve_game(max_dice=2, m=3, iterations=5, exact_br_total=2, abstract_br=False,
+                     progress=False, log=None)
+    rows = list(iter_rows(sol))
+    assert [k for k, _ in rows] == sorted(k for k, _ in rows)
+    assert rows == sorted((infoset_key(int(iid)), encode_row(ac, pr))
+                          for iid, _o, _p, _r, _w, ac, pr in sol.iter_infosets())

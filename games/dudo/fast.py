@@ -581,7 +581,7 @@ def structural_reach(ns, oth, root_w, order, act_off, child, NW):
     return reach
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def blocked_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, terminal, rbase,
                      act_off, last, child, reachable, update, avg_w, mode, pos_disc, neg_disc,
                      pred, seat, phase, bside, brep, boff, bmem, vslot, maxp, br_side, choice):
@@ -591,7 +591,7 @@ def blocked_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, 
     is read once per block of parents sharing the child list: per child j the parents'
     counterfactual values are G[p, j, :] = -Q @ V_j^T (Q: the parents' opponent reach), and per
     own roll x the parents' node values are B[p, x, :] = S_x @ (-V_j[x, :])_j (S_x: their
-    strategies at x), both GEMMs in V's dtype (BLAS).  V is the slot pool (nslots, n0 * n1):
+    strategies at x), in V's dtype (G by BLAS, B by a loop skipping zero probabilities).  V is the slot pool (nslots, n0 * n1):
     V[vslot[s, w], y * n + x] is the value (+-1) to the mover of (s, w) with roll x against y.
     Regrets are computed only where they are updated.  With ``br_side >= 0`` that side plays a
     best response by counterfactual value (first best slot, stored in ``choice``) instead of
@@ -687,10 +687,17 @@ def blocked_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, 
                         S[p, j] = strat[base + j * n + x]
                     if a0 == 1:
                         S[p, 0] = 0.0
-            Bx = np.dot(S, X)
+            # B[p, x, :] = S_x @ X_x by hand: CFR+ strategies are mostly zero (about 80% after
+            # a few iterations), and skipping them beats the GEMM (4v4: 0.41 s vs 0.60 s)
             for p in range(P):
+                bo = Bout[p]
                 for y in range(no):
-                    Bout[p, x * no + y] = Bx[p, y]
+                    bo[x * no + y] = 0.0
+                for j in range(na):
+                    sv = S[p, j]
+                    if sv != 0.0:
+                        for y in range(no):
+                            bo[x * no + y] += sv * X[j, y]
         for p in range(P):
             sl = vslot[s, pw[p]]
             for y in range(no):

@@ -1,0 +1,72 @@
+"""Issue 3 item 4 from a published Dudo store's manifest: value and exploitability of every
+(opener dice, other dice) round.
+
+  python -m builder.dudo_report [--root stores] [--variant dudo-m3-5dice]
+
+value = the opener's game-winning probability under the stored strategies; exploitability = the
+sum of both seats' best-response gains (win probability), by the best response named in "BR kind"
+(exact-perfect-recall: responder with perfect recall; abstract-local: responder within the same
+abstraction, a lower bound).  A round opened by a player with fewer than max dice against max dice
+cannot happen (the winner of a challenge opens, and a max-dice player has lost nothing): those
+pairs are listed as unreachable; their groups are solved (the max-dice side opens) but no value
+is computed for a round that no game reaches.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from games.storage import DEFAULT_ROOT, Store, current_stores
+
+
+def table(manifest: dict) -> str:
+    md = int(manifest["parameters"]["max_dice"])
+    rounds = manifest["rounds"]
+    lines = [f"{manifest['variant']}: {manifest['infosets']} information sets, build"
+             f" {manifest.get('build_seconds', float('nan')):.0f} s, store {manifest.get('store_version', '?')}",
+             f"{'round':>6} {'memory':>8} {'iters':>6} {'train s':>8} {'value':>9} {'BR opener':>10}"
+             f" {'BR other':>9} {'exploit.':>9} {'BR kind':>21}"]
+    for op in range(1, md + 1):
+        for oth in range(1, md + 1):
+            st = rounds.get(f"{op}v{oth}")
+            if st is None:
+                why = "unreachable round" if (oth == md and op < md) else "not built"
+                lines.append(f"{op}v{oth:<4} {'-':>8} {why:>43}")
+                continue
+            e = st.get("exploitability")
+            mem = st["memory"]
+            mem = int(mem) if isinstance(mem, float) and mem.is_integer() else mem
+            lines.append(
+                f"{op}v{oth:<4} {str(mem):>8} {int(st['iterations']):>6}"
+                f" {st['train_seconds']:>8.1f} {st['value']:>9.5f}"
+                f" {st.get('br_opener', float('nan')):>10.5f} {st.get('br_other', float('nan')):>9.5f}"
+                f" {(f'{e:.2e}' if e is not None else '-'):>9} {st['br_kind']:>21}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
+    ap.add_argument("--variant", action="append", default=[])
+    args = ap.parse_args(argv)
+    stores = current_stores(args.root, "dudo")
+    names = args.variant or sorted(stores)
+    if not names:
+        print(f"no Dudo store under {args.root}")
+        return 1
+    for v in names:
+        if v not in stores:
+            print(f"no store {v} under {args.root}")
+            return 1
+        s = Store(stores[v])
+        try:
+            print(table(dict(s.manifest)))
+        finally:
+            s.close()
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
