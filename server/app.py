@@ -247,8 +247,9 @@ class _Abort(Exception):
 
 
 def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float | None,
-            size: int | None = None, reply: pb.SampleMoveReply | None = None) -> pb.SampleMoveReply:
-    """One move, written into `reply` (a new message by default) and returned; _Abort with the status.
+            size: int | None = None, reply: pb.SampleMoveReply | None = None) -> pb.SampleMoveReply | bytes:
+    """One move, written into `reply` and returned; _Abort with the status. Without `reply`: a new
+    SampleMoveReply, or its encoding (bytes) when the backend answered with a result it answered before.
 
     `size`: the request's encoded size when the caller has it (else measured here)."""
     try:
@@ -270,6 +271,12 @@ def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float |
     except DeadlineExceeded as e:
         raise _Abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(e)) from None
     metrics.move(variant, r.source)
+    wire = r.wire
+    if wire is not None:  # this result object was answered before (the backend reuses immutable results)
+        if reply is None:
+            return wire
+        reply.MergeFromString(wire)
+        return reply
     if reply is None:
         reply = pb.SampleMoveReply(
             move=r.move, probability=r.probability, source=SOURCES[r.source], store_version=b.version,
@@ -282,6 +289,8 @@ def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float |
             r.strategy, r.member, r.consistent_words, r.on_policy)
     if r.distribution:
         reply.distribution.extend([pb.MoveProbability(move=m, probability=p) for m, p in r.distribution])
+    else:
+        r.wire = reply.SerializeToString()
     return reply
 
 
@@ -313,6 +322,7 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
         return out
 
     def SampleMove(self, request, context):
+        """The reply, or its encoding (bytes) when cached: MetricsInterceptor's serializer passes bytes on."""
         try:
             return _sample(self.registry, request, _deadline(context))
         except _Abort as e:
@@ -466,7 +476,14 @@ class MetricsInterceptor(grpc.ServerInterceptor):
             observe(method, OK, clock() - t0)
             return resp
 
-        return grpc.unary_unary_rpc_method_handler(behaviour, None, handler.response_serializer)
+        serialize = handler.response_serializer
+        if serialize is not None:
+            inner_serialize = serialize
+
+            def serialize(resp):  # a handler may answer with the reply already encoded
+                return resp if resp.__class__ is bytes else inner_serialize(resp)
+
+        return grpc.unary_unary_rpc_method_handler(behaviour, None, serialize)
 
     @staticmethod
     def _wrap_stream(handler, method: str):

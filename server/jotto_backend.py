@@ -52,6 +52,9 @@ class MoveResult:
     member: int = 0
     consistent_words: int = 0
     on_policy: bool = True
+    # the encoded SampleMoveReply, set by the server the first time it answers with this result: a backend
+    # that returns the same (immutable) result object again is answered without building the reply again
+    wire: bytes | None = field(default=None, compare=False, repr=False)
 
 
 class JottoBackend:
@@ -86,6 +89,7 @@ class JottoBackend:
         self._member_cum = {n: np.cumsum(g.weights).tolist() for n, g in self.strategies.items()}
         self._hider_cum = {n: np.cumsum(g.hider).tolist() for n, g in self.strategies.items()}
         self._hider_p = {n: (g.hider / g.hider.sum()).tolist() for n, g in self.strategies.items()}
+        self._hider_results: dict = {}  # (strategy, word) -> MoveResult (no distribution), reused
         self._moves: OrderedDict = OrderedDict()  # (strategy, member, state key) -> move, live results
         self._moves_lock = threading.Lock()  # calls run on many threads
         self._analysed: OrderedDict = OrderedDict()  # (strategy, guesses, answers) -> seed-free analysis
@@ -183,8 +187,12 @@ class JottoBackend:
         else:
             w = draw(self._hider_cum[s.name], seeded_uniform(seed, 1))
             if not want_distribution:
-                return MoveResult(self.dictionary.words[w], self._hider_p[s.name][w], [], "book", s.name, 0,
-                                  self.oracle.D, True)
+                key = (s.name, w)
+                r = self._hider_results.get(key)
+                if r is None:
+                    r = self._hider_results[key] = MoveResult(self.dictionary.words[w], self._hider_p[s.name][w], [],
+                                                              "book", s.name, 0, self.oracle.D, True)
+                return r
             h = s.hider / s.hider.sum()
         dist = []
         if want_distribution:
@@ -221,7 +229,7 @@ class JottoBackend:
         mass: dict[int, float] = {}
         for c, wc in zip(pool.tolist(), w):
             mass[moves[c]] = mass.get(moves[c], 0.0) + wc / total
-        result = (len(final), pool, on_policy, moves, frozenset(entry), mass)
+        result = (len(final), pool, on_policy, moves, frozenset(entry), mass, {})  # {}: member -> MoveResult
         with self._moves_lock:
             self._analysed[memo_key] = result
             if len(self._analysed) > 20_000:
@@ -232,16 +240,23 @@ class JottoBackend:
                        deadline: float | None = None) -> MoveResult:
         s = self.strategy(strategy)
         guesses, answers = self.parse_history(history)
-        n_final, pool, on_policy, moves, from_book, mass = self._analyse(s, guesses, answers, deadline)
+        n_final, pool, on_policy, moves, from_book, mass, results = self._analyse(s, guesses, answers, deadline)
         member = draw(self._member_cum[s.name], seeded_uniform(seed, 0))  # = s.member_for_seed(seed)
         if member not in moves:  # a history this seed's member would not have played
             member = s.member_for_seed(seed, among=pool)
+        if not want_distribution:  # one result per (history, member), reused: at most `members` per history
+            r = results.get(member)
+            if r is not None:
+                return r
         source = "book" if member in from_book else "live"
         move = moves[member]
         dist = []
         if want_distribution:
             dist = sorted(((self.dictionary.words[m], p) for m, p in mass.items()), key=lambda x: (-x[1], x[0]))
-        return MoveResult(self.dictionary.words[move], mass[move], dist, source, s.name, member, n_final, on_policy)
+        r = MoveResult(self.dictionary.words[move], mass[move], dist, source, s.name, member, n_final, on_policy)
+        if not want_distribution:
+            results[member] = r
+        return r
 
     # ------------------------------------------------------------------ the backend interface (server/backends.py)
     def probe(self) -> None:
