@@ -1,6 +1,7 @@
 """Answers Dudo requests from a store of abstract information sets; live solve where it has none."""
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 
@@ -131,8 +132,9 @@ class DudoBackend:
             source = "live"
         p = np.maximum(probs, 0.0)
         p = p / p.sum()
-        k = int(np.searchsorted(np.cumsum(p), seeded_uniform(request.game_seed, 100 + len(history)),
-                                side="right"))
+        # = np.searchsorted(np.cumsum(p), u, side="right") on the same doubles; bisect keeps the GIL
+        # (searchsorted releases it, and a busy server then pays to get it back)
+        k = bisect.bisect_right(np.cumsum(p).tolist(), seeded_uniform(request.game_seed, 100 + len(history)))
         k = min(k, len(p) - 1)
         total = own + opp
         dist = []
