@@ -1,11 +1,13 @@
 """Load benchmark: the server as a separate process, driven by a separate load process on loopback.
 
-  python -m builder.loadbench [--seconds 3] [--concurrency 1,16,64] [--workers 0] [--root stores]
+  python -m builder.loadbench [--seconds 1.5] [--repeats 5] [--concurrency 1,16,64] [--kinds ...] [--root stores]
   python -m builder.loadbench refresh-run [--seconds 60] [--concurrency 16]   # store refresh mid-run
 
-Tables: requests/s and p50/p99/p99.9 latency for SampleMove book hits, live Jotto answers, GetStats,
-SampleMoves batches (64 book moves a call), and a bare gRPC echo server built the same way (same worker
-processes, threads and options); our throughput as a fraction of the echo server's.
+Tables: requests/s, p50/p99/p99.9 latency and server CPU per call for SampleMove book hits, live Jotto
+answers, GetStats, SampleMoves batches (64 book moves a call), SampleMoveStream (book moves on
+bidirectional streams), Dudo lookups, and a bare gRPC echo server built the same way (same worker
+processes, threads and options; unary and streaming echo methods); our throughput as a fraction of the
+echo server's. Book hits and streams run alternately with their echo baseline, --repeats times each.
 """
 from __future__ import annotations
 
@@ -26,7 +28,12 @@ BATCH = 64
 
 # ---------------------------------------------------------------------------------------- echo server
 def echo_server(argv) -> int:
-    """A bare gRPC server with the service's process model: forked workers on one SO_REUSEPORT port."""
+    """A bare gRPC server with the service's process model: forked workers on one SO_REUSEPORT port.
+
+    Same worker processes, handler threads, server options and concurrency limit as the service. Its
+    methods take and return raw bytes (no protobuf parsing or serialising, no interceptors, no metrics,
+    no health or reflection services): `Echo` returns the request body, `EchoStream` each message. The
+    ratio to it is therefore what our whole per-call Python path costs over gRPC's own."""
     from concurrent import futures
 
     import grpc
@@ -40,10 +47,13 @@ def echo_server(argv) -> int:
     a = ap.parse_args(argv)
 
     def serve(port, reuse):
-        handler = grpc.method_handlers_generic_handler(
-            "echo.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(lambda req, ctx: req)})
+        handler = grpc.method_handlers_generic_handler("echo.Echo", {
+            "Echo": grpc.unary_unary_rpc_method_handler(lambda req, ctx: req),
+            "EchoStream": grpc.stream_stream_rpc_method_handler(lambda it, ctx: it)})
+        # the service's server options (server.app.build_server) and thread pool, no interceptors
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=a.threads), handlers=[handler],
-                             options=[("grpc.so_reuseport", 1 if reuse else 0)], maximum_concurrent_rpcs=256)
+                             options=[("grpc.max_receive_message_length", 4 * 1024 * 1024),
+                                      ("grpc.so_reuseport", 1 if reuse else 0)], maximum_concurrent_rpcs=256)
         bound = server.add_insecure_port(f"127.0.0.1:{port}")
         server.start()
         return server, bound
@@ -96,6 +106,10 @@ def _requests(kind: str, variant: str, live_histories):
             for k in range(4)]
     if kind == "echo":
         return "/echo.Echo/Echo", [guesser(s).SerializeToString() for s in range(256)]
+    if kind == "echo-stream":
+        return "/echo.Echo/EchoStream", [guesser(s).SerializeToString() for s in range(256)]
+    if kind == "stream":
+        return "/gamestrategy.v1.GameStrategy/SampleMoveStream", [guesser(s).SerializeToString() for s in range(256)]
     if kind == "dudo":  # store lookups: both seats of the largest group, with and without a claim to answer
         import random
         import re as _re
@@ -152,10 +166,100 @@ async def _drive(target, method, bodies, concurrency, seconds, channels, record_
     return {"elapsed": elapsed, "lat": lat, "stamps": stamps, "versions": versions, "errors": errors}
 
 
+STREAMS = 4  # streaming cells: concurrency c = min(c, STREAMS) streams, each with c / streams messages in flight
+
+
+async def _drive_stream(target, method, bodies, concurrency, seconds, check):
+    """`concurrency` messages in flight over min(concurrency, STREAMS) bidirectional streams (one a channel)."""
+    from collections import deque
+
+    import grpc
+    from grpc import aio
+
+    from protos import gamestrategy_pb2 as pb
+
+    n = min(concurrency, STREAMS)
+    window = max(1, concurrency // n)
+    chans = [aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(n)]
+    lat, errors = [], {}
+    go = asyncio.Event()
+    ready = []
+    box = {}
+
+    async def worker(k):
+        call = chans[k].stream_stream(method)(timeout=seconds + 60, wait_for_ready=True)
+        await call.write(bodies[k % len(bodies)])  # connect and warm
+        await call.read()
+        ready.append(k)
+        if len(ready) == n:
+            box["t_end"] = time.perf_counter() + seconds
+            go.set()
+        await go.wait()
+        t_end = box["t_end"]
+        sent = deque()
+        i = k
+        for _ in range(window):
+            await call.write(bodies[i % len(bodies)])
+            sent.append(time.perf_counter())
+            i += n
+        while sent:
+            raw = await call.read()
+            t1 = time.perf_counter()
+            lat.append(t1 - sent.popleft())
+            if check:
+                code = pb.SampleMoveResult.FromString(raw).code
+                if code:
+                    errors[str(code)] = errors.get(str(code), 0) + 1
+            if t1 < t_end:
+                await call.write(bodies[i % len(bodies)])
+                sent.append(time.perf_counter())
+                i += n
+        await call.done_writing()
+        await call.read()  # end of stream
+        code = await call.code()
+        if code != grpc.StatusCode.OK:
+            errors[code.name] = errors.get(code.name, 0) + 1
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker(k) for k in range(n)))
+    elapsed = time.perf_counter() - (box["t_end"] - seconds) if "t_end" in box else time.perf_counter() - t0
+    for ch in chans:
+        await ch.close()
+    return {"elapsed": elapsed, "lat": lat, "stamps": [], "versions": [], "errors": errors}
+
+
+def _cpu_seconds(pids) -> float:
+    """User + system CPU time of these processes (clock ticks of /proc/<pid>/stat)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _one(run, concurrency, seconds, channels, versions=False):
+    method, bodies = _requests(run["kind"], run.get("variant", ""), run.get("live", []))
+    cpu0 = _cpu_seconds(run.get("pids", ()))
+    if run["kind"] in ("stream", "echo-stream"):
+        r = asyncio.run(_drive_stream(run["target"], method, bodies, concurrency, seconds, run["kind"] == "stream"))
+    else:
+        r = asyncio.run(_drive(run["target"], method, bodies, concurrency, seconds, min(channels, concurrency),
+                               versions))
+    r["server_cpu"] = _cpu_seconds(run.get("pids", ())) - cpu0
+    r["kind"] = run["kind"]
+    return r
+
+
 def load(argv) -> int:
+    """One load process: a single run (--target/--kind), or a series of runs (--runs, a JSON list of
+    {target, kind, variant, live, pids}) one after the other at the same concurrency."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--target", required=True)
-    ap.add_argument("--kind", required=True)
+    ap.add_argument("--target")
+    ap.add_argument("--kind")
+    ap.add_argument("--runs", default="", help="JSON list of runs")
     ap.add_argument("--variant", default="")
     ap.add_argument("--live", default="[]", help="JSON list of histories reaching live states")
     ap.add_argument("--concurrency", type=int, default=1)
@@ -164,10 +268,12 @@ def load(argv) -> int:
     ap.add_argument("--versions", action="store_true")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args(argv)
-    method, bodies = _requests(a.kind, a.variant, json.loads(a.live))
-    r = asyncio.run(_drive(a.target, method, bodies, a.concurrency, a.seconds,
-                           min(a.channels, a.concurrency), a.versions))
-    a.out.write_text(json.dumps(r))
+    if a.runs:
+        out = [_one(run, a.concurrency, a.seconds, a.channels) for run in json.loads(a.runs)]
+    else:
+        out = _one({"target": a.target, "kind": a.kind, "variant": a.variant, "live": json.loads(a.live)},
+                   a.concurrency, a.seconds, a.channels, a.versions)
+    a.out.write_text(json.dumps(out))
     return 0
 
 
@@ -203,13 +309,42 @@ def _stop(p):
         p.wait()
 
 
-def _run_load(target, kind, variant, live, concurrency, seconds, tmp, versions=False):
-    out = Path(tmp) / f"load-{kind}-{concurrency}.json"
-    cmd = [sys.executable, "-m", "builder.loadbench", "load", "--target", target, "--kind", kind,
-           "--variant", variant, "--live", json.dumps(live), "--concurrency", str(concurrency),
-           "--seconds", str(seconds), "--out", str(out)] + (["--versions"] if versions else [])
+def _busy_seconds() -> float:
+    """CPU time the whole machine spent busy (all cores), from /proc/stat."""
+    try:
+        f = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return float("nan")
+    return (sum(f[:8]) - f[3] - f[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
+
+
+OTHERS = {"busy": 0.0, "ours": 0.0, "wall": 0.0}  # machine CPU during the runs, and ours (servers + load)
+
+
+def _run_series(runs, concurrency, seconds, tmp, tag, server_pids=()):
+    """Runs one after the other in one load process (no process start between them)."""
+    import resource
+
+    out = Path(tmp) / f"load-{tag}-{concurrency}.json"
+    cmd = [sys.executable, "-m", "builder.loadbench", "load", "--runs", json.dumps(runs), "--concurrency",
+           str(concurrency), "--seconds", str(seconds), "--out", str(out)]
+    ru0, busy0, srv0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), _busy_seconds(), _cpu_seconds(server_pids), \
+        time.perf_counter()
     subprocess.run(cmd, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), check=True)
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    OTHERS["busy"] += _busy_seconds() - busy0
+    OTHERS["ours"] += (_cpu_seconds(server_pids) - srv0 + ru1.ru_utime - ru0.ru_utime + ru1.ru_stime - ru0.ru_stime)
+    OTHERS["wall"] += time.perf_counter() - t0
     return json.loads(out.read_text())
+
+
+def _tree(pid: int) -> list[int]:
+    """A server process and its worker processes."""
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        kids = []
+    return [pid] + [int(k) for k in kids]
 
 
 def _live_histories(root: Path, variant: str, n: int = 32) -> list:
@@ -240,6 +375,12 @@ def _pick_variant(root: Path) -> str:
     return "jotto-en_US80-3-ganzfried" if "jotto-en_US80-3-ganzfried" in variants else variants[0]
 
 
+def _median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return float("nan") if not n else xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
 def table(args) -> int:
     root = args.root
     variant = args.variant or _pick_variant(root)
@@ -249,45 +390,87 @@ def table(args) -> int:
 
     dudo_variant = next(iter(sorted(current_stores(root, "dudo"))), None)
     kinds = [k for k in args.kinds.split(",") if k != "dudo" or dudo_variant]
-    print(f"\nLoad on loopback: server ({args.workers} workers) and load generator in separate processes, "
-          f"{args.seconds:g} s per cell, {os.cpu_count()} cores (shared with anything else running: noisy)")
-    print(f"variant {variant}; live = {len(live)} histories below the book threshold (memoised after their "
-          f"first answer); batch = SampleMoves of {BATCH} book moves, rates in moves/s; dudo = lookups in {dudo_variant}")
+    paired = {"book": "echo", "stream": "echo-stream"}  # measured in alternation with their baseline
+    reps = max(1, args.repeats)
+    print(f"\nLoad on loopback: server ({args.workers} workers x {args.threads} threads) and load generator in "
+          f"separate processes, {os.cpu_count()} cores (shared with anything else running)")
+    print(f"variant {variant}; {args.seconds:g} s per run; book and stream: {reps} runs alternating with their echo "
+          f"baseline in one load process, figures = median run (ratio: median of the {reps} paired ratios, "
+          "with their range); other calls: 1 run, ratio to the median echo run")
+    print(f"live = {len(live)} histories below the book threshold (memoised after their first answer); batch = "
+          f"SampleMoves of {BATCH} book moves a call; stream = SampleMoveStream of book moves, min(c, {STREAMS}) "
+          f"streams with c messages in flight in all; rates of batch and stream in moves/s; dudo = lookups in "
+          f"{dudo_variant}; srv us = server CPU time (user + system, all its processes) per call or move")
+    print("echo = the same gRPC server (processes, threads, options) with methods returning the raw request "
+          "bytes: no parsing, serialising, interceptors or metrics")
+    results: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        results = {}
-        with open(tmp / "echo.log", "wb") as log:
-            p, port = _start([sys.executable, "-m", "builder.loadbench", "echo-server", "--workers",
-                              str(args.workers), "--threads", str(args.threads), "--port-file", str(tmp / "echo.json")],
-                             tmp / "echo.json", log)
+        with open(tmp / "echo.log", "wb") as elog, open(tmp / "server.log", "wb") as slog:
+            ep, eport = _start([sys.executable, "-m", "builder.loadbench", "echo-server", "--workers",
+                                str(args.workers), "--threads", str(args.threads), "--port-file",
+                                str(tmp / "echo.json")], tmp / "echo.json", elog)
             try:
-                for c in concs:
-                    results[("echo", c)] = _run_load(f"127.0.0.1:{port}", "echo", variant, live, c, args.seconds, tmp)
-            finally:
-                _stop(p)
-        with open(tmp / "server.log", "wb") as log:
-            p, port = _start([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers",
-                              str(args.workers), "--threads", str(args.threads), "--metrics-port", "-1",
-                              "--log-level", "WARNING", "--port-file", str(tmp / "server.json")],
-                             tmp / "server.json", log)
-            try:
-                for kind in [k for k in ("book", "live", "stats", "batch", "dudo") if k in kinds]:
+                sp, sport = _start([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers",
+                                    str(args.workers), "--threads", str(args.threads), "--metrics-port", "-1",
+                                    "--log-level", "WARNING", "--port-file", str(tmp / "server.json")],
+                                   tmp / "server.json", slog)
+                try:
+                    echo = {"target": f"127.0.0.1:{eport}", "pids": _tree(ep.pid)}
+                    ours = {"target": f"127.0.0.1:{sport}", "pids": _tree(sp.pid), "variant": variant, "live": live}
+                    pids = echo["pids"] + ours["pids"]
                     for c in concs:
-                        v = dudo_variant if kind == "dudo" else variant
-                        results[(kind, c)] = _run_load(f"127.0.0.1:{port}", kind, v, live, c, args.seconds, tmp)
+                        for kind, base in paired.items():
+                            if kind == "book" or kind in kinds:
+                                runs = [dict(echo, kind=base), dict(ours, kind=kind)] * reps
+                                rs = _run_series(runs, c, args.seconds, tmp, kind, pids)
+                                results[(base, c)] = rs[0::2]
+                                results[(kind, c)] = rs[1::2]
+                        others = [k for k in ("live", "stats", "batch", "dudo") if k in kinds]
+                        if others:
+                            runs = [dict(ours, kind=k, variant=dudo_variant if k == "dudo" else variant)
+                                    for k in others]
+                            for k, r in zip(others, _run_series(runs, c, args.seconds, tmp, "others", pids)):
+                                results[(k, c)] = [r]
+                finally:
+                    _stop(sp)
             finally:
-                _stop(p)
-    print(f"\n{'call':10s} {'conc':>5s} {'req/s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'p99.9 ms':>9s} "
-          f"{'errors':>7s} {'/ echo':>7s}")
-    for kind in [k for k in ("echo", "book", "live", "stats", "batch", "dudo") if k == "echo" or k in kinds]:
+                _stop(ep)
+
+    def rate(kind, r):
+        return len(r["lat"]) / r["elapsed"] * (BATCH if kind == "batch" else 1)
+
+    print(f"\n{'call':12s} {'conc':>5s} {'req/s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'p99.9 ms':>9s} "
+          f"{'errors':>7s} {'srv us':>7s} {'/ echo':>7s}  range")
+    order = ["echo", "book", "live", "stats", "batch", "dudo", "echo-stream", "stream"]
+    for kind in [k for k in order if any((k, c) in results for c in concs)]:
         for c in concs:
-            r = results[(kind, c)]
-            rps = len(r["lat"]) / r["elapsed"]
-            per = rps * (BATCH if kind == "batch" else 1)
-            echo = len(results[("echo", c)]["lat"]) / results[("echo", c)]["elapsed"]
-            ratio = f"{per / echo:7.2f}" if kind != "echo" else "   1.00"
-            print(f"{kind:10s} {c:5d} {per:9.0f} {_pct(r['lat'], .5) * 1e3:8.3f} {_pct(r['lat'], .99) * 1e3:8.3f} "
-                  f"{_pct(r['lat'], .999) * 1e3:9.3f} {sum(r['errors'].values()):7d} {ratio}")
+            rs = results[(kind, c)]
+            rates = [rate(kind, r) for r in rs]
+            mid = sorted(range(len(rs)), key=lambda i: rates[i])[len(rs) // 2]
+            lat = rs[mid]["lat"]
+            per_call = [r["server_cpu"] / max(1, len(r["lat"]) * (BATCH if kind == "batch" else 1)) * 1e6 for r in rs]
+            base = paired.get(kind) or ("echo" if kind not in ("echo", "echo-stream") else None)
+            if base is None:
+                ratio, rng = "   1.00", ""
+            elif kind in paired:
+                ratios = [rate(kind, r) / rate(base, e) for r, e in zip(rs, results[(base, c)])]
+                ratio = f"{_median(ratios):7.2f}"
+                rng = f"{min(ratios):.2f}-{max(ratios):.2f}" if len(ratios) > 1 else ""
+            else:
+                ratio = f"{rates[0] / _median([rate(base, e) for e in results[(base, c)]]):7.2f}"
+                rng = ""
+            print(f"{kind:12s} {c:5d} {rates[mid]:9.0f} {_pct(lat, .5) * 1e3:8.3f} {_pct(lat, .99) * 1e3:8.3f} "
+                  f"{_pct(lat, .999) * 1e3:9.3f} {sum(sum(r['errors'].values()) for r in rs):7d} "
+                  f"{_median(per_call):7.1f} {ratio}  {rng}")
+    if OTHERS["wall"] > 0:
+        others = max(0.0, OTHERS["busy"] - OTHERS["ours"]) / OTHERS["wall"]
+        print(f"during the runs other processes kept {others:.2f} of the {os.cpu_count()} cores busy (ours: servers and "
+              f"load generator at nice {os.nice(0)}); more than a few hundredths make the ratios noisy")
+    if ("stream", concs[0]) in results:
+        print("stream / unary echo (moves/s over echo req/s): " + ", ".join(
+            f"c={c}: {_median([rate('stream', r) for r in results[('stream', c)]]) / _median([rate('echo', e) for e in results[('echo', c)]]):.2f}"
+            for c in concs))
     return 0
 
 
@@ -365,9 +548,10 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", default="")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--threads", type=int, default=8)
-    ap.add_argument("--seconds", type=float, default=3.0 if mode == "table" else 60.0)
+    ap.add_argument("--seconds", type=float, default=1.5 if mode == "table" else 60.0)
     ap.add_argument("--concurrency", default="1,16,64" if mode == "table" else "16")
-    ap.add_argument("--kinds", default="book,live,stats,batch,dudo",
+    ap.add_argument("--repeats", type=int, default=5, help="book and stream runs, each alternating with echo")
+    ap.add_argument("--kinds", default="book,live,stats,batch,dudo,stream",
                     help="calls to measure besides the echo baseline (dudo: lookups in the first Dudo store)")
     args = ap.parse_args(argv)
     if mode == "refresh-run":
