@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             with PeakMemory() as mem:
                 if isinstance(params, DudoParams):
-                    path = _build_dudo(build_dudo_store, params, args.root, executor)
+                    path = build_dudo_store(params, args.root, map_fn=executor.map)
                 elif isinstance(params, GuessWhoParams):
                     path = build_guesswho_store(params, args.root, executor=executor)
                 elif isinstance(params, HangmanParams):
@@ -163,13 +163,6 @@ def main(argv: list[str] | None = None) -> int:
     journal.clear()
     print(format_summary(results, executor.describe(), time.perf_counter() - t_build))
     return 0
-
-
-def _build_dudo(build, params, root, executor):
-    import inspect
-    if "executor" in inspect.signature(build).parameters:
-        return build(params, root, executor=executor)
-    return build(params, root)
 
 
 def _manifest(path: Path) -> dict:
