@@ -79,7 +79,9 @@ def _pool(workers: int):
         return _DEFAULT
     from builder.executor import make_executor
     if workers not in _POOLS:
+        import atexit
         _POOLS[workers] = make_executor("process", workers)
+        atexit.register(_POOLS[workers].close)
     return _POOLS[workers]
 
 
