@@ -18,6 +18,7 @@ import hashlib
 import logging
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -136,9 +137,9 @@ class ProcessExecutor(BuildExecutor):
         self.workers = max(1, workers or os.cpu_count() or 1)
         self._ctx = multiprocessing.get_context("forkserver")
         self._pool: ProcessPoolExecutor | None = None
-        self._dir = Path(share_dir or tempfile.mkdtemp(prefix="gamestrategy-share-"))
-        self._dir.mkdir(parents=True, exist_ok=True)
-        self._own_dir = share_dir is None
+        if share_dir is not None:
+            Path(share_dir).mkdir(parents=True, exist_ok=True)
+        self._dir = Path(tempfile.mkdtemp(prefix=f"share-{os.getpid()}-", dir=share_dir))
         self._shared: dict[str, Shared] = {}
         self.restarts = 0
 
@@ -195,13 +196,7 @@ class ProcessExecutor(BuildExecutor):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-        if self._own_dir:
-            for p in self._dir.glob("*.npy"):
-                p.unlink(missing_ok=True)
-            try:
-                self._dir.rmdir()
-            except OSError:
-                pass
+        shutil.rmtree(self._dir, ignore_errors=True)  # workers that still map a file keep it until they exit
 
     def describe(self) -> str:
         return f"process pool ({self.workers} workers)"

@@ -45,7 +45,8 @@ def test_map_in_order_with_shared_array(kind, big, tmp_path):
         assert ex.map(row_checksum, [h] * 40, range(40)) == expect
         assert ex.submit(row_checksum, h, 7).result() == expect[7]
         if kind == "process":  # the array travels as one memory-mapped file, not once per task
-            assert len(list((tmp_path / "shared").glob("*.npy"))) == 1
+            assert len(list((tmp_path / "shared").glob("*/*.npy"))) == 1
+    assert not list((tmp_path / "shared").glob("*/*.npy"))  # removed when the executor closes
 
 
 def test_process_pool_survives_a_killed_worker(tmp_path):
