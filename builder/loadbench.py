@@ -400,7 +400,8 @@ def table(args) -> int:
     print(f"live = {len(live)} histories below the book threshold (memoised after their first answer); batch = "
           f"SampleMoves of {BATCH} book moves a call; stream = SampleMoveStream of book moves, min(c, {STREAMS}) "
           f"streams with c messages in flight in all; rates of batch and stream in moves/s; dudo = lookups in "
-          f"{dudo_variant}; srv us = server CPU time (user + system, all its processes) per call or move")
+          f"{dudo_variant}; srv us = server CPU time (user + system, all its processes) per call or move, cpu x = "
+          "that over the echo server's (median of the paired runs)")
     print("echo = the same gRPC server (processes, threads, options) with methods returning the raw request "
           "bytes: no parsing, serialising, interceptors or metrics")
     results: dict = {}
@@ -440,8 +441,11 @@ def table(args) -> int:
     def rate(kind, r):
         return len(r["lat"]) / r["elapsed"] * (BATCH if kind == "batch" else 1)
 
+    def cpu(kind, r):
+        return r["server_cpu"] / max(1, len(r["lat"]) * (BATCH if kind == "batch" else 1))
+
     print(f"\n{'call':12s} {'conc':>5s} {'req/s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'p99.9 ms':>9s} "
-          f"{'errors':>7s} {'srv us':>7s} {'/ echo':>7s}  range")
+          f"{'errors':>7s} {'srv us':>7s} {'cpu x':>6s} {'/ echo':>7s}  range")
     order = ["echo", "book", "live", "stats", "batch", "dudo", "echo-stream", "stream"]
     for kind in [k for k in order if any((k, c) in results for c in concs)]:
         for c in concs:
@@ -449,20 +453,22 @@ def table(args) -> int:
             rates = [rate(kind, r) for r in rs]
             mid = sorted(range(len(rs)), key=lambda i: rates[i])[len(rs) // 2]
             lat = rs[mid]["lat"]
-            per_call = [r["server_cpu"] / max(1, len(r["lat"]) * (BATCH if kind == "batch" else 1)) * 1e6 for r in rs]
+            per_call = [cpu(kind, r) * 1e6 for r in rs]
             base = paired.get(kind) or ("echo" if kind not in ("echo", "echo-stream") else None)
             if base is None:
-                ratio, rng = "   1.00", ""
+                ratio, rng, cpux = "   1.00", "", "  1.00"
             elif kind in paired:
                 ratios = [rate(kind, r) / rate(base, e) for r, e in zip(rs, results[(base, c)])]
                 ratio = f"{_median(ratios):7.2f}"
                 rng = f"{min(ratios):.2f}-{max(ratios):.2f}" if len(ratios) > 1 else ""
+                cpux = f"{_median([cpu(kind, r) / cpu(base, e) for r, e in zip(rs, results[(base, c)])]):6.2f}"
             else:
                 ratio = f"{rates[0] / _median([rate(base, e) for e in results[(base, c)]]):7.2f}"
                 rng = ""
+                cpux = f"{cpu(kind, rs[0]) / _median([cpu(base, e) for e in results[(base, c)]]):6.2f}"
             print(f"{kind:12s} {c:5d} {rates[mid]:9.0f} {_pct(lat, .5) * 1e3:8.3f} {_pct(lat, .99) * 1e3:8.3f} "
                   f"{_pct(lat, .999) * 1e3:9.3f} {sum(sum(r['errors'].values()) for r in rs):7d} "
-                  f"{_median(per_call):7.1f} {ratio}  {rng}")
+                  f"{_median(per_call):7.1f} {cpux} {ratio}  {rng}")
     if OTHERS["wall"] > 0:
         others = max(0.0, OTHERS["busy"] - OTHERS["ours"]) / OTHERS["wall"]
         print(f"during the runs other processes kept {others:.2f} of the {os.cpu_count()} cores busy (ours: servers and "
