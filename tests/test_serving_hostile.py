@@ -23,6 +23,7 @@ WORDS = list(load_dictionary(SMALL_VARIANT).words)
 EXPECTED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT,
             grpc.StatusCode.RESOURCE_EXHAUSTED}  # only past the transport's 4 MiB message limit
 COUNTS: collections.Counter = collections.Counter()  # calls by final status
+BY_RPC: collections.Counter = collections.Counter()  # (rpc, final status) -> calls
 ITEMS: collections.Counter = collections.Counter()  # SampleMoves items and SampleMoveStream messages by their own code
 CODE_NAMES = {c.value[0]: c.name for c in grpc.StatusCode}
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -66,15 +67,20 @@ def target(small_store):
     items = ", ".join(f"{k}={v}" for k, v in sorted(ITEMS.items()))
     sys.__stdout__.write(f"\nhostile requests: {total} calls ({summary}); inside them {sum(ITEMS.values())} batch "
                          f"items and stream messages ({items}); server RSS growth {growth_mib:.1f} MiB\n")
+    rpcs = sorted({r for r, _ in BY_RPC})
+    for r in rpcs:
+        codes = ", ".join(f"{c}={n}" for (x, c), n in sorted(BY_RPC.items()) if x == r)
+        sys.__stdout__.write(f"  {r}: {codes}\n")
     assert growth_mib < 300
 
 
-def call(fn, request, check=None):
+def call(fn, request, check=None, rpc="?"):
     try:
         reply = fn(request, timeout=20)
     except grpc.RpcError as e:
         code = e.code()
         COUNTS[code.name] += 1
+        BY_RPC[rpc, code.name] += 1
         if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
             assert "larger than max" in e.details(), e.details()  # only the transport's message-size limit
         assert code in EXPECTED, (code, e.details(), request)
@@ -82,6 +88,7 @@ def call(fn, request, check=None):
         assert "Traceback" not in e.details()
         return None
     COUNTS["OK"] += 1
+    BY_RPC[rpc, "OK"] += 1
     if check:
         check(reply)
     return reply
@@ -122,7 +129,7 @@ def test_sample_move(target, req):
     stub = target.unary_unary("/gamestrategy.v1.GameStrategy/SampleMove",
                               request_serializer=pb.SampleMoveRequest.SerializeToString,
                               response_deserializer=pb.SampleMoveReply.FromString)
-    call(stub, req, _check_move)
+    call(stub, req, _check_move, "SampleMove")
 
 
 @SETTINGS
@@ -141,7 +148,7 @@ def test_sample_moves(target, reqs):
             else:
                 assert x.message and x.code in {c.value[0] for c in EXPECTED}
 
-    call(stub, pb.SampleMovesRequest(requests=reqs), check)
+    call(stub, pb.SampleMovesRequest(requests=reqs), check, "SampleMoves")
 
 
 def _raw_bodies():
@@ -171,11 +178,11 @@ def test_sample_move_stream(target, items):
                 assert x.message.startswith(f"message {i}: ") and "Traceback" not in x.message
                 assert not x.HasField("reply")
 
-    call(call_stream, items, check)
+    call(call_stream, items, check, "SampleMoveStream")
 
 
 @SETTINGS
-@given(variant=TEXT)
+@given(variant=st.one_of(st.just(SMALL_VARIANT), TEXT))
 def test_get_words(target, variant):
     stub = target.unary_unary("/gamestrategy.v1.GameStrategy/GetWords",
                               request_serializer=pb.GetWordsRequest.SerializeToString,
@@ -184,11 +191,11 @@ def test_get_words(target, variant):
     def check(r):
         assert list(r.words) == WORDS and len(r.common) == len(WORDS) and r.store_version
 
-    call(stub, pb.GetWordsRequest(variant=variant), check)
+    call(stub, pb.GetWordsRequest(variant=variant), check, "GetWords")
 
 
 @SETTINGS
-@given(variant=TEXT, game=TEXT)
+@given(variant=st.one_of(st.just(SMALL_VARIANT), TEXT), game=st.one_of(st.just("jotto"), TEXT))
 def test_stats_and_list(target, variant, game):
     stats = target.unary_unary("/gamestrategy.v1.GameStrategy/GetStats",
                                request_serializer=pb.GetStatsRequest.SerializeToString,
@@ -196,8 +203,8 @@ def test_stats_and_list(target, variant, game):
     lst = target.unary_unary("/gamestrategy.v1.GameStrategy/ListVariants",
                              request_serializer=pb.ListVariantsRequest.SerializeToString,
                              response_deserializer=pb.ListVariantsReply.FromString)
-    call(stats, pb.GetStatsRequest(variant=variant))
-    call(lst, pb.ListVariantsRequest(game=game))
+    call(stats, pb.GetStatsRequest(variant=variant), rpc="GetStats")
+    call(lst, pb.ListVariantsRequest(game=game), rpc="ListVariants")
 
 
 @SETTINGS
@@ -207,7 +214,7 @@ def test_raw_bytes(target, method, raw):
     """Arbitrary bytes as the request body: not always a valid protobuf message."""
     stub = target.unary_unary(f"/gamestrategy.v1.GameStrategy/{method}", request_serializer=None,
                               response_deserializer=None)
-    call(stub, raw)
+    call(stub, raw, rpc=f"{method} (raw bytes)")
 
 
 def test_unknown_method_and_oversized_message(target):
@@ -216,10 +223,11 @@ def test_unknown_method_and_oversized_message(target):
         stub(b"", timeout=10)
     assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED
     COUNTS["UNIMPLEMENTED"] += 1
+    BY_RPC["Nope (unknown method)", "UNIMPLEMENTED"] += 1
     big = target.unary_unary("/gamestrategy.v1.GameStrategy/SampleMove", request_serializer=None,
                              response_deserializer=None)
-    call(big, b"\x0a" + b"\xff\xff\xff\x02" + b"x" * (5 << 20))
+    call(big, b"\x0a" + b"\xff\xff\xff\x02" + b"x" * (5 << 20), rpc="SampleMove (5 MiB)")
     stream = target.stream_stream("/gamestrategy.v1.GameStrategy/SampleMoveStream", request_serializer=None,
                                   response_deserializer=None)
     call(lambda msgs, timeout: list(stream(iter(msgs), timeout=timeout)),
-         [b"", b"\x0a" + b"\xff\xff\xff\x02" + b"x" * (5 << 20), b""])
+         [b"", b"\x0a" + b"\xff\xff\xff\x02" + b"x" * (5 << 20), b""], rpc="SampleMoveStream (5 MiB)")
