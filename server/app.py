@@ -471,7 +471,7 @@ class MetricsInterceptor(grpc.ServerInterceptor):
                                   f"the {len(raw)}-byte request body is not a valid {method} request message")
                 resp = inner(request, context)
             except BaseException:
-                observe(method, context.code() or grpc.StatusCode.UNKNOWN, clock() - t0)
+                observe(method, _final_code(context, grpc.StatusCode.UNKNOWN), clock() - t0)
                 raise
             observe(method, OK, clock() - t0)
             return resp
@@ -495,11 +495,27 @@ class MetricsInterceptor(grpc.ServerInterceptor):
             try:
                 yield from inner(raw_iterator, context)
             except BaseException:
-                observe(method, context.code() or grpc.StatusCode.UNKNOWN, clock() - t0)
+                observe(method, _final_code(context, grpc.StatusCode.UNKNOWN), clock() - t0)
                 raise
-            observe(method, grpc.StatusCode.OK, clock() - t0)
+            # the requests also end when the client cancels or the deadline passes
+            observe(method, _final_code(context, grpc.StatusCode.OK), clock() - t0)
 
         return grpc.stream_stream_rpc_method_handler(behaviour, None, handler.response_serializer)
+
+
+def _final_code(context, default: grpc.StatusCode) -> grpc.StatusCode:
+    """The status a call ended with: the one it set; DEADLINE_EXCEEDED when its deadline has passed;
+    CANCELLED when it was ended from outside; else `default`. (A stream the client cancels can reach the
+    handler as a plain end of its requests before gRPC marks it cancelled: that one counts as `default`.)"""
+    code = context.code()
+    if code is not None:
+        return code
+    remaining = context.time_remaining()
+    if remaining is not None and remaining <= 0:
+        return grpc.StatusCode.DEADLINE_EXCEEDED
+    if not context.is_active():
+        return grpc.StatusCode.CANCELLED
+    return default
 
 
 def _refusal(code: grpc.StatusCode, message: str, method: str, streaming: bool = False):

@@ -116,6 +116,8 @@ def test_lockstep_self_play_on_one_stream(serve, registry):
 def test_stream_auth_limit_and_deadline(serve):
     target = serve(tokens=[TOKEN], max_streams=1)
     req = jotto_request(SMALL_VARIANT, "guesser", seed=1)
+    ended0 = {code: _metric("gamestrategy_requests_total", method="SampleMoveStream", code=code)
+              for code in ("DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED")}  # a client's cancel may count as OK
     for token, code in (("", grpc.StatusCode.UNAUTHENTICATED), ("wrong", grpc.StatusCode.PERMISSION_DENIED)):
         with GameStrategyClient(target, timeout=20, token=token) as c:
             with pytest.raises(grpc.RpcError) as e:
@@ -159,6 +161,16 @@ def test_stream_auth_limit_and_deadline(serve):
                 time.sleep(0.1)
         else:
             pytest.fail("the cancelled stream kept its slot")
+
+    def counted():  # streams that ended with a status are counted by it
+        return all(_metric("gamestrategy_requests_total", method="SampleMoveStream", code=code) > ended0[code]
+                   for code in ended0)
+
+    for _ in range(100):
+        if counted():
+            break
+        time.sleep(0.1)
+    assert counted(), ended0
 
 
 def test_oversized_message_ends_the_stream_with_resource_exhausted(serve):
