@@ -24,7 +24,7 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -236,8 +236,21 @@ class DaskExecutor(BuildExecutor):
         return tuple(a.future if isinstance(a, Shared) else a for a in args)
 
     def map(self, fn, *iterables) -> list:
-        futs = [self.client.submit(_call, fn, self._args(args), pure=False) for args in zip(*iterables)]
-        return self.client.gather(futs)
+        items = list(zip(*iterables))
+        for attempt in range(POOL_RESTARTS + 1):
+            futs = [self.client.submit(_call, fn, self._args(args), pure=False) for args in items]
+            try:
+                return self.client.gather(futs)
+            except CancelledError as e:  # a shared array was lost with the workers holding it
+                if attempt == POOL_RESTARTS:
+                    raise ExecutorError(f"dask: tasks cancelled {attempt + 1} times; last: {e}") from e
+                print(f"gamestrategy-build: dask lost shared data ({e}); scattering it again", file=sys.stderr)
+                self._rescatter()
+        raise AssertionError("unreachable")
+
+    def _rescatter(self) -> None:
+        for h in self._shared.values():
+            h.future = self.client.scatter(np.ascontiguousarray(h.array), broadcast=True, hash=False)
 
     def submit(self, fn, *args) -> Future:
         return self.client.submit(_call, fn, self._args(args), pure=False)

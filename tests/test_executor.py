@@ -64,6 +64,15 @@ def test_dask_survives_a_killed_worker(tmp_path):
     assert (tmp_path / "marker").exists()
 
 
+def test_dask_scatters_again_after_losing_every_worker(big):
+    with make_executor("dask", 2) as ex:
+        h = ex.share(big)
+        expect = [row_checksum(big, i) for i in range(6)]
+        assert ex.map(row_checksum, [h] * 6, range(6)) == expect
+        ex.client.restart()  # every worker replaced: the scattered copies are gone
+        assert ex.map(row_checksum, [h] * 6, range(6)) == expect
+
+
 def _store(root, value: bytes, seconds: float) -> Path:
     w = StoreWriter(root, "jotto", "jotto-test")
     w.put("arrays", b"a", value)
