@@ -27,6 +27,7 @@ def draw(cum: list[float], u: float) -> int:
     getting it back cost about 15 us a call; bisect never lets go of it."""
     return min(bisect.bisect_right(cum, u * cum[-1]), len(cum) - 1)
 MAX_HISTORY = 64
+MAX_RESULTS = 100_000  # guesser results kept for reuse, with their encoded replies (about 400 bytes each)
 
 
 def quote(value: str, limit: int = 48) -> str:
@@ -90,6 +91,7 @@ class JottoBackend:
         self._hider_cum = {n: np.cumsum(g.hider).tolist() for n, g in self.strategies.items()}
         self._hider_p = {n: (g.hider / g.hider.sum()).tolist() for n, g in self.strategies.items()}
         self._hider_results: dict = {}  # (strategy, word) -> MoveResult (no distribution), reused
+        self._results: dict = {}  # ((strategy, guesses, answers), member) -> MoveResult (no distribution), reused
         self._moves: OrderedDict = OrderedDict()  # (strategy, member, state key) -> move, live results
         self._moves_lock = threading.Lock()  # calls run on many threads
         self._analysed: OrderedDict = OrderedDict()  # (strategy, guesses, answers) -> seed-free analysis
@@ -229,7 +231,7 @@ class JottoBackend:
         mass: dict[int, float] = {}
         for c, wc in zip(pool.tolist(), w):
             mass[moves[c]] = mass.get(moves[c], 0.0) + wc / total
-        result = (len(final), pool, on_policy, moves, frozenset(entry), mass, {})  # {}: member -> MoveResult
+        result = (len(final), pool, on_policy, moves, frozenset(entry), mass, memo_key)
         with self._moves_lock:
             self._analysed[memo_key] = result
             if len(self._analysed) > 20_000:
@@ -240,12 +242,13 @@ class JottoBackend:
                        deadline: float | None = None) -> MoveResult:
         s = self.strategy(strategy)
         guesses, answers = self.parse_history(history)
-        n_final, pool, on_policy, moves, from_book, mass, results = self._analyse(s, guesses, answers, deadline)
+        n_final, pool, on_policy, moves, from_book, mass, memo_key = self._analyse(s, guesses, answers, deadline)
         member = draw(self._member_cum[s.name], seeded_uniform(seed, 0))  # = s.member_for_seed(seed)
         if member not in moves:  # a history this seed's member would not have played
             member = s.member_for_seed(seed, among=pool)
-        if not want_distribution:  # one result per (history, member), reused: at most `members` per history
-            r = results.get(member)
+        if not want_distribution:  # one result per (history, member), reused
+            rkey = (memo_key, member)
+            r = self._results.get(rkey)
             if r is not None:
                 return r
         source = "book" if member in from_book else "live"
@@ -255,7 +258,9 @@ class JottoBackend:
             dist = sorted(((self.dictionary.words[m], p) for m, p in mass.items()), key=lambda x: (-x[1], x[0]))
         r = MoveResult(self.dictionary.words[move], mass[move], dist, source, s.name, member, n_final, on_policy)
         if not want_distribution:
-            results[member] = r
+            if len(self._results) >= MAX_RESULTS:  # bounded (about 40 MB): start over
+                self._results.clear()
+            self._results[rkey] = r
         return r
 
     # ------------------------------------------------------------------ the backend interface (server/backends.py)

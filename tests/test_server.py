@@ -186,3 +186,15 @@ def test_server_draws_equal_the_strategy_draws(service):
             assert r.move == b.dictionary.words[w]
             assert r.probability == float((s.hider / s.hider.sum())[w])
             assert b.sample_hider(name, seed, True).probability == r.probability
+
+
+def test_reused_results_are_bounded_and_equal_fresh_ones(service, monkeypatch):
+    import server.jotto_backend as jb
+
+    _, b, _ = service
+    fresh = [b.sample_guesser("", seed, [], False) for seed in range(40)]
+    monkeypatch.setattr(jb, "MAX_RESULTS", 5)
+    b._results.clear()
+    for _ in range(2):
+        again = [b.sample_guesser("", seed, [], False) for seed in range(40)]
+        assert again == fresh and len(b._results) <= 5
