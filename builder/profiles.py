@@ -8,7 +8,7 @@ DUDO_DEFAULT = DudoParams(max_dice=2, iterations=300)
 # recall 0.5 s; blocked full-width solver about 0.15 s at 6 dice, 1 s at 7, 1-4 s at 8, 8 s at 9 and
 # 10), so the whole build takes well under an hour of one core (issue 3)
 DUDO_FULL = DudoParams(max_dice=5, iterations=1000, perfect_recall_total=3,
-                       iterations_by_total=((3, 300), (5, 500), (6, 300), (7, 150), (8, 60), (9, 40), (10, 40)))
+                       iterations_by_total=((3, 100), (5, 400), (6, 200), (7, 100), (8, 50), (9, 30), (10, 30)))
 
 # Ganzfried's Table 1 iteration counts for the full fictitious-play baseline.
 DEFAULT = {
