@@ -5,10 +5,10 @@ from builder.jotto import JottoParams
 DUDO_DEFAULT = DudoParams(max_dice=2, iterations=300)
 # every group up to 5 dice a player (m = 3), those with 3 or fewer dice in play without abstraction;
 # iterations per total of dice in play, fewer where an iteration costs more (one core: 1v2 with perfect
-# recall 0.5 s; blocked full-width solver about 0.15 s at 6 dice, 1 s at 7, 1-4 s at 8, 8 s at 9 and
-# 10), so the whole build takes well under an hour of one core (issue 3)
+# recall 0.5 s; blocked full-width solver about 0.15 s at 6 dice, 1 s at 7, 1-4 s at 8, 7 s at 9 and
+# 10), so the whole build takes about 50 minutes on 2 cores (groups of one total run in parallel)
 DUDO_FULL = DudoParams(max_dice=5, iterations=1000, perfect_recall_total=3,
-                       iterations_by_total=((3, 100), (5, 400), (6, 200), (7, 100), (8, 50), (9, 30), (10, 30)))
+                       iterations_by_total=((3, 400), (5, 400), (6, 300), (7, 200), (8, 150), (9, 100), (10, 100)))
 
 # Ganzfried's Table 1 iteration counts for the full fictitious-play baseline.
 DEFAULT = {
