@@ -124,10 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     from tqdm import tqdm
 
     from builder.executor import ExecutorError, make_executor
+    from games.dudo.fast import TrainingStopped
     from builder.summary import PeakMemory, StoreResult, format_summary
 
     journal = Journal(args.root, plan, args.fresh)
     t_build = time.perf_counter()
+    interrupt.use_stop_file(args.root / ".work" / f"stop-{os.getpid()}")  # before workers start
     try:
         executor = make_executor(args.executor, args.workers, args.scheduler,
                                  share_dir=str(args.root / ".work" / "shared"))
@@ -158,8 +160,16 @@ def main(argv: list[str] | None = None) -> int:
             stores_bar.update(1)
             interrupt.stop_if_requested()
         stores_bar.close()
-    finally:
+    except TrainingStopped as e:  # a worker stopped at an iteration boundary after a checkpoint
+        executor.close(kill=True)
+        raise KeyboardInterrupt(str(e)) from None
+    except BaseException:
+        executor.close(kill=True)  # do not wait for running tasks: they resume from their checkpoints
+        raise
+    else:
         executor.close()
+    finally:
+        interrupt.clear_stop_file()
     journal.clear()
     print(format_summary(results, executor.describe(), time.perf_counter() - t_build))
     return 0

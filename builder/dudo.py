@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from builder import interrupt
 from games.dudo.solve import solve_game
 from games.storage import StoreWriter, code_version
 
@@ -57,7 +58,8 @@ def solve(params: DudoParams, progress: bool = True, checkpoint_dir: str | None 
     its = functools.partial(group_iterations, params.iterations, tuple(params.iterations_by_total))
     return solve_game(max_dice=params.max_dice, m=params.memory, iterations=its,
                       perfect_recall_total=params.perfect_recall_total, exact_br_total=params.exact_br_total,
-                      progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn)
+                      progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
+                      should_stop=interrupt.requested)
 
 
 def iter_rows(sol):

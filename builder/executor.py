@@ -115,8 +115,8 @@ class BuildExecutor:
     def share(self, array: np.ndarray) -> Shared:
         return Shared(_key(array), array=np.asarray(array))
 
-    def close(self) -> None:
-        pass
+    def close(self, kill: bool = False) -> None:
+        """Release the workers; ``kill`` stops running tasks instead of waiting for them."""
 
     def describe(self) -> str:
         return "serial (this process)"
@@ -192,9 +192,12 @@ class ProcessExecutor(BuildExecutor):
             self._shared[key] = Shared(key, path=str(path), array=np.asarray(array))
         return self._shared[key]
 
-    def close(self) -> None:
+    def close(self, kill: bool = False) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            if kill:
+                for p in list(getattr(self._pool, "_processes", {}).values()):
+                    p.terminate()
+            self._pool.shutdown(wait=not kill, cancel_futures=True)
             self._pool = None
         shutil.rmtree(self._dir, ignore_errors=True)  # workers that still map a file keep it until they exit
 
@@ -262,7 +265,7 @@ class DaskExecutor(BuildExecutor):
             self._shared[key] = Shared(key, future=fut, array=np.asarray(array))
         return self._shared[key]
 
-    def close(self) -> None:
+    def close(self, kill: bool = False) -> None:
         client, self.client = getattr(self, "client", None), None
         if client is not None:
             client.close()

@@ -143,3 +143,20 @@ def test_serial_executor_is_plain_python():
     assert ex.map(pow, [2, 3], [3, 2]) == [8, 9]
     with pytest.raises(ZeroDivisionError):
         ex.submit(divmod, 1, 0).result()
+
+
+def test_dudo_training_stops_at_an_iteration_boundary_and_resumes_identically(tmp_path):
+    from games.dudo.fast import FastSolver, TrainingStopped
+    from games.dudo.game import make_group
+
+    def solver():
+        return FastSolver(make_group(1, 1, None, {}, max_dice=1))
+
+    ref = solver().solve(20, progress=False)
+    s, ckpt = solver(), str(tmp_path / "g.npz")
+    with pytest.raises(TrainingStopped):
+        s.solve(20, checkpoint=ckpt, every=0, progress=False, should_stop=lambda: s.t >= 7)
+    resumed = solver().load(ckpt)
+    assert resumed.t == 7
+    resumed.solve(20 - resumed.t, progress=False)
+    assert np.array_equal(resumed.average_strategy(), ref.average_strategy())

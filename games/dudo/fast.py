@@ -213,6 +213,30 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
                     V[sb + y * n + x] = B[x * no + y]
 
 
+class TrainingStopped(Exception):
+    """Training stopped at an iteration boundary because a stop was asked for (checkpoint saved)."""
+
+
+def train(solver, iterations: int, checkpoint: str | None = None, every: int = 0, progress: bool = True,
+          desc: str = "", should_stop=None):
+    """Run ``iterations`` of ``solver.fsicfr_iteration`` with a progress bar, saving to ``checkpoint``
+    every ``every`` iterations and at the end; when ``should_stop()`` turns true (a graceful stop of the
+    build), save and raise ``TrainingStopped`` at the iteration boundary (an ordinary exception, so it
+    travels back from a worker process like any task error)."""
+    from tqdm import tqdm
+    for i in tqdm(range(iterations), desc=desc, disable=not progress, leave=False):
+        solver.fsicfr_iteration()
+        if checkpoint and every and (i + 1) % every == 0:
+            solver.save(checkpoint)
+        if should_stop is not None and should_stop():
+            if checkpoint:
+                solver.save(checkpoint)
+            raise TrainingStopped(f"{desc}: stopped after iteration {solver.t}")
+    if checkpoint:
+        solver.save(checkpoint)
+    return solver
+
+
 class FastSolver:
     """Full-width FSICFR + CFR+ on one group; resumable via ``save``/``load``."""
 
@@ -333,17 +357,8 @@ class FastSolver:
         self.cpu_seconds += time.process_time() - c0
 
     def solve(self, iterations: int, checkpoint: str | None = None, every: int = 0,
-              progress: bool = True, desc: str = ""):
-        from tqdm import tqdm
-        it = range(iterations)
-        bar = tqdm(it, desc=desc or f"dudo {self.g.dice}", disable=not progress, leave=False)
-        for i in bar:
-            self.fsicfr_iteration()
-            if checkpoint and every and (i + 1) % every == 0:
-                self.save(checkpoint)
-        if checkpoint:
-            self.save(checkpoint)
-        return self
+              progress: bool = True, desc: str = "", should_stop=None):
+        return train(self, iterations, checkpoint, every, progress, desc or f"dudo {self.g.dice}", should_stop)
 
     def average_strategy(self) -> np.ndarray:
         g = self.g

@@ -147,7 +147,7 @@ def _unpairs(rows) -> dict:
 def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkpoint_dir: str,
                 perfect_recall_total: int = 2, exact_br_total: int = 4, abstract_br: bool = True,
                 br_open: dict | None = None, br_other: dict | None = None, progress: bool = False,
-                log=None) -> dict:
+                log=None, should_stop=None) -> dict:
     """Solve one dice group {a, b} (a task: top level and picklable, for any ``map``).
 
     Trains the group on the continuation values ``W`` of the rounds with fewer dice, writes its
@@ -184,7 +184,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     if os.path.exists(ckpt):
         solver.load(ckpt)
     solver.solve(max(0, its - solver.t), checkpoint=ckpt, every=max(1, its // 10),
-                 progress=progress, desc=f"dudo {a}v{b}")
+                 progress=progress, desc=f"dudo {a}v{b}", should_stop=should_stop)
     strat = solver.average_strategy()
     t_done, train_seconds = solver.t, solver.seconds
     del solver          # free regrets and node values before evaluating and best responses
@@ -247,7 +247,7 @@ def _meta_out(meta: dict) -> dict:
 def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
                perfect_recall_total: int = 2, exact_br_total: int = 4, progress: bool = True,
                checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
-               max_total: int | None = None, map_fn=map):
+               max_total: int | None = None, map_fn=map, should_stop=None):
     """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
     or a function (a, b) -> int.
 
@@ -272,7 +272,7 @@ def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
                                perfect_recall_total=perfect_recall_total,
                                exact_br_total=exact_br_total, abstract_br=abstract_br,
                                br_open=dict(br_open), br_other=dict(br_other),
-                               progress=progress, log=log)
+                               progress=progress, log=log, should_stop=should_stop)
         for (a, b), res in zip(level, map_fn(fn, level)):
             mg = None if D <= perfect_recall_total else m
             sol.groups[(a, b)] = make_group(a, b, mg, sol.W, max_dice)

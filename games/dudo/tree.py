@@ -159,16 +159,10 @@ class TreeSolver:
         self.cpu_seconds += time.process_time() - c0
 
     def solve(self, iterations: int, checkpoint: str | None = None, every: int = 0,
-              progress: bool = True, desc: str = ""):
-        from tqdm import tqdm
-        for i in tqdm(range(iterations), desc=desc or f"dudo tree {self.g.dice}",
-                      disable=not progress, leave=False):
-            self.fsicfr_iteration()
-            if checkpoint and every and (i + 1) % every == 0:
-                self.save(checkpoint)
-        if checkpoint:
-            self.save(checkpoint)
-        return self
+              progress: bool = True, desc: str = "", should_stop=None):
+        from .fast import train
+        return train(self, iterations, checkpoint, every, progress, desc or f"dudo tree {self.g.dice}",
+                     should_stop)
 
     def average_strategy(self):
         from .fast import normalize_average
