@@ -244,11 +244,13 @@ class FastSolver:
 
     def __init__(self, group: Group, mode: str = "auto", avg_power: float | None = None,
                  alpha: float = 1.5, beta: float = 0.0, value_dtype=None,
-                 alternate: bool = True, kernel: str = "blocked", train: bool = True):
+                 alternate: bool = True, kernel: str = "auto", train: bool = True):
         """``mode="auto"``: alternating CFR+ with linear averaging where the seats own separate
         nodes (two sides, or perfect recall), else simultaneous predictive CFR+ with quadratic
         averaging (measured fastest on 1v1).  ``kernel``: "blocked" (``blocked_backward``, node
-        values in a slot pool) or "reference" (``fsicfr_backward``, one value matrix per node).
+        values in a slot pool) or "reference" (``fsicfr_backward``, one value matrix per node);
+        "auto" takes the reference kernel for 1v1, whose 6 x 6 matrices never made it memory-bound
+        (there the blocked kernel's bookkeeping doubles the time), the blocked one elsewhere.
         ``train=False`` allocates no regret / strategy-sum arrays (evaluation and best response)."""
         g = self.g = group
         if mode == "auto":
@@ -258,6 +260,8 @@ class FastSolver:
                 avg_power = 1.0 if mode == "cfr+" else 2.0
         if avg_power is None:
             avg_power = 1.0
+        if kernel == "auto":
+            kernel = "reference" if int(g.ns[0]) * int(g.ns[-1]) <= 36 else "blocked"
         if kernel not in ("blocked", "reference"):
             raise ValueError(kernel)
         self.kernel = kernel
