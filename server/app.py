@@ -449,7 +449,8 @@ class MetricsInterceptor(grpc.ServerInterceptor):
         if handler.unary_unary is not None:
             wrapped = self._wrap(handler, _short(name))
         elif handler.stream_stream is not None:
-            wrapped = self._wrap_stream(handler, _short(name))
+            # our streams parse each message themselves; others (server reflection) keep theirs
+            wrapped = self._wrap_stream(handler, _short(name), raw=name.startswith(f"/{SERVICE_NAME}/"))
         else:
             return handler
         self._wrapped[name] = wrapped
@@ -486,7 +487,7 @@ class MetricsInterceptor(grpc.ServerInterceptor):
         return grpc.unary_unary_rpc_method_handler(behaviour, None, serialize)
 
     @staticmethod
-    def _wrap_stream(handler, method: str):
+    def _wrap_stream(handler, method: str, raw: bool):
         inner = handler.stream_stream
         observe, clock = metrics.observe, time.perf_counter
 
@@ -500,7 +501,8 @@ class MetricsInterceptor(grpc.ServerInterceptor):
             # the requests also end when the client cancels or the deadline passes
             observe(method, _final_code(context, grpc.StatusCode.OK), clock() - t0)
 
-        return grpc.stream_stream_rpc_method_handler(behaviour, None, handler.response_serializer)
+        return grpc.stream_stream_rpc_method_handler(behaviour, None if raw else handler.request_deserializer,
+                                                     handler.response_serializer)
 
 
 def _final_code(context, default: grpc.StatusCode) -> grpc.StatusCode:

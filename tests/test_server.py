@@ -49,6 +49,18 @@ def test_health_and_list_variants(service):
     assert sum(s.served_default for s in v[0].strategies) == 1
 
 
+def test_reflection_describes_the_service(service):
+    """grpcurl and other tools find the service through server reflection (a bidirectional stream)."""
+    from google.protobuf.descriptor_pool import DescriptorPool
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+    client, _, _ = service
+    db = ProtoReflectionDescriptorDatabase(client.channel)
+    assert "gamestrategy.v1.GameStrategy" in db.get_services()
+    svc = DescriptorPool(db).FindServiceByName("gamestrategy.v1.GameStrategy")
+    assert {"SampleMove", "SampleMoves", "SampleMoveStream", "GetStats"} <= {m.name for m in svc.methods}
+
+
 def test_whole_games_follow_one_member_and_match_its_tree(service):
     client, backend, _ = service
     s = backend.strategies[backend.served]
