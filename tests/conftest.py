@@ -17,3 +17,32 @@ def small_store(tmp_path_factory):
     params = JottoParams(fp_iterations=60, do_iterations=6, book_threshold=6)
     path = build_jotto_store(SMALL_VARIANT, params, root)
     return root, path
+
+
+@pytest.fixture(scope="module")
+def registry(small_store):
+    """The small store's registry, as the server process holds it."""
+    from server.app import Registry
+
+    root, _ = small_store
+    r = Registry(root)
+    r.refresh()
+    yield r
+
+
+@pytest.fixture()
+def serve(registry):
+    """``serve(**settings) -> port``: servers on the registry, stopped after the test."""
+    from server.app import ServerSettings, build_server
+
+    started = []
+
+    def start(**kw):
+        server, port = build_server(registry, "127.0.0.1:0", settings=ServerSettings(**kw))
+        server.start()
+        started.append(server)
+        return port
+
+    yield start
+    for s in started:
+        s.stop(0).wait()

@@ -14,33 +14,10 @@ from clients.client import GameStrategyClient
 from conftest import SMALL_VARIANT
 from protos import gamestrategy_pb2 as pb
 from server import metrics
-from server.app import Registry, ServerSettings, TLSConfig, build_server
+from server.app import TLSConfig
 from server.jotto_backend import DeadlineExceeded
 
 TOKEN = "s3cret-token-for-tests"
-
-
-@pytest.fixture(scope="module")
-def registry(small_store):
-    root, _ = small_store
-    r = Registry(root)
-    r.refresh()
-    yield r
-
-
-@pytest.fixture()
-def serve(registry):
-    started = []
-
-    def start(**kw):
-        server, port = build_server(registry, "127.0.0.1:0", settings=ServerSettings(**kw))
-        server.start()
-        started.append(server)
-        return port
-
-    yield start
-    for s in started:
-        s.stop(0).wait()
 
 
 def _sample(name, **labels):

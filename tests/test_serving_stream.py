@@ -8,33 +8,15 @@ from prometheus_client import REGISTRY
 from clients.client import GameStrategyClient, jotto_request
 from conftest import SMALL_VARIANT
 from protos import gamestrategy_pb2 as pb
-from server.app import Registry, ServerSettings, build_server
 
 TOKEN = "stream-test-token-42"
 METHOD = "/gamestrategy.v1.GameStrategy/SampleMoveStream"
 
 
-@pytest.fixture(scope="module")
-def registry(small_store):
-    root, _ = small_store
-    r = Registry(root)
-    r.refresh()
-    yield r
-
-
 @pytest.fixture()
-def serve(registry):
-    started = []
-
-    def start(**kw):
-        server, port = build_server(registry, "127.0.0.1:0", settings=ServerSettings(**kw))
-        server.start()
-        started.append(server)
-        return f"127.0.0.1:{port}"
-
-    yield start
-    for s in started:
-        s.stop(0).wait()
+def serve(serve):
+    """``serve(**settings) -> "127.0.0.1:port"`` (conftest's servers, addressed by target)."""
+    return lambda **kw: f"127.0.0.1:{serve(**kw)}"
 
 
 def _metric(name, **labels):
