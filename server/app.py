@@ -297,9 +297,15 @@ def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float |
 _parse_move_request = pb.SampleMoveRequest.FromString
 
 
+NO_DEADLINE_SECONDS = 10 * 365 * 86400  # gRPC reports "no deadline" as an effectively infinite time remaining
+
+
 def _deadline(context) -> float | None:
+    """The caller's deadline on the monotonic clock; None when the call has none."""
     remaining = context.time_remaining()
-    return None if remaining is None else time.monotonic() + remaining
+    if remaining is None or remaining > NO_DEADLINE_SECONDS:
+        return None
+    return time.monotonic() + remaining
 
 
 class GameStrategyServicer(pb_grpc.GameStrategyServicer):

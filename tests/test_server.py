@@ -210,3 +210,29 @@ def test_reused_results_are_bounded_and_equal_fresh_ones(service, monkeypatch):
     for _ in range(2):
         again = [b.sample_guesser("", seed, [], False) for seed in range(40)]
         assert again == fresh and len(b._results) <= 5
+
+
+def test_a_call_without_a_deadline_has_none():
+    """gRPC reports "no deadline" as an enormous time remaining; waiting that long overflowed (a live
+    Dudo answer without a client deadline failed with UNKNOWN: timestamp out of range)."""
+    import time
+    from concurrent import futures
+
+    from server.app import _deadline
+
+    def handler(request, context):
+        d = _deadline(context)
+        return b"none" if d is None else f"{d - time.monotonic():.1f}".encode()
+
+    server = grpc.server(futures.ThreadPoolExecutor(2), options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
+        "t.T", {"D": grpc.unary_unary_rpc_method_handler(handler)})])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+            call = ch.unary_unary("/t.T/D")
+            assert call(b"") == b"none"
+            assert 0 < float(call(b"", timeout=30)) <= 31
+    finally:
+        server.stop(0).wait()
