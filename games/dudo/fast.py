@@ -36,6 +36,21 @@ from numba import njit
 from .game import Group
 
 
+@njit(cache=True, inline="always")
+def update_regret(reg, pred, ssum, strat, idx, inst, mode, pos_disc, neg_disc, avg_reach):
+    """One information set's regret update with instantaneous regret ``inst``: CFR+ (mode 0, floored
+    at zero), discounted CFR (1) or predictive CFR+ (2, keeps ``inst``); then the average strategy sum,
+    weighted by ``avg_reach`` (averaging weight x own reach)."""
+    r = reg[idx] + inst
+    if mode == 1:
+        reg[idx] = r * pos_disc if r > 0 else r * neg_disc
+    else:
+        reg[idx] = r if r > 0 else 0.0
+        if mode == 2:
+            pred[idx] = inst
+    ssum[idx] += avg_reach * strat[idx]
+
+
 @njit(cache=True)
 def regret_matching(reg, strat, ns, rbase, NW, act_off, last, pred, use_pred):
     """Equation 5 for every information set (uniform where no regret is positive).
@@ -198,15 +213,8 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
                 for j in range(a0, na):
                     for x in range(n):
                         idx = base + j * n + x
-                        inst = G[j, x] - gbar[x]
-                        r = reg[idx] + inst
-                        if mode == 1:
-                            reg[idx] = r * pos_disc if r > 0 else r * neg_disc
-                        else:
-                            reg[idx] = r if r > 0 else 0.0
-                            if mode == 2:
-                                pred[idx] = inst
-                        ssum[idx] += avg_w * mreach[s, w, x] * strat[idx]
+                        update_regret(reg, pred, ssum, strat, idx, G[j, x] - gbar[x], mode, pos_disc,
+                                      neg_disc, avg_w * mreach[s, w, x])
             sb = voff[s] + w * (n * no)
             for x in range(n):
                 for y in range(no):
@@ -747,12 +755,5 @@ def blocked_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, 
             for j in range(a0, na):
                 for x in range(n):
                     idx = base + j * n + x
-                    inst = G[p, j, x] - gbar[x]
-                    r = reg[idx] + inst
-                    if mode == 1:
-                        reg[idx] = r * pos_disc if r > 0 else r * neg_disc
-                    else:
-                        reg[idx] = r if r > 0 else 0.0
-                        if mode == 2:
-                            pred[idx] = inst
-                    ssum[idx] += avg_w * mreach[s, pw[p], x] * strat[idx]
+                    update_regret(reg, pred, ssum, strat, idx, G[p, j, x] - gbar[x], mode, pos_disc,
+                                  neg_disc, avg_w * mreach[s, pw[p], x])
