@@ -28,7 +28,7 @@ for _k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 from builder import interrupt  # noqa: E402
 from builder.profiles import PROFILES  # noqa: E402
 from games.jotto.dictionary import Variant, VariantError, load_dictionary, register_list_file  # noqa: E402
-from games.storage import DEFAULT_ROOT, Store, StoreError, current_stores  # noqa: E402
+from games.storage import DEFAULT_ROOT, Store, StoreError, all_current_stores  # noqa: E402
 
 
 class Journal:
@@ -47,11 +47,8 @@ class Journal:
         version = self.done.get(variant)
         if version is None:
             return None
-        for game in ("jotto", "dudo", "guesswho", "hangman"):
-            path = current_stores(root, game).get(variant)
-            if path is not None and path.name == version:
-                return path
-        return None
+        path = all_current_stores(root).get(variant)
+        return path if path is not None and path.name == version else None
 
     def record(self, variant: str, path: Path) -> None:
         self.done[variant] = path.name
@@ -114,8 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             plan[v] = PROFILES["default"].get(v) or next(iter(PROFILES["default"].values()))
     if args.variant:
         plan = {v: p for v, p in plan.items() if v in args.variant}
-    have = {**current_stores(args.root, "jotto"), **current_stores(args.root, "dudo"),
-            **current_stores(args.root, "guesswho"), **current_stores(args.root, "hangman")}
+    have = all_current_stores(args.root)
     if args.missing_only:
         plan = {v: p for v, p in plan.items() if v not in have}
     if not plan:

@@ -10,21 +10,18 @@ import os
 import sys
 from pathlib import Path
 
-from games.storage import DEFAULT_ROOT, Store, StoreError, current_stores
-
-GAMES = ("jotto", "dudo", "guesswho", "hangman")
+from games.storage import DEFAULT_ROOT, Store, StoreError, all_current_stores
 
 
 def store_hashes(root: Path) -> dict[str, tuple[str, str, str]]:
     """variant -> (version, recorded hash, recomputed hash) for every published store under ``root``."""
     out = {}
-    for game in GAMES:
-        for variant, path in current_stores(root, game).items():
-            s = Store(path)
-            try:
-                out[variant] = (s.version, s.manifest.get("content_hash", ""), s.content_hash())
-            finally:
-                s.close()
+    for variant, path in all_current_stores(root).items():
+        s = Store(path)
+        try:
+            out[variant] = (s.version, s.manifest.get("content_hash", ""), s.content_hash())
+        finally:
+            s.close()
     return out
 
 

@@ -242,3 +242,14 @@ def current_stores(root: Path, game: str) -> dict[str, Path]:
             if link.is_symlink() and link.resolve().is_dir():
                 out[d.name] = link.resolve()
     return out
+
+
+STORE_GAMES = ("jotto", "dudo", "guesswho", "hangman")
+
+
+def all_current_stores(root: Path) -> dict[str, Path]:
+    """variant name -> served version directory, for every published store of every game."""
+    out: dict[str, Path] = {}
+    for game in STORE_GAMES:
+        out.update(current_stores(root, game))
+    return out
