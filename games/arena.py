@@ -27,10 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from games.race import BernsteinRace, RaceResult
-
-
-def game_rng(seed: int, i: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed) & (2**63 - 1), int(i)])))
+from games.seeding import game_rng
 
 
 def play_games(game, a, b, seed: int, start: int, stop: int) -> list[float]:

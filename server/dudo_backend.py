@@ -11,7 +11,7 @@ from builder.dudo import DudoParams, decode_row, infoset_key, solve
 from games.dudo.game import round_reachable
 from games.dudo.infoset import infoset_id
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
-from games.jotto.strategy import seeded_uniform
+from games.seeding import seeded_uniform
 from games.storage import Store, StoreError
 from server.jotto_backend import BadRequest, DeadlineExceeded, MoveResult
 

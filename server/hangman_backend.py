@@ -5,7 +5,7 @@ import numpy as np
 
 from games.hangman import strategies as hs
 from games.hangman.game import ALPHABET, Lexicon, View
-from games.jotto.strategy import seeded_rng
+from games.seeding import seeded_rng
 from games.storage import Store, StoreError
 from protos import gamestrategy_pb2 as pb
 from server.jotto_backend import BadRequest, MoveResult, quote

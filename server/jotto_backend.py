@@ -11,7 +11,8 @@ import numpy as np
 
 from games.jotto.dictionary import Variant, dictionary_from_words
 from games.jotto.oracle import ENTROPY, GBR, JottoOracle, state_key
-from games.jotto.strategy import GuesserStrategy, decode_book_value, seeded_uniform
+from games.jotto.strategy import GuesserStrategy, decode_book_value
+from games.seeding import seeded_uniform
 from games.storage import Store, StoreError
 from protos import gamestrategy_pb2 as pb
 

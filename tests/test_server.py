@@ -187,7 +187,7 @@ def test_server_draws_equal_the_strategy_draws(service):
     """The backend draws members and secret words with bisect on Python lists (no numpy call on the hot
     path): the same draws as GuesserStrategy.member_for_seed / hider_word for every strategy and seed."""
     _, b, _ = service
-    from games.jotto.strategy import seeded_uniform
+    from games.seeding import seeded_uniform
     from server.jotto_backend import draw
 
     for name, s in b.strategies.items():

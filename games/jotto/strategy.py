@@ -14,6 +14,7 @@ import numpy as np
 
 from games.jotto.oracle import JottoOracle, state_key  # noqa: F401  (re-exported)
 from games.jotto.solvers import fp_hider
+from games.seeding import seeded_uniform
 
 BOOK_VALUE = struct.Struct("<II")  # (consistent-word count, number of (member, move) pairs)
 
@@ -29,22 +30,6 @@ def decode_book_value(raw: bytes) -> tuple[int, np.ndarray, np.ndarray]:
     n, k = BOOK_VALUE.unpack_from(raw)
     pairs = np.frombuffer(raw, dtype="<u4", offset=BOOK_VALUE.size, count=2 * k).reshape(k, 2)
     return n, pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
-
-
-def seeded_rng(seed: int, purpose: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64([seed & (2**64 - 1), purpose]))
-
-
-_M64 = (1 << 64) - 1
-
-
-def seeded_uniform(seed: int, purpose: int) -> float:
-    """A uniform number in [0, 1) from (seed, purpose): SplitMix64 of both, cheap enough for every move."""
-    z = ((seed & _M64) * 0x9E3779B97F4A7C15 + (purpose + 1) * 0xBF58476D1CE4E5B9) & _M64
-    for mul, shift in ((0xBF58476D1CE4E5B9, 30), (0x94D049BB133111EB, 27)):
-        z = ((z ^ (z >> shift)) * mul) & _M64
-    z ^= z >> 31
-    return (z >> 11) * (1.0 / (1 << 53))
 
 
 @dataclass
