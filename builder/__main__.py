@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers is not None and args.workers < 1:
         print(f"gamestrategy-build: --workers {args.workers}: must be at least 1", file=sys.stderr)
         return 2
-    from builder.dudo import DudoParams, build_dudo_store
+    from builder.dudo import build_dudo_store
+    from games.dudo.store import DudoParams
     from builder.guesswho import GuessWhoParams, build_guesswho_store
     from builder.hangman import HangmanParams, build_hangman_store
     from builder.jotto import build_jotto_store

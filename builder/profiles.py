@@ -1,5 +1,5 @@
 """What `make build-stores` (full) and the first `make serve` (default) build."""
-from builder.dudo import DudoParams
+from games.dudo.store import DudoParams
 from builder.jotto import JottoParams
 
 DUDO_DEFAULT = DudoParams(max_dice=2, iterations=300)

@@ -7,7 +7,8 @@ import time
 
 import numpy as np
 
-from builder.dudo import DudoParams, decode_row, infoset_key, solve
+from games.dudo.solve import solve_params
+from games.dudo.store import DudoParams, decode_row, infoset_key
 from games.dudo.game import round_reachable
 from games.dudo.infoset import infoset_id
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
@@ -89,7 +90,7 @@ class DudoBackend:
     def _solve_live(self, max_dice: int) -> None:
         params = DudoParams(max_dice=max_dice, iterations=self.params.iterations, memory=self.params.memory,
                             perfect_recall_total=self.params.perfect_recall_total, exact_br_total=0)
-        sol = solve(params, progress=False)
+        sol = solve_params(params, progress=False)
         with self._lock:
             self._live[max_dice] = sol
 

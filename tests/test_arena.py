@@ -26,7 +26,8 @@ def test_resolve_names():
 
 
 def test_dudo_games_random_and_served(tmp_path):
-    from builder.dudo import DudoParams, build_dudo_store
+    from builder.dudo import build_dudo_store
+    from games.dudo.store import DudoParams
     from games.arena import DudoGame, DudoServed
 
     game = DudoGame(2)

@@ -92,7 +92,7 @@ def test_solve_game_resume_is_bit_identical(tmp_path):
 
 
 def test_store_rows_in_key_order_match_infosets():
-    from builder.dudo import encode_row, infoset_key, iter_rows
+    from games.dudo.store import encode_row, infoset_key, iter_rows
     sol = solve_game(max_dice=2, m=3, iterations=5, exact_br_total=2, abstract_br=False,
                      progress=False, log=None)
     rows = list(iter_rows(sol))

@@ -3,7 +3,9 @@ import grpc
 import numpy as np
 import pytest
 
-from builder.dudo import DudoParams, build_dudo_store, decode_row, infoset_key, solve
+from builder.dudo import build_dudo_store
+from games.dudo.solve import solve_params
+from games.dudo.store import DudoParams, decode_row, infoset_key
 from games.dudo.infoset import infoset_id
 from games.dudo.rules import strength
 from games.storage import Store
@@ -36,7 +38,7 @@ def req(own=1, opp=1, roll=(3,), history=(), opened=True, seed=0, dist=True, var
 
 def test_store_holds_every_information_set_with_the_solvers_distribution(dudo_service):
     _, path = dudo_service
-    sol = solve(PARAMS, progress=False)
+    sol = solve_params(PARAMS, progress=False)
     store = Store(path)
     rows = 0
     for iid, own, opp, roll, window, actions, probs in sol.iter_infosets():

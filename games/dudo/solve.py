@@ -29,6 +29,7 @@ from .tree import TreeSolver
 from .game import Group, make_group, round_reachable
 from .infoset import last_claims, memory_size, window_index
 from .rules import MAX_DICE, roll_index
+from .store import DudoParams, group_iterations
 
 
 def groups_in_order(max_dice: int = MAX_DICE):
@@ -285,3 +286,14 @@ def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
         import shutil
         shutil.rmtree(cdir, ignore_errors=True)
     return sol
+
+
+def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str | None = None, map_fn=map,
+                 should_stop=None) -> DudoSolution:
+    """``solve_game`` with a store's parameters (its per-total iteration schedule included)."""
+    import functools
+    its = functools.partial(group_iterations, params.iterations, tuple(params.iterations_by_total))
+    return solve_game(max_dice=params.max_dice, m=params.memory, iterations=its,
+                      perfect_recall_total=params.perfect_recall_total, exact_br_total=params.exact_br_total,
+                      progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
+                      should_stop=should_stop)
