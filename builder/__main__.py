@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     from tqdm import tqdm
 
     from builder.executor import ExecutorError, make_executor
-    from games.dudo.fast import TrainingStopped
+    from games.dudo.training import TrainingStopped
     from builder.summary import PeakMemory, StoreResult, format_summary
 
     journal = Journal(args.root, plan, args.fresh)

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from games.dudo.exploit import best_response_value, cross_play_value
-from games.dudo.fast import FastSolver, evaluate
+from games.dudo.solver import FastSolver, evaluate
 from games.dudo.fsicfr import FSICFR
 from games.dudo.game import make_group
 from games.dudo.lp import sequence_form_value
@@ -126,7 +126,7 @@ def fig4(max_dice=5, m=3, fsicfr_iters=1000, fsicfr_seconds=4.0, fast_mem_gb=2.5
 
 
 def _structural_reach(g):
-    from games.dudo.fast import forward_reach, regret_matching
+    from games.dudo.kernels import forward_reach, regret_matching
     nrows = g.nrows
     reg = np.zeros(nrows)
     strat = np.zeros(nrows)
@@ -263,7 +263,7 @@ def fig3(budgets=(1, 2, 4, 8, 16, 32, 64), m=3):
 def fixedpoint(seconds=60.0, m=3):
     """1v1 with memory m: where do the full-width solver, FSICFR and CFR end up?"""
     from games.dudo.cfr import CFR
-    from games.dudo.fast import abstract_best_response
+    from games.dudo.solver import abstract_best_response
     g = make_group(1, 1, m)
     gs = make_group(1, 1, m, split=True)
 

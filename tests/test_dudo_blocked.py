@@ -3,7 +3,7 @@ reference kernel ``fsicfr_backward``, and the group-task form of ``solve_game`` 
 import numpy as np
 import pytest
 
-from games.dudo.fast import FastSolver, abstract_best_response, suffix_classes
+from games.dudo.solver import FastSolver, abstract_best_response, suffix_classes
 from games.dudo.game import make_group
 from games.dudo.solve import solve_game
 

@@ -8,7 +8,7 @@ import pytest
 from games.dudo import rules
 from games.dudo.cfr import CFR
 from games.dudo.exploit import best_response_value
-from games.dudo.fast import FastSolver, evaluate
+from games.dudo.solver import FastSolver, evaluate
 from games.dudo.fsicfr import FSICFR
 from games.dudo.game import make_group
 from games.dudo.lp import sequence_form_value
@@ -148,7 +148,7 @@ def test_two_dice_game_bottom_up():
 
 def test_abstract_best_response_is_exact_on_a_tree(g11):
     # with perfect recall the DAG is a tree, so the DAG best response is the exact one
-    from games.dudo.fast import abstract_best_response
+    from games.dudo.solver import abstract_best_response
     st = FastSolver(g11).solve(200, progress=False).average_strategy()
     gs = make_group(1, 1, None, split=True)
     both = np.concatenate([st, st])

@@ -146,7 +146,8 @@ def test_serial_executor_is_plain_python():
 
 
 def test_dudo_training_stops_at_an_iteration_boundary_and_resumes_identically(tmp_path):
-    from games.dudo.fast import FastSolver, TrainingStopped
+    from games.dudo.solver import FastSolver
+    from games.dudo.training import TrainingStopped
     from games.dudo.game import make_group
 
     def solver():

@@ -2,7 +2,7 @@
 
 The recursion walks the real claim histories of the round (exponential in the number of
 claims), looks every decision up in the abstract tables of a ``game.Group`` (layout shared with
-``fast.FastSolver``) and updates cumulative regrets and strategy sums on every visit, so the
+``solver.FastSolver``) and updates cumulative regrets and strategy sums on every visit, so the
 strategy changes within an iteration.  Players are as in ``fsicfr``.
 """
 from __future__ import annotations
@@ -117,7 +117,7 @@ class CFR:
         return self
 
     def average_strategy(self):
-        from .fast import normalize_average
+        from .kernels import normalize_average
         g = self.g
         out = np.zeros(g.nrows)
         normalize_average(self.ssum, out, g.ns, g.rbase, g.NW, g.act_off, g.last)

@@ -4,7 +4,7 @@ The DAG of a group is walked as written: nodes are (player to move, remembered c
 sampled rolls; the forward pass accumulates visits and each player's reach (pSum), the backward
 pass computes values and updates the *average* regrets r with the visit-weighted rule of line 36.
 Tables use ``game.Group``'s layout (``rbase[s] + (act_off[w] + j) * ns[s] + x``), so strategies
-are interchangeable with ``fast.FastSolver``'s.  Players: with two sides, player p holds the
+are interchangeable with ``solver.FastSolver``'s.  Players: with two sides, player p holds the
 dice of side p; with one side (equal dice), players 0 and 1 are the two seats and share side 0.
 """
 from __future__ import annotations
@@ -151,7 +151,7 @@ class FSICFR:
         return self
 
     def average_strategy(self):
-        from .fast import normalize_average
+        from .kernels import normalize_average
         g = self.g
         out = np.zeros(g.nrows)
         normalize_average(self.ssum, out, g.ns, g.rbase, g.NW, g.act_off, g.last)

@@ -1,6 +1,6 @@
 """Solve Dudo bottom-up (fewest dice first) and measure the result.
 
-``solve_game`` trains every dice group {a, b} with ``fast.FastSolver``; the continuation value of
+``solve_game`` trains every dice group {a, b} with ``solver.FastSolver``; the continuation value of
 a challenge is the game-winning probability of the position it leads to under the strategies
 already solved.  Groups with at most ``perfect_recall_total`` dice in play use perfect recall.
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .exploit import best_response_value
-from .fast import FastSolver
+from .solver import FastSolver
 from .tree import TreeSolver
 from .game import Group, make_group, round_reachable
 from .infoset import last_claims, memory_size, window_index
@@ -106,7 +106,7 @@ def iter_group_infosets(g: Group, strat, m: int | None, max_dice: int = MAX_DICE
 def _abstract_br(g: Group, strat, op: int, oth: int, m, W, br_open, br_other, max_dice):
     """(responder-as-opener, responder-as-other) winning probabilities within the abstraction."""
     from .exploit import _resp_tables
-    from .fast import abstract_best_response
+    from .solver import abstract_best_response
     if op == oth:
         gs = make_group(op, oth, m, W, max_dice, split=True)
         st2 = np.concatenate([strat, strat])

@@ -4,7 +4,7 @@ With perfect recall every abstract public node is one claim history, so the full
 iteration needs no roll-pair matrices: a depth-first walk passes each player's reach vector
 (over its rolls) down and returns each player's counterfactual values, O(nodes x rolls) per
 iteration instead of O(nodes x rolls^2).  Alternating CFR+ updates, linear averaging.  Tables
-share ``game.Group``'s layout (group built with ``m=None``), so ``fast``/``exploit`` tools apply.
+share ``game.Group``'s layout (group built with ``m=None``), so ``solver``/``exploit`` tools apply.
 """
 from __future__ import annotations
 
@@ -160,19 +160,19 @@ class TreeSolver:
 
     def solve(self, iterations: int, checkpoint: str | None = None, every: int = 0,
               progress: bool = True, desc: str = "", should_stop=None):
-        from .fast import train
+        from .training import train
         return train(self, iterations, checkpoint, every, progress, desc or f"dudo tree {self.g.dice}",
                      should_stop)
 
     def average_strategy(self):
-        from .fast import normalize_average
+        from .kernels import normalize_average
         g = self.g
         out = np.zeros(g.nrows)
         normalize_average(self.ssum, out, g.ns, g.rbase, g.NW, g.act_off, g.last)
         return out
 
     def root_values(self, strat=None):
-        from .fast import FastSolver, evaluate
+        from .solver import FastSolver, evaluate
         return evaluate(FastSolver(self.g, train=False),
                         self.average_strategy() if strat is None else strat)
 
