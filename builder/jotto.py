@@ -17,11 +17,14 @@ from builder import interrupt
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from builder.executor import BuildExecutor
-from games.jotto.oracle import ENTROPY, GBR, JottoOracle, KIND_NAMES, Tree, build_tree, state_key
+from games.jotto.oracle import ENTROPY, GBR, JottoOracle, Tree, build_tree
 from games.jotto.solvers import (
     DOState, FPState, hider_candidates, pair_stats, restricted_game, select_hider, solve_double_oracle, solve_jotto,
 )
-from games.jotto.strategy import encode_book_value
+from games.jotto.store import (
+    COMMON, FP_BR_FLAT, FP_BR_LENS, FP_EPSILON, GUARANTEE_HISTORY, HIDER, MEMBER_HIDERS, WEIGHTS, array_key, book_db, book_key,
+    encode_book_value,
+)
 from games.storage import StoreWriter, code_version
 
 CHECKPOINT_SECONDS = 20.0
@@ -85,7 +88,7 @@ def _book_from_trees(D: int, trees: dict[int, Tree]) -> dict[bytes, tuple[int, l
     book: dict[bytes, tuple[int, list[int], list[int]]] = {}
     for member, tree in trees.items():
         for state, move in zip(tree.node_states, tree.node_moves):
-            _add(book, state_key(D, state), len(state), member, move)
+            _add(book, book_key(D, state), len(state), member, move)
     return book
 
 
@@ -97,7 +100,7 @@ def _add(book, key, n, member, move):
 
 def _write_book(writer: StoreWriter, strategy: str, book) -> int:
     items = ((k, encode_book_value(n, np.array(m), np.array(mv))) for k, (n, m, mv) in sorted(book.items()))
-    return writer.put_many(f"book:{strategy}", items)
+    return writer.put_many(book_db(strategy), items)
 
 
 def build_jotto_store(variant: str, params: JottoParams, root: Path, position: int = 0,
@@ -125,8 +128,8 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     st = pair_stats(oracle.uniform, bench.guesses, bench.guesses[:, None], np.ones(1))
     strategies["benchmark"] = dict(kind="gbr", members=1, figures=st.as_dict(),
                                    description="HiderUniform / GuesserGBRUniform (Ganzfried's benchmark)")
-    arrays.update({"hider:benchmark": oracle.uniform, "weights:benchmark": np.ones(1),
-                   "member_hiders:benchmark": oracle.uniform[None, :]})
+    arrays.update({array_key(HIDER, "benchmark"): oracle.uniform, array_key(WEIGHTS, "benchmark"): np.ones(1),
+                   array_key(MEMBER_HIDERS, "benchmark"): oracle.uniform[None, :]})
     books["benchmark"] = _book_from_trees(D, {0: bench})
 
     # Beeler's entropy guesser (common test words) against the uniform hider
@@ -140,8 +143,8 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
         entropy_any_test_word_mean=float(any_word.mean()), entropy_any_test_word_worst=float(any_word.max())),
         first_test_word=first,
         description="Beeler's information-theoretic guesser (common test words) with the uniform hider")
-    arrays.update({"hider:beeler": oracle.uniform, "weights:beeler": np.ones(1),
-                   "member_hiders:beeler": oracle.uniform[None, :]})
+    arrays.update({array_key(HIDER, "beeler"): oracle.uniform, array_key(WEIGHTS, "beeler"): np.ones(1),
+                   array_key(MEMBER_HIDERS, "beeler"): oracle.uniform[None, :]})
     books["beeler"] = _book_from_trees(D, {0: beeler})
 
     # fictitious play (SolveJotto, Alg. 13), resumable
@@ -171,10 +174,10 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
                             seconds_per_iteration=fp.seconds / (fp.t + 1), figures=st_fp.as_dict(),
                             description="Ganzfried's SolveJotto: fictitious play, uniform mixture over the greedy "
                                         "responses of iterations 0..t*, hider s_{h,t*}")
-    arrays.update({"hider:fp": h_fp, "weights:fp": w_fp,
-                   "fp_br_lens:fp": np.array([len(s) for s in fp.br_sets[:ts]], dtype=np.int64),
-                   "fp_br_flat:fp": (np.concatenate(fp.br_sets[:ts]) if ts else np.zeros(0)).astype(np.int32),
-                   "fp_epsilon:fp": np.array([max(e) for e in fp.eps])})
+    arrays.update({array_key(HIDER, "fp"): h_fp, array_key(WEIGHTS, "fp"): w_fp,
+                   array_key(FP_BR_LENS, "fp"): np.array([len(s) for s in fp.br_sets[:ts]], dtype=np.int64),
+                   array_key(FP_BR_FLAT, "fp"): (np.concatenate(fp.br_sets[:ts]) if ts else np.zeros(0)).astype(np.int32),
+                   array_key(FP_EPSILON, "fp"): np.array([max(e) for e in fp.eps])})
     fp_book: dict = {}
     for t, key, n, move in fp.book:
         if t <= ts:
@@ -216,9 +219,9 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
         description="double oracle: exact LP of the restricted game over the greedy responses found so far; "
                     "hider chosen on the segments between the uniform, restricted-game and fictitious-play hiders by "
                     "lowest epsilon")
-    arrays.update({"hider:double_oracle": h_do, "weights:double_oracle": w_do,
-                   "member_hiders:double_oracle": member_hiders,
-                   "guarantee_history:double_oracle": np.array(do.guarantee_history)})
+    arrays.update({array_key(HIDER, "double_oracle"): h_do, array_key(WEIGHTS, "double_oracle"): w_do,
+                   array_key(MEMBER_HIDERS, "double_oracle"): member_hiders,
+                   array_key(GUARANTEE_HISTORY, "double_oracle"): np.array(do.guarantee_history)})
     members: dict[int, Tree] = {}
     chunk = max(1, 4 * trees.ex.workers)
     with bar("double-oracle book", len(support)) as pb:
@@ -236,7 +239,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     try:
         for k, a in arrays.items():
             writer.put_array(k, a)
-        writer.put_array("common", d.common.astype(np.uint8))
+        writer.put_array(COMMON, d.common.astype(np.uint8))
         for name, book in books.items():
             strategies[name]["book_entries"] = _write_book(writer, name, book)
         manifest = dict(

@@ -10,15 +10,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from games.jotto.dictionary import Variant, dictionary_from_words
-from games.jotto.oracle import ENTROPY, GBR, JottoOracle, state_key
-from games.jotto.strategy import GuesserStrategy, decode_book_value
+from games.jotto.oracle import JottoOracle, state_key
+from games.jotto.store import COMMON, book_db, book_key, decode_book_value, read_strategies
+from games.jotto.strategy import GuesserStrategy
 from games.seeding import seeded_uniform
 from games.storage import Store, StoreError
 from protos import gamestrategy_pb2 as pb
 
 GUESSER, HIDER = pb.JottoState.GUESSER, pb.JottoState.HIDER
-
-KINDS = {"gbr": GBR, "entropy": ENTROPY}
 
 
 def draw(cum: list[float], u: float) -> int:
@@ -71,22 +70,13 @@ class JottoBackend:
         words = list(m["words"])
         if words != sorted(words):
             raise StoreError(f"store {store.path}: word list is not in dictionary order")
-        self.dictionary = dictionary_from_words(Variant.parse(self.variant), words, common=store.array("common"))
+        self.dictionary = dictionary_from_words(Variant.parse(self.variant), words, common=store.array(COMMON))
         if self.dictionary.sha256 != m["dictionary"]["sha256"]:
             raise StoreError(f"store {store.path}: dictionary hash does not match its word list")
         self.oracle = JottoOracle(self.dictionary)
         self.threshold = int(m["parameters"]["book_threshold"])
         self.served = m["served"]
-        self.strategies: dict[str, GuesserStrategy] = {}
-        for name, info in m["strategies"].items():
-            explicit = fp = None
-            if info.get("t_star") is not None:
-                lens = store.array(f"fp_br_lens:{name}")
-                fp = list(np.split(store.array(f"fp_br_flat:{name}"), np.cumsum(lens)[:-1])) if len(lens) else []
-            else:
-                explicit = store.array(f"member_hiders:{name}")
-            self.strategies[name] = GuesserStrategy(
-                name, KINDS[info["kind"]], store.array(f"weights:{name}"), store.array(f"hider:{name}"), explicit, fp)
+        self.strategies: dict[str, GuesserStrategy] = read_strategies(store)
         # seeded draws without numpy calls (see draw): cumulative member weights and hider, hider probabilities
         self._member_cum = {n: np.cumsum(g.weights).tolist() for n, g in self.strategies.items()}
         self._hider_cum = {n: np.cumsum(g.hider).tolist() for n, g in self.strategies.items()}
@@ -135,7 +125,7 @@ class JottoBackend:
     def book_entry(self, strategy: str, state: np.ndarray):
         if len(state) <= self.threshold:
             return None
-        raw = self.store.get(f"book:{strategy}", state_key(self.oracle.D, state))
+        raw = self.store.get(book_db(strategy), book_key(self.oracle.D, state))
         if raw is None:
             return None
         n, members, moves = decode_book_value(raw)

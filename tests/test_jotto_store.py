@@ -59,7 +59,7 @@ def test_every_book_entry_is_the_live_oracle_move(small_store, strategy):
             assert s.move(b.oracle, c, S) == g
     entries = {}
     for key, raw in b.store.items(f"book:{strategy}"):
-        from games.jotto.strategy import decode_book_value
+        from games.jotto.store import decode_book_value
 
         _, members, moves = decode_book_value(bytes(raw))
         entries[bytes(key)] = dict(zip(members.tolist(), moves.tolist()))

@@ -2,12 +2,10 @@
 
 A mixture member c is the oracle `kind` (GBR or entropy) run against hider weights `member_hider(c)`;
 a game is played by one member throughout, chosen from the game seed, so the mixed strategy whose
-figures are reported is the one played. Book entries hold, for one consistent-word set, the members
-whose trees reach it and the word each plays there.
+figures are reported is the one played. (The store's book format is in ``games.jotto.store``.)
 """
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,22 +13,6 @@ import numpy as np
 from games.jotto.oracle import JottoOracle, state_key  # noqa: F401  (re-exported)
 from games.jotto.solvers import fp_hider
 from games.seeding import seeded_uniform
-
-BOOK_VALUE = struct.Struct("<II")  # (consistent-word count, number of (member, move) pairs)
-
-
-def encode_book_value(n_consistent: int, members: np.ndarray, moves: np.ndarray) -> bytes:
-    pairs = np.empty((len(members), 2), dtype="<u4")
-    pairs[:, 0] = members
-    pairs[:, 1] = moves
-    return BOOK_VALUE.pack(n_consistent, len(members)) + pairs.tobytes()
-
-
-def decode_book_value(raw: bytes) -> tuple[int, np.ndarray, np.ndarray]:
-    n, k = BOOK_VALUE.unpack_from(raw)
-    pairs = np.frombuffer(raw, dtype="<u4", offset=BOOK_VALUE.size, count=2 * k).reshape(k, 2)
-    return n, pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
-
 
 @dataclass
 class GuesserStrategy:
