@@ -66,8 +66,9 @@ def table_serving(requests):
     from builder.jotto import JottoParams, build_jotto_store
     from clients.client import GameStrategyClient
     from games.storage import Store
-    from server.app import build_server, load_backends, warm
-    from server.jotto_backend import JottoBackend
+    from server.app import build_server
+    from server.backends.jotto import JottoBackend
+    from server.registry import Registry
 
     variant = "jotto-en_US80-4-ganzfried"
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,9 +85,9 @@ def table_serving(requests):
         print(f"{t_book * 1e6:15.1f} {t_live * 1e6:12.1f} {t_live / t_book:9.0f}x")
         assert key_book is not None
         b.store.close()
-        backends = load_backends(root)
-        warm(backends)
-        server, port = build_server(backends, "127.0.0.1:0")
+        registry = Registry(root)
+        registry.refresh()
+        server, port = build_server(registry, "127.0.0.1:0")
         server.start()
         try:
             c = GameStrategyClient(f"127.0.0.1:{port}")
@@ -104,7 +105,7 @@ def table_serving(requests):
             print(f"{'call':24s} {'p50 ms':>8} {'p99 ms':>8} {'calls/s':>8}")
             for name, fn in [("book hit (root)", lambda: c.jotto_move(variant, "guesser", [], seed=3)),
                              ("live, memoised", lambda: c.jotto_move(variant, "guesser", live_hist, seed=3)),
-                             ("live, computed", lambda: (backends[variant]._moves.clear(),
+                             ("live, computed", lambda: (registry.backends[variant]._moves.clear(),
                                                          c.jotto_move(variant, "guesser", live_hist, seed=3))),
                              ("GetStats", lambda: c.stats(variant))]:
                 lat = []
@@ -118,6 +119,7 @@ def table_serving(requests):
             c.close()
         finally:
             server.stop(0).wait()
+            registry.close()
 
 
 def _time(fn, n):

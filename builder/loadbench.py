@@ -350,7 +350,7 @@ def _tree(pid: int) -> list[int]:
 def _live_histories(root: Path, variant: str, n: int = 32) -> list:
     """Histories whose final state is below the book threshold (answered live), found in-process."""
     from games.storage import Store, current_stores
-    from server.jotto_backend import JottoBackend
+    from server.backends.jotto import JottoBackend
 
     b = JottoBackend(Store(current_stores(root, "jotto")[variant]))
     o, out = b.oracle, []

@@ -168,7 +168,7 @@ class JottoStoreGame:
         key = (self.root, self.variant)
         if key not in _JOTTO:
             from games.storage import DEFAULT_ROOT, Store, current_stores
-            from server.jotto_backend import JottoBackend
+            from server.backends.jotto import JottoBackend
 
             root = self.root or os.environ.get("GAMESTRATEGY_STORES", str(DEFAULT_ROOT))
             path = current_stores(root, "jotto").get(self.variant)
@@ -216,7 +216,7 @@ def _dudo_backend(root: str, variant: str):
     key = (root, variant)
     if key not in _DUDO:
         from games.storage import DEFAULT_ROOT, Store, current_stores
-        from server.dudo_backend import DudoBackend
+        from server.backends.dudo import DudoBackend
 
         r = root or os.environ.get("GAMESTRATEGY_STORES", str(DEFAULT_ROOT))
         path = current_stores(r, "dudo").get(variant)

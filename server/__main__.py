@@ -144,7 +144,9 @@ def warm_kernels(root: Path, log) -> None:
 def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int, ready=None) -> int:
     """One server process: open the stores, serve, refresh on SIGHUP and by polling, stop on SIGTERM."""
     from server import metrics
-    from server.app import Registry, ServerSettings, TLSConfig, build_server
+    from server.app import build_server
+    from server.registry import Registry
+    from server.settings import ServerSettings, TLSConfig
 
     log = logging.getLogger("gamestrategy.server")
     registry = Registry(args.root)

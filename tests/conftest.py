@@ -22,7 +22,7 @@ def small_store(tmp_path_factory):
 @pytest.fixture(scope="module")
 def registry(small_store):
     """The small store's registry, as the server process holds it."""
-    from server.app import Registry
+    from server.registry import Registry
 
     root, _ = small_store
     r = Registry(root)
@@ -33,7 +33,8 @@ def registry(small_store):
 @pytest.fixture()
 def serve(registry):
     """``serve(**settings) -> port``: servers on the registry, stopped after the test."""
-    from server.app import ServerSettings, build_server
+    from server.app import build_server
+    from server.settings import ServerSettings
 
     started = []
 

@@ -10,7 +10,8 @@ from games.dudo.infoset import infoset_id
 from games.dudo.rules import strength
 from games.storage import Store
 from protos import gamestrategy_pb2 as pb
-from server.app import build_server, load_backends
+from server.app import build_server
+from server.registry import Registry
 
 PARAMS = DudoParams(max_dice=1, iterations=200)
 
@@ -19,8 +20,9 @@ PARAMS = DudoParams(max_dice=1, iterations=200)
 def dudo_service(tmp_path_factory):
     root = tmp_path_factory.mktemp("dudo")
     path = build_dudo_store(PARAMS, root)
-    backends = load_backends(root)
-    server, port = build_server(backends, "127.0.0.1:0")
+    registry = Registry(root)
+    registry.refresh()
+    server, port = build_server(registry, "127.0.0.1:0")
     server.start()
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     from protos import gamestrategy_pb2_grpc as pb_grpc
@@ -28,6 +30,7 @@ def dudo_service(tmp_path_factory):
     yield pb_grpc.GameStrategyStub(channel), path
     channel.close()
     server.stop(0).wait()
+    registry.close()
 
 
 def req(own=1, opp=1, roll=(3,), history=(), opened=True, seed=0, dist=True, variant=PARAMS.variant):

@@ -12,7 +12,8 @@ from games.hangman import strategies as hs
 from games.hangman.game import ALPHABET, State, lexicon
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
-from server.app import build_server, load_backends
+from server.app import build_server
+from server.registry import Registry
 
 GW, HM = "guesswho-12", "hangman-en_US50-4"
 
@@ -22,14 +23,16 @@ def stub(tmp_path_factory):
     root = tmp_path_factory.mktemp("stores")
     build_guesswho_store(GuessWhoParams(12, budget=4000), root)
     build_hangman_store(HangmanParams(4, eval_games=4), root)
-    backends = load_backends(root)
-    assert {GW, HM} <= set(backends)
-    server, port = build_server(backends, "127.0.0.1:0")
+    registry = Registry(root)
+    registry.refresh()
+    assert {GW, HM} <= set(registry.variants())
+    server, port = build_server(registry, "127.0.0.1:0")
     server.start()
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     yield pb_grpc.GameStrategyStub(channel)
     channel.close()
     server.stop(0).wait()
+    registry.close()
 
 
 def gw(stub, own, opp, strategy="", **kw):

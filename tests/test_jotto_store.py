@@ -9,7 +9,7 @@ from conftest import SMALL_VARIANT
 from games.jotto.dictionary import load_dictionary
 from games.jotto.oracle import JottoOracle, state_key
 from games.storage import FORMAT_VERSION, Store, StoreError, current_stores
-from server.jotto_backend import JottoBackend
+from server.backends.jotto import JottoBackend
 
 
 def test_manifest_records_what_produced_the_store(small_store):

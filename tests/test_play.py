@@ -35,20 +35,22 @@ def server(tmp_path_factory):
     from games.dudo.store import DudoParams
     from builder.hangman import HangmanParams, build_hangman_store
     from builder.jotto import JottoParams, build_jotto_store
-    from server.app import build_server, load_backends, warm
+    from server.app import build_server
+    from server.registry import Registry
 
     root = tmp_path_factory.mktemp("playstores")
     build_jotto_store(J3, JottoParams(fp_iterations=10, do_iterations=2, book_threshold=60), root)
     build_dudo_store(DudoParams(max_dice=2, iterations=100, exact_br_total=0), root)
     build_hangman_store(HangmanParams(4, eval_games=4), root)
-    backends = load_backends(root)
-    warm(backends)
-    srv, port = build_server(backends, "127.0.0.1:0")
+    registry = Registry(root)
+    registry.refresh()
+    srv, port = build_server(registry, "127.0.0.1:0")
     srv.start()
     client = GameStrategyClient(f"127.0.0.1:{port}", timeout=30)
-    yield port, client, backends
+    yield port, client, registry.backends
     client.close()
     srv.stop(0).wait()
+    registry.close()
 
 
 @pytest.fixture(scope="module")

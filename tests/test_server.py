@@ -7,7 +7,8 @@ from clients.client import GameStrategyClient
 from conftest import SMALL_VARIANT
 from protos import gamestrategy_pb2 as pb
 from games.jotto.dictionary import load_dictionary
-from server.app import build_server, load_backends, warm
+from server.app import build_server
+from server.registry import Registry
 
 W = load_dictionary(SMALL_VARIANT).words[0]
 
@@ -15,14 +16,15 @@ W = load_dictionary(SMALL_VARIANT).words[0]
 @pytest.fixture(scope="module")
 def service(small_store):
     root, path = small_store
-    backends = load_backends(root)
-    warm(backends)
-    server, port = build_server(backends, "127.0.0.1:0")
+    registry = Registry(root)
+    registry.refresh()
+    server, port = build_server(registry, "127.0.0.1:0")
     server.start()
     client = GameStrategyClient(f"127.0.0.1:{port}", timeout=20)
-    yield client, backends[SMALL_VARIANT], port
+    yield client, registry.backends[SMALL_VARIANT], port
     client.close()
     server.stop(0).wait()
+    registry.close()
 
 
 def play(client, backend, secret: str, seed: int, strategy: str = ""):
@@ -188,7 +190,7 @@ def test_server_draws_equal_the_strategy_draws(service):
     path): the same draws as GuesserStrategy.member_for_seed / hider_word for every strategy and seed."""
     _, b, _ = service
     from games.seeding import seeded_uniform
-    from server.jotto_backend import draw
+    from server.backends.jotto import draw
 
     for name, s in b.strategies.items():
         for seed in list(range(3000)) + [2**64 - 1, 2**63, 123456789123456789]:
@@ -201,7 +203,7 @@ def test_server_draws_equal_the_strategy_draws(service):
 
 
 def test_reused_results_are_bounded_and_equal_fresh_ones(service, monkeypatch):
-    import server.jotto_backend as jb
+    import server.backends.jotto as jb
 
     _, b, _ = service
     fresh = [b.sample_guesser("", seed, [], False) for seed in range(40)]
@@ -218,7 +220,7 @@ def test_a_call_without_a_deadline_has_none():
     import time
     from concurrent import futures
 
-    from server.app import _deadline
+    from server.service import _deadline
 
     def handler(request, context):
         d = _deadline(context)

@@ -17,7 +17,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import SMALL_VARIANT
 from games.jotto.dictionary import load_dictionary
 from protos import gamestrategy_pb2 as pb
-from server.app import Registry, ServerSettings, build_server
+from server.app import build_server
+from server.registry import Registry
+from server.settings import ServerSettings
 
 WORDS = list(load_dictionary(SMALL_VARIANT).words)
 EXPECTED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT,

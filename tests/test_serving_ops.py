@@ -14,8 +14,8 @@ from clients.client import GameStrategyClient
 from conftest import SMALL_VARIANT
 from protos import gamestrategy_pb2 as pb
 from server import metrics
-from server.app import TLSConfig
-from server.jotto_backend import DeadlineExceeded
+from server.backends import DeadlineExceeded
+from server.settings import TLSConfig
 
 TOKEN = "s3cret-token-for-tests"
 

@@ -14,7 +14,9 @@ import pytest
 from builder.jotto import JottoParams, build_jotto_store
 from clients.client import GameStrategyClient
 from conftest import SMALL_VARIANT
-from server.app import Registry, ServerSettings, build_server
+from server.app import build_server
+from server.registry import Registry
+from server.settings import ServerSettings
 
 REPO = Path(__file__).resolve().parent.parent
 

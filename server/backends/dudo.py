@@ -14,7 +14,7 @@ from games.dudo.infoset import infoset_id
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
 from games.seeding import seeded_uniform
 from games.storage import Store, StoreError
-from server.jotto_backend import BadRequest, DeadlineExceeded, MoveResult
+from server.backends import BadRequest, DeadlineExceeded, MoveResult
 
 DEFAULT_LIVE_SECONDS = 30.0
 

@@ -8,7 +8,7 @@ from games.hangman.game import ALPHABET, Lexicon, View
 from games.seeding import seeded_rng
 from games.storage import Store, StoreError
 from protos import gamestrategy_pb2 as pb
-from server.jotto_backend import BadRequest, MoveResult, quote
+from server.backends import BadRequest, MoveResult, quote
 
 DESCRIPTIONS = {
     "ours": "word: uniform over the 2% hardest for both guessers alone; letter: scored rule (probability in my "

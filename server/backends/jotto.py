@@ -5,7 +5,6 @@ import bisect
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -16,6 +15,7 @@ from games.jotto.strategy import GuesserStrategy
 from games.seeding import seeded_uniform
 from games.storage import Store, StoreError
 from protos import gamestrategy_pb2 as pb
+from server.backends import BadRequest, DeadlineExceeded, MoveResult, quote
 
 GUESSER, HIDER = pb.JottoState.GUESSER, pb.JottoState.HIDER
 
@@ -28,34 +28,6 @@ def draw(cum: list[float], u: float) -> int:
     return min(bisect.bisect_right(cum, u * cum[-1]), len(cum) - 1)
 MAX_HISTORY = 64
 MAX_RESULTS = 100_000  # guesser results kept for reuse, with their encoded replies (about 400 bytes each)
-
-
-def quote(value: str, limit: int = 48) -> str:
-    """repr of a caller's value for an error message, clipped (a status message stays small)."""
-    return repr(value) if len(value) <= limit else repr(value[:limit]) + f"... ({len(value)} characters)"
-
-
-class BadRequest(ValueError):
-    """Invalid input; the message names the fault (INVALID_ARGUMENT)."""
-
-
-class DeadlineExceeded(RuntimeError):
-    pass
-
-
-@dataclass
-class MoveResult:
-    move: str
-    probability: float
-    distribution: list[tuple[str, float]] = field(default_factory=list)
-    source: str = "book"  # or "live"
-    strategy: str = ""
-    member: int = 0
-    consistent_words: int = 0
-    on_policy: bool = True
-    # the encoded SampleMoveReply, set by the server the first time it answers with this result: a backend
-    # that returns the same (immutable) result object again is answered without building the reply again
-    wire: bytes | None = field(default=None, compare=False, repr=False)
 
 
 class JottoBackend:

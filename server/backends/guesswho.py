@@ -5,7 +5,7 @@ from fractions import Fraction
 
 from games.guesswho import game as gw
 from games.storage import Store, StoreError
-from server.jotto_backend import BadRequest, MoveResult, quote
+from server.backends import BadRequest, MoveResult, quote
 
 DESCRIPTIONS = {
     "optimal": "exact optimum by DP over (own, opponent) counts in fractions (Nica): bisect, or when behind bid "

@@ -1,0 +1,80 @@
+"""Game backends: one module per game behind one interface, registered here (game -> backend class).
+
+A backend is built from an open store (``cls(store)``; StoreError when it cannot serve it) and has
+``game``, ``variant``, ``version``, ``store``, ``manifest`` and the methods of :class:`Backend`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from games.storage import Store, StoreError
+
+
+class BadRequest(ValueError):
+    """Invalid input; the message names the fault (INVALID_ARGUMENT)."""
+
+
+class DeadlineExceeded(RuntimeError):
+    pass
+
+
+def quote(value: str, limit: int = 48) -> str:
+    """repr of a caller's value for an error message, clipped (a status message stays small)."""
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + f"... ({len(value)} characters)"
+
+
+@dataclass
+class MoveResult:
+    move: str
+    probability: float
+    distribution: list[tuple[str, float]] = field(default_factory=list)
+    source: str = "book"  # or "live"
+    strategy: str = ""
+    member: int = 0
+    consistent_words: int = 0
+    on_policy: bool = True
+    # the encoded SampleMoveReply, set by the server the first time it answers with this result: a backend
+    # that returns the same (immutable) result object again is answered without building the reply again
+    wire: bytes | None = field(default=None, compare=False, repr=False)
+
+
+class Backend(Protocol):
+    game: str
+    variant: str
+    version: str
+    store: Store
+    manifest: dict
+
+    def warm(self) -> None:
+        """Compile or load what the first request would otherwise pay for."""
+
+    def probe(self) -> None:
+        """One request through the real paths, at load: raises if the store cannot be served."""
+
+    def sample(self, request, deadline: float | None) -> MoveResult:
+        """The move for a SampleMoveRequest; BadRequest naming the fault, DeadlineExceeded."""
+
+    def variant_info(self, v) -> None:
+        """Fill a pb.VariantInfo (strategies served)."""
+
+    def stats(self, v) -> None:
+        """Fill a pb.VariantStats from the store's figures."""
+
+
+# the registration (after the names above: the backend modules import them)
+from server.backends.dudo import DudoBackend  # noqa: E402
+from server.backends.guesswho import GuessWhoBackend  # noqa: E402
+from server.backends.hangman import HangmanBackend  # noqa: E402
+from server.backends.jotto import JottoBackend  # noqa: E402
+
+BACKENDS: dict[str, type] = {"jotto": JottoBackend, "dudo": DudoBackend, "guesswho": GuessWhoBackend,
+                             "hangman": HangmanBackend}
+
+
+def backend_for(store: Store) -> Backend:
+    game = store.manifest.get("game")
+    cls = BACKENDS.get(game)
+    if cls is None:
+        raise StoreError(f"store {store.path}: game {game!r} is not served (known: {', '.join(sorted(BACKENDS))})")
+    return cls(store)

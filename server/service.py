@@ -1,0 +1,204 @@
+"""The GameStrategy service: SampleMove, SampleMoves, SampleMoveStream, GetWords, GetStats and
+ListVariants over the backends a :class:`Registry` holds."""
+from __future__ import annotations
+
+import threading
+import time
+
+import grpc
+
+from protos import gamestrategy_pb2 as pb
+from protos import gamestrategy_pb2_grpc as pb_grpc
+from server import metrics
+from server.backends import Backend, BadRequest, DeadlineExceeded
+from server.registry import Registry
+from server.settings import MAX_BATCH, MAX_REQUEST_BYTES, MAX_STREAMS
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameStrategy"].full_name
+SOURCES = {"book": pb.SampleMoveReply.BOOK, "live": pb.SampleMoveReply.LIVE}
+
+
+class _Abort(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float | None,
+            size: int | None = None, reply: pb.SampleMoveReply | None = None) -> pb.SampleMoveReply | bytes:
+    """One move, written into `reply` and returned; _Abort with the status. Without `reply`: a new
+    SampleMoveReply, or its encoding (bytes) when the backend answered with a result it answered before.
+
+    `size`: the request's encoded size when the caller has it (else measured here)."""
+    try:
+        if size is None:
+            size = request.ByteSize()
+        if size > MAX_REQUEST_BYTES:
+            raise BadRequest(f"request is {size} bytes; at most {MAX_REQUEST_BYTES}")
+        variant = request.variant
+        if not variant:
+            raise BadRequest("request names no variant")
+        h = registry._take(variant)  # noqa: SLF001 - the hot path: no context-manager frame
+        try:
+            b = h.backend
+            r = b.sample(request, deadline)  # raises BadRequest naming the field when the state is missing
+        finally:
+            registry._release(h)  # noqa: SLF001
+    except BadRequest as e:
+        raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
+    except DeadlineExceeded as e:
+        raise _Abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(e)) from None
+    metrics.move(variant, r.source)
+    wire = r.wire
+    if wire is not None:  # this result object was answered before (the backend reuses immutable results)
+        if reply is None:
+            return wire
+        reply.MergeFromString(wire)
+        return reply
+    if reply is None:
+        reply = pb.SampleMoveReply(
+            move=r.move, probability=r.probability, source=SOURCES[r.source], store_version=b.version,
+            strategy=r.strategy, member=r.member, consistent_words=r.consistent_words,
+            history_on_policy=r.on_policy)
+    else:
+        reply.move, reply.probability, reply.source, reply.store_version = (
+            r.move, r.probability, SOURCES[r.source], b.version)
+        reply.strategy, reply.member, reply.consistent_words, reply.history_on_policy = (
+            r.strategy, r.member, r.consistent_words, r.on_policy)
+    if r.distribution:
+        reply.distribution.extend([pb.MoveProbability(move=m, probability=p) for m, p in r.distribution])
+    else:
+        r.wire = reply.SerializeToString()
+    return reply
+
+
+_parse_move_request = pb.SampleMoveRequest.FromString
+
+
+NO_DEADLINE_SECONDS = 10 * 365 * 86400  # gRPC reports "no deadline" as an effectively infinite time remaining
+
+
+def _deadline(context) -> float | None:
+    """The caller's deadline on the monotonic clock; None when the call has none."""
+    remaining = context.time_remaining()
+    if remaining is None or remaining > NO_DEADLINE_SECONDS:
+        return None
+    return time.monotonic() + remaining
+
+
+class GameStrategyServicer(pb_grpc.GameStrategyServicer):
+    def __init__(self, registry: Registry, max_batch: int = MAX_BATCH, max_streams: int = MAX_STREAMS):
+        self.registry = registry
+        self.max_batch = max_batch
+        self.max_streams = max_streams
+        self._streams = threading.BoundedSemaphore(max_streams)
+
+    @property
+    def backends(self) -> dict[str, Backend]:
+        return self.registry.backends
+
+    def ListVariants(self, request, context):
+        out = pb.ListVariantsReply()
+        with self.registry.acquire_all() as items:
+            for name, b in items:
+                if request.game in ("", b.game):
+                    b.variant_info(out.variants.add(game=b.game, variant=name, store_version=b.version))
+        return out
+
+    def SampleMove(self, request, context):
+        """The reply, or its encoding (bytes) when cached: MetricsInterceptor's serializer passes bytes on."""
+        try:
+            return _sample(self.registry, request, _deadline(context))
+        except _Abort as e:
+            context.abort(e.code, e.message)
+
+    def SampleMoves(self, request, context):
+        n = len(request.requests)
+        if n > self.max_batch:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"batch has {n} requests; at most {self.max_batch}")
+        deadline = _deadline(context)
+        out = pb.SampleMovesReply()
+        for req in request.requests:
+            res = out.results.add()
+            try:
+                _sample(self.registry, req, deadline, reply=res.reply)
+            except _Abort as e:
+                res.ClearField("reply")
+                res.code, res.message = e.code.value[0], e.message
+        return out
+
+    def SampleMoveStream(self, request_iterator, context):
+        """One SampleMoveResult per request, in order; per-message faults go in the result.
+
+        The items are SampleMoveRequest messages, or their raw bytes (the MetricsInterceptor hands the
+        bytes over so that a body that is no message gets its own INVALID_ARGUMENT result instead of
+        ending the stream). A stream holds one handler thread for its whole life, so a worker serves at
+        most `max_streams` at once (fewer than its threads: unary calls keep running)."""
+        if not self._streams.acquire(blocking=False):
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                          f"this server process already serves its maximum of {self.max_streams} open "
+                          "SampleMoveStream calls; retry later, or use SampleMoves")
+        try:
+            deadline = _deadline(context)
+            registry = self.registry
+            for i, item in enumerate(request_iterator):
+                res = pb.SampleMoveResult(index=i)
+                try:
+                    if isinstance(item, bytes):
+                        size = len(item)
+                        try:
+                            item = _parse_move_request(item)
+                        except Exception:  # noqa: BLE001 - any undecodable body
+                            raise _Abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                         f"the {size}-byte body is not a valid SampleMoveRequest message") from None
+                    else:
+                        size = None
+                    _sample(registry, item, deadline, size, res.reply)
+                    metrics.stream_message("SampleMoveStream", "OK")
+                except _Abort as e:
+                    res.ClearField("reply")
+                    res.code, res.message = e.code.value[0], f"message {i}: {e.message}"
+                    metrics.stream_message("SampleMoveStream", e.code.name)
+                yield res
+        finally:
+            self._streams.release()
+
+    def GetWords(self, request, context):
+        try:
+            if not request.variant:
+                raise BadRequest("request names no variant")
+            with self.registry.acquire(request.variant) as b:
+                if not hasattr(b, "get_words"):
+                    raise BadRequest(f"{request.variant} is a {b.game} variant; GetWords serves Jotto variants")
+                out = pb.GetWordsReply(variant=request.variant, store_version=b.version)
+                b.get_words(out)
+                return out
+        except BadRequest as e:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+
+    def GetStats(self, request, context):
+        out = pb.GetStatsReply()
+        if request.variant:
+            try:
+                with self.registry.acquire(request.variant) as b:
+                    self._stats(out, request.variant, b)
+            except BadRequest as e:
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+            return out
+        with self.registry.acquire_all() as items:
+            for name, b in items:
+                self._stats(out, name, b)
+        return out
+
+    @staticmethod
+    def _stats(out, name, b):
+        cached = getattr(b, "_stats_message", None)  # a store is immutable: build its figures once
+        if cached is not None:
+            out.variants.add().CopyFrom(cached)
+            return
+        m = b.manifest
+        v = out.variants.add(variant=name, store_version=b.version, code_version=m.get("code_version", ""),
+                             build_time=m.get("build_time", ""))
+        b.stats(v)
+        b._stats_message = pb.VariantStats()
+        b._stats_message.CopyFrom(v)
