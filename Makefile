@@ -16,9 +16,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-## Start the server on the default stores, building any that are missing first.
+## Start the server on the default stores, building any that are missing first (in a process of its own).
+## The store root is $(GAMESTRATEGY_STORES) (default: stores/) for both; ARGS go to the server.
 serve: $(STAMP)
-	$(BIN)/python -m server --build-missing $(ARGS)
+	$(BIN)/python -m builder --profile default --missing-only
+	$(BIN)/python -m server $(ARGS)
 
 ## Run the test suite.
 test: $(STAMP)

@@ -1,6 +1,6 @@
 """gamestrategy-server: serve the published stores over gRPC.
 
-  python -m server [--build-missing] [--host 127.0.0.1] [--port 50051] [--root stores] [--workers N]
+  python -m server [--host 127.0.0.1] [--port 50051] [--root stores] [--workers N]
                    [--metrics-port 9464] [--tls-cert C --tls-key K [--tls-client-ca CA]] [--token-file F]
 
 Every option also reads an environment variable (GAMESTRATEGY_<OPTION>, e.g. GAMESTRATEGY_WORKERS,
@@ -67,7 +67,6 @@ def parse_args(argv):
     ap.add_argument("--host", default=_env("HOST", "127.0.0.1"))
     ap.add_argument("--port", type=int, default=int(_env("PORT", "50051")), help="0 = any free port")
     ap.add_argument("--root", type=Path, default=Path(_env("STORES", str(DEFAULT_ROOT))), help="store root")
-    ap.add_argument("--build-missing", action="store_true", help="build the default stores that are missing first")
     ap.add_argument("--workers", type=int, default=int(_env("WORKERS", "0")),
                     help="server processes sharing the port (SO_REUSEPORT); 0 = number of cores, 1 = no fork")
     ap.add_argument("--threads", type=int, default=int(_env("THREADS", "8")), help="handler threads per worker")
@@ -204,12 +203,6 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="gamestrategy-metrics-")
     setup_logging(args.log_format, args.log_level)
     log = logging.getLogger("gamestrategy.server")
-    if args.build_missing:
-        from builder.__main__ import main as build
-
-        rc = build(["--profile", "default", "--missing-only", "--root", str(args.root)])
-        if rc:
-            return rc
     try:
         tokens = _tokens(args)
     except OSError as e:
