@@ -35,12 +35,12 @@ build-default-stores: $(STAMP)
 
 ## Print the performance tables (solver, in-process serving, then the load benchmark against a server process).
 bench: $(STAMP)
-	$(BIN)/python -m builder.bench $(ARGS)
-	$(BIN)/python -m builder.loadbench $(LOADARGS)
+	$(BIN)/python -m bench.jotto $(ARGS)
+	$(BIN)/python -m bench.load $(LOADARGS)
 
 ## 60 s of load at concurrency 16 with a new store published and swapped in half-way.
 bench-refresh: $(STAMP)
-	$(BIN)/python -m builder.loadbench refresh-run $(LOADARGS)
+	$(BIN)/python -m bench.load refresh-run $(LOADARGS)
 
 ## Regenerate the committed protobuf/gRPC code with the pinned grpcio-tools.
 protos: $(STAMP)

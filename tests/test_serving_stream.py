@@ -169,8 +169,8 @@ def test_oversized_message_ends_the_stream_with_resource_exhausted(serve):
 
 
 def test_loadbench_drives_streams_and_unary_calls(serve):
-    """The load generator of `make bench` (builder/loadbench.py) against a real server, briefly."""
-    from builder.loadbench import _one
+    """The load generator of `make bench` (bench/load.py) against a real server, briefly."""
+    from bench.load import _one
 
     target = serve()
     for kind, conc in (("stream", 1), ("stream", 8), ("book", 4), ("batch", 2)):

@@ -1,6 +1,6 @@
 """`make bench`: performance tables, each figure beside a baseline measured in the same process.
 
-  python -m builder.bench [--lengths 2,3,4,5] [--fp-iterations 20] [--replay-sample 40] [--requests 300]
+  python -m bench.jotto [--lengths 2,3,4,5] [--fp-iterations 20] [--replay-sample 40] [--requests 300]
 """
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def _time(fn, n):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m builder.bench")
+    ap = argparse.ArgumentParser(prog="python -m bench.jotto")
     ap.add_argument("--lengths", default="2,3,4,5")
     ap.add_argument("--fp-iterations", type=int, default=20)
     ap.add_argument("--replay-sample", type=int, default=40)

@@ -1,7 +1,7 @@
 """Load benchmark: the server as a separate process, driven by a separate load process on loopback.
 
-  python -m builder.loadbench [--seconds 1.5] [--repeats 5] [--concurrency 1,16,64] [--kinds ...] [--root stores]
-  python -m builder.loadbench refresh-run [--seconds 60] [--concurrency 16]   # store refresh mid-run
+  python -m bench.load [--seconds 1.5] [--repeats 5] [--concurrency 1,16,64] [--kinds ...] [--root stores]
+  python -m bench.load refresh-run [--seconds 60] [--concurrency 16]   # store refresh mid-run
 
 Tables: requests/s, p50/p99/p99.9 latency and server CPU per call for SampleMove book hits, live Jotto
 answers, GetStats, SampleMoves batches (64 book moves a call), SampleMoveStream (book moves on
@@ -326,7 +326,7 @@ def _run_series(runs, concurrency, seconds, tmp, tag, server_pids=()):
     import resource
 
     out = Path(tmp) / f"load-{tag}-{concurrency}.json"
-    cmd = [sys.executable, "-m", "builder.loadbench", "load", "--runs", json.dumps(runs), "--concurrency",
+    cmd = [sys.executable, "-m", "bench.load", "load", "--runs", json.dumps(runs), "--concurrency",
            str(concurrency), "--seconds", str(seconds), "--out", str(out)]
     ru0, busy0, srv0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), _busy_seconds(), _cpu_seconds(server_pids), \
         time.perf_counter()
@@ -408,7 +408,7 @@ def table(args) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         with open(tmp / "echo.log", "wb") as elog, open(tmp / "server.log", "wb") as slog:
-            ep, eport = _start([sys.executable, "-m", "builder.loadbench", "echo-server", "--workers",
+            ep, eport = _start([sys.executable, "-m", "bench.load", "echo-server", "--workers",
                                 str(args.workers), "--threads", str(args.threads), "--port-file",
                                 str(tmp / "echo.json")], tmp / "echo.json", elog)
             try:
@@ -499,7 +499,7 @@ def refresh_run(args) -> int:
                               "--port-file", str(tmp / "server.json")], tmp / "server.json", log)
             try:
                 out = tmp / "load.json"
-                cmd = [sys.executable, "-m", "builder.loadbench", "load", "--target", f"127.0.0.1:{port}",
+                cmd = [sys.executable, "-m", "bench.load", "load", "--target", f"127.0.0.1:{port}",
                        "--kind", "book", "--variant", variant, "--concurrency", str(args.concurrency),
                        "--seconds", str(args.seconds), "--versions", "--out", str(out)]
                 t0 = time.perf_counter()
@@ -549,7 +549,7 @@ def main(argv=None) -> int:
         mode, argv = "refresh-run", argv[1:]
     from games.storage import DEFAULT_ROOT
 
-    ap = argparse.ArgumentParser(prog="python -m builder.loadbench")
+    ap = argparse.ArgumentParser(prog="python -m bench.load")
     ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
     ap.add_argument("--variant", default="")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
