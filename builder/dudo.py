@@ -18,16 +18,12 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map) -> Path:
     work = Path(root) / ".work" / "dudo" / params.variant
     work.mkdir(parents=True, exist_ok=True)
     sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested)
-    writer = StoreWriter(root, "dudo", params.variant)
-    try:
+    with StoreWriter(root, "dudo", params.variant) as writer:
         n = writer.put_many("infosets", iter_rows(sol))
         manifest = dict(game="dudo", variant=params.variant, parameters=manifest_parameters(params), infosets=n,
                         rounds=round_stats(sol), code_version=code_version(),
                         build_seconds=time.perf_counter() - t0)
         path = writer.publish(manifest)
-    except BaseException:
-        writer.abort()
-        raise
     for pat in ("*.npz", "*.npy", "*.json"):
         for p in work.glob(pat):
             p.unlink()

@@ -66,8 +66,7 @@ def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> P
         strategies[name] = {"vs_optimal": str(seat_average(pol, opt, N)), "vs_bisection": str(seat_average(pol, bis, N))}
     steps.update()
     steps.close()
-    w = StoreWriter(root, GAME, params.variant)
-    try:
+    with StoreWriter(root, GAME, params.variant) as w:
         w.put_array("bid_optimal", bid)
         w.put_array("win_optimal", win)
         manifest = dict(game=GAME, variant=params.variant, parameters=asdict(params), n=N, figures=figures,
@@ -75,6 +74,3 @@ def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> P
                         tuned_acceptances=sum(1 for r in run.trajectory if r["event"] in ("accept", "new-baseline")),
                         code_version=code_version())
         return w.publish(manifest)
-    except BaseException:
-        w.abort()
-        raise

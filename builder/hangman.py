@@ -61,8 +61,7 @@ def build_hangman_store(params: HangmanParams, root: Path, executor=None) -> Pat
     ours = hs.Player(hs.HardWords(), hs.ScoredLetters(tuple(params.theta)), name="ours")
     scores = eval_games(game, ours, hs.seed_player(), params.seed, params.eval_games, executor)
     steps.update()
-    w = StoreWriter(root, GAME, params.variant)
-    try:
+    with StoreWriter(root, GAME, params.variant) as w:
         w.put_array("codes", lex.codes)
         w.put_array("solo", solo)
         w.put_array("solo_scored", solo_scored)
@@ -81,6 +80,3 @@ def build_hangman_store(params: HangmanParams, root: Path, executor=None) -> Pat
         steps.update()
         steps.close()
         return w.publish(manifest)
-    except BaseException:
-        w.abort()
-        raise

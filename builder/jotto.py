@@ -235,8 +235,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
 
     served = min(("double_oracle", "fp"), key=lambda s: strategies[s]["figures"]["guarantee"])
 
-    writer = StoreWriter(root, "jotto", variant)
-    try:
+    with StoreWriter(root, "jotto", variant) as writer:
         for k, a in arrays.items():
             writer.put_array(k, a)
         writer.put_array(COMMON, d.common.astype(np.uint8))
@@ -249,8 +248,5 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
             build_seconds=time.perf_counter() - t_start,
         )
         path = writer.publish(manifest)
-    except BaseException:
-        writer.abort()
-        raise
     ckpt.clear()
     return path

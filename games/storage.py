@@ -90,6 +90,11 @@ def content_hash(env: lmdb.Environment, manifest: dict) -> str:
 
 
 class StoreWriter:
+    """Writes one store into a fresh hidden directory; ``publish`` makes it the served version.
+
+    Used as a context manager: leaving the block without publishing (an error, Ctrl-C) removes the
+    half-written directory, so nothing already published is touched."""
+
     def __init__(self, root: Path, game: str, variant: str):
         self.base = Path(root) / game / variant
         self.base.mkdir(parents=True, exist_ok=True)
@@ -97,6 +102,14 @@ class StoreWriter:
         self.tmp.mkdir()
         self.env = lmdb.open(str(self.tmp), map_size=MAP_SIZE, max_dbs=MAX_DBS, subdir=True, sync=False)
         self._dbs: dict[str, object] = {}
+        self.published: Path | None = None
+
+    def __enter__(self) -> "StoreWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.published is None:
+            self.abort()
 
     def _db(self, name: str):
         if name not in self._dbs:
@@ -138,6 +151,7 @@ class StoreWriter:
         link_tmp = self.base / f".current-{uuid.uuid4().hex[:8]}"
         os.symlink(version, link_tmp)
         os.replace(link_tmp, self.base / "current")
+        self.published = final
         return final
 
     def abort(self) -> None:

@@ -74,10 +74,10 @@ def test_dask_scatters_again_after_losing_every_worker(big):
 
 
 def _store(root, value: bytes, seconds: float) -> Path:
-    w = StoreWriter(root, "jotto", "jotto-test")
-    w.put("arrays", b"a", value)
-    return w.publish({"game": "jotto", "variant": "jotto-test", "build_seconds": seconds,
-                      "figures": {"epsilon": 0.5, "seconds_per_iteration": seconds}})
+    with StoreWriter(root, "jotto", "jotto-test") as w:
+        w.put("arrays", b"a", value)
+        return w.publish({"game": "jotto", "variant": "jotto-test", "build_seconds": seconds,
+                          "figures": {"epsilon": 0.5, "seconds_per_iteration": seconds}})
 
 
 def test_content_hash_ignores_timings_and_sees_data(tmp_path):
