@@ -12,9 +12,9 @@ import pytest
 
 from builder.jotto import JottoParams, build_jotto_store
 from clients.client import GameStrategyClient
-from conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 TOKEN = "worker-test-token-0123"
 
 

@@ -6,7 +6,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from clients.client import GameStrategyClient, jotto_request
-from conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT
 from protos import gamestrategy_pb2 as pb
 
 TOKEN = "stream-test-token-42"
@@ -166,13 +166,3 @@ def test_oversized_message_ends_the_stream_with_resource_exhausted(serve):
                 got.append(r)
         assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert len(got) <= 1 and all(r.code == 0 for r in got)
-
-
-def test_loadbench_drives_streams_and_unary_calls(serve):
-    """The load generator of `make bench` (bench/load.py) against a real server, briefly."""
-    from bench.load import _one
-
-    target = serve()
-    for kind, conc in (("stream", 1), ("stream", 8), ("book", 4), ("batch", 2)):
-        r = _one({"target": target, "kind": kind, "variant": SMALL_VARIANT}, conc, 0.3, 4)
-        assert r["lat"] and not r["errors"], (kind, conc, r["errors"])

@@ -4,7 +4,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.client import GameStrategyClient
-from conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT
 from protos import gamestrategy_pb2 as pb
 from games.jotto.dictionary import load_dictionary
 from server.app import build_server

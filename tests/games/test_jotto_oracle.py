@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import jotto_reference as ref
+from tests.games import jotto_reference as ref
 from games.jotto.dictionary import Variant, dictionary_from_words, load_dictionary
 from games.jotto.oracle import ENTROPY, GBR, JottoOracle
 from games.jotto.solvers import (

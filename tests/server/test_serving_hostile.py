@@ -14,7 +14,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT
 from games.jotto.dictionary import load_dictionary
 from protos import gamestrategy_pb2 as pb
 from server.app import build_server

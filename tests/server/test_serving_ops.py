@@ -11,7 +11,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import REGISTRY
 
 from clients.client import GameStrategyClient
-from conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT
 from protos import gamestrategy_pb2 as pb
 from server import metrics
 from server.backends import DeadlineExceeded

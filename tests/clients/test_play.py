@@ -20,7 +20,7 @@ import pytest
 from clients.client import GameStrategyClient
 from protos import gamestrategy_pb2 as pb
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 J3, DUDO, HM = "jotto-en_US80-3-ganzfried", "dudo-m3-2dice", "hangman-en_US50-4"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT
 from games.jotto.dictionary import load_dictionary
 from games.jotto.oracle import JottoOracle, state_key
 from games.storage import FORMAT_VERSION, Store, StoreError, current_stores

@@ -13,12 +13,12 @@ import pytest
 
 from builder.jotto import JottoParams, build_jotto_store
 from clients.client import GameStrategyClient
-from conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT
 from server.app import build_server
 from server.registry import Registry
 from server.settings import ServerSettings
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _build(root, fp):

@@ -17,7 +17,7 @@ from builder.executor import BuildExecutor, ProcessExecutor, make_executor
 from builder.storehash import store_hashes
 from games.storage import Store, StoreWriter
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def row_checksum(a, i):

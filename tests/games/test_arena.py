@@ -1,7 +1,7 @@
 """The arena on served Jotto strategies (a published store) and the CLI's name resolution."""
 import pytest
 
-from conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT
 from games.arena import JottoServed, JottoStoreGame, match, play_games, resolve
 
 
