@@ -1,0 +1,255 @@
+"""The service over HTTP/JSON: every unary RPC as ``POST /v1/<Method>``, plus the web pages.
+
+A request body is the protobuf JSON mapping (``google.protobuf.json_format``) of the RPC's request message
+(an empty body is the empty message); the reply is the JSON mapping of its reply message, every field
+written out. The call runs the very servicer object that answers gRPC (same validation, messages, store
+registry and hot refresh, metrics by method and code), on a thread pool of its own so that a slow live
+computation never holds the event loop. A failure answers ``{"code": <grpc code>, "status": <its name>,
+"message": ...}`` with the HTTP status of the gRPC code (:data:`HTTP_STATUS`, as grpc-gateway maps them).
+The same bearer tokens are required (``Authorization: Bearer <token>``); ``grpc-timeout`` (gRPC's format,
+e.g. ``2S``, ``500m``) sets the call's deadline.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import grpc
+from google.protobuf import json_format
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from protos import gamestrategy_pb2 as pb
+from server import metrics
+from server.app import MAX_MESSAGE_BYTES, SERVICE_NAME
+from server.auth import check_bearer
+
+log = logging.getLogger("gamestrategy.http")
+WEB = Path(__file__).resolve().parent / "web"
+
+# gRPC status code -> HTTP status (grpc-gateway's mapping)
+HTTP_STATUS = {
+    grpc.StatusCode.OK: 200, grpc.StatusCode.CANCELLED: 499, grpc.StatusCode.UNKNOWN: 500,
+    grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.DEADLINE_EXCEEDED: 504, grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409, grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.UNAUTHENTICATED: 401, grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.FAILED_PRECONDITION: 400, grpc.StatusCode.ABORTED: 409, grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNIMPLEMENTED: 501, grpc.StatusCode.INTERNAL: 500, grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DATA_LOSS: 500,
+}
+_SERVICE = pb.DESCRIPTOR.services_by_name["GameStrategy"]
+# method -> (request class, reply class): the unary RPCs
+UNARY = {m.name: (getattr(pb, m.input_type.name), getattr(pb, m.output_type.name))
+         for m in _SERVICE.methods if not m.client_streaming and not m.server_streaming}
+STREAMING = sorted(m.name for m in _SERVICE.methods if m.name not in UNARY)
+_TIMEOUT = re.compile(r"(\d{1,8})([HMSmun])")
+_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
+
+
+class _Aborted(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class HttpCallContext:
+    """What the servicer asks of a gRPC context, for one HTTP call."""
+
+    __slots__ = ("_deadline",)
+
+    def __init__(self, deadline: float | None):
+        self._deadline = deadline
+
+    def abort(self, code: grpc.StatusCode, details: str):
+        raise _Aborted(code, details)
+
+    def time_remaining(self) -> float | None:
+        return None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
+
+    def is_active(self) -> bool:
+        return True
+
+    def code(self):
+        return None
+
+
+def error(code: grpc.StatusCode, message: str, http_status: int | None = None) -> Response:
+    return JSONResponse({"code": code.value[0], "status": code.name, "message": message},
+                        status_code=http_status or HTTP_STATUS.get(code, 500))
+
+
+def parse_timeout(value: str) -> float:
+    """gRPC's timeout header format (``2S``, ``500m``, ``1H``); ValueError otherwise."""
+    m = _TIMEOUT.fullmatch(value.strip())
+    if not m:
+        raise ValueError(f"grpc-timeout {value!r} is not a timeout like 2S, 500m or 100u (at most 8 digits and a unit)")
+    return int(m.group(1)) * _UNITS[m.group(2)]
+
+
+def to_json(message) -> bytes:
+    return json.dumps(json_format.MessageToDict(message, always_print_fields_with_no_presence=True),
+                      separators=(",", ":")).encode()
+
+
+class HttpApi:
+    """The ASGI app over one servicer (the process's gRPC servicer)."""
+
+    def __init__(self, servicer, tokens: list[str] = (), threads: int = 8, max_concurrent: int | None = 256):
+        self.servicer = servicer
+        self.tokens = [t.encode() for t in tokens if t]
+        self.max_concurrent = max_concurrent
+        self._in_flight = 0
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="http")
+        self.ops = None  # the operations pages' data (server.web_ops), attached by the caller
+        self.app = Starlette(routes=[
+            Route("/v1/{method}", self.rpc, methods=["POST"]),
+            Route("/", self.page("play.html")), Route("/play", self.page("play.html")),
+            Route("/ops", self.page("ops.html")),
+            Mount("/static", StaticFiles(directory=WEB), name="static"),
+        ])
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    @staticmethod
+    def page(name: str):
+        path = WEB / name
+
+        async def endpoint(request: Request) -> Response:
+            return FileResponse(path, media_type="text/html; charset=utf-8")
+
+        return endpoint
+
+    def refuse_credentials(self, request: Request) -> tuple[grpc.StatusCode, str] | None:
+        """(code, message) when the call's credentials are refused; None when accepted (or none needed)."""
+        if not self.tokens:
+            return None
+        return check_bearer(request.headers.get("authorization"), self.tokens)
+
+    async def body(self, request: Request) -> bytes:
+        """The body, at most MAX_MESSAGE_BYTES (past it: _Aborted RESOURCE_EXHAUSTED, as gRPC's transport)."""
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > MAX_MESSAGE_BYTES:
+            raise _Aborted(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"request body of {int(declared)} bytes is larger than max ({MAX_MESSAGE_BYTES} bytes)")
+        chunks, n = [], 0
+        async for chunk in request.stream():
+            n += len(chunk)
+            if n > MAX_MESSAGE_BYTES:
+                raise _Aborted(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"request body is larger than max ({MAX_MESSAGE_BYTES} bytes)")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def rpc(self, request: Request) -> Response:
+        method = request.path_params["method"]
+        types = UNARY.get(method)
+        if types is None:
+            if method in STREAMING:
+                return error(grpc.StatusCode.UNIMPLEMENTED,
+                             f"{method} is a streaming RPC: use gRPC ({SERVICE_NAME}/{method}), or SampleMoves "
+                             "for many moves in one HTTP call")
+            return error(grpc.StatusCode.UNIMPLEMENTED,
+                         f"unknown method {method!r}; POST /v1/<method> serves {', '.join(sorted(UNARY))}")
+        t0 = time.perf_counter()
+        refused = self.refuse_credentials(request)
+        if refused is not None:
+            code, message = refused
+            metrics.AUTH_REFUSALS.labels(code=code.name).inc()
+            metrics.observe(method, code, 0.0)
+            log.warning("refused HTTP call", extra={"fields": {"method": method, "code": code.name}})
+            return error(code, message)
+        if self.max_concurrent and self._in_flight >= self.max_concurrent:
+            metrics.observe(method, grpc.StatusCode.RESOURCE_EXHAUSTED, 0.0)
+            return error(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                         f"this server process already answers its maximum of {self.max_concurrent} concurrent calls")
+        self._in_flight += 1
+        try:
+            code, out = await self._call(request, method, *types)
+        finally:
+            self._in_flight -= 1
+        metrics.observe(method, code, time.perf_counter() - t0)
+        if code is grpc.StatusCode.OK:
+            return Response(out, media_type="application/json")
+        return error(code, out, 413 if code is grpc.StatusCode.RESOURCE_EXHAUSTED else None)
+
+    async def _call(self, request: Request, method: str, req_cls, reply_cls) -> tuple[grpc.StatusCode, bytes | str]:
+        try:
+            raw = await self.body(request)
+            deadline = None
+            timeout = request.headers.get("grpc-timeout")
+            if timeout is not None:
+                try:
+                    deadline = time.monotonic() + parse_timeout(timeout)
+                except ValueError as e:
+                    raise _Aborted(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
+            try:
+                message = json_format.Parse(raw or b"{}", req_cls())
+            except Exception as e:  # noqa: BLE001 - any body that is no JSON of this message
+                raise _Aborted(grpc.StatusCode.INVALID_ARGUMENT,
+                               f"the {len(raw)}-byte request body is not a valid {method} request "
+                               f"(JSON of {req_cls.DESCRIPTOR.full_name}): {_first_line(e)}") from None
+            handler = getattr(self.servicer, method)
+            loop = asyncio.get_running_loop()
+            reply = await loop.run_in_executor(self._pool, handler, message, HttpCallContext(deadline))
+            if reply.__class__ is bytes:  # a reply the backend answered before, already encoded
+                reply = reply_cls.FromString(reply)
+            return grpc.StatusCode.OK, to_json(reply)
+        except _Aborted as e:
+            return e.code, e.message
+        except Exception:  # noqa: BLE001 - a fault of ours: logged, answered as gRPC would (UNKNOWN)
+            log.exception("HTTP call failed", extra={"fields": {"method": method}})
+            return grpc.StatusCode.UNKNOWN, f"{method} failed on the server (logged)"
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return (text[0] if text else type(e).__name__)[:300]
+
+
+class HttpServer:
+    """Uvicorn serving an ASGI app on its own thread and event loop, on a socket bound here
+    (SO_REUSEPORT with worker processes, so that they share the port as they share gRPC's)."""
+
+    def __init__(self, app, host: str, port: int, reuseport: bool = False):
+        import uvicorn
+
+        fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.sock = socket.socket(fam, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuseport:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        self.sock.bind((host, port))
+        self.sock.listen(1024)
+        self.sock.setblocking(False)
+        self.port = self.sock.getsockname()[1]
+        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", loop="asyncio",
+                                timeout_graceful_shutdown=5)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, name="http",
+                                       daemon=True)
+
+    def start(self) -> "HttpServer":
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started and self.thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not self.server.started:
+            raise RuntimeError("the HTTP server did not start")
+        return self
+
+    def stop(self, grace: float = 5.0) -> None:
+        self.server.config.timeout_graceful_shutdown = grace
+        self.server.should_exit = True
+        self.thread.join(grace + 5)
+        self.sock.close()

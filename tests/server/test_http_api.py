@@ -1,0 +1,199 @@
+"""The HTTP/JSON API against a real server on loopback: every RPC answers what gRPC answers for the same
+request, and the gRPC hostile-input cases (reused from test_serving_hostile) end in a well-formed JSON error
+with the HTTP status of their gRPC code; plus the faults only HTTP has (bodies that are no JSON, bad
+grpc-timeout, wrong verb) and the shared token check."""
+import http.client
+import json
+
+import grpc
+import pytest
+from google.protobuf import json_format
+from hypothesis import given, strategies as st
+
+import test_serving_hostile as hostile
+from conftest import SMALL_VARIANT
+from protos import gamestrategy_pb2 as pb
+from protos import gamestrategy_pb2_grpc as pb_grpc
+from server.http_api import HTTP_STATUS, HttpApi, HttpServer, UNARY
+
+CODES = {c.value[0]: c for c in grpc.StatusCode}
+SETTINGS = hostile.SETTINGS(max_examples=50)  # the gRPC module's cases, fewer of them (both transports are called)
+
+
+@pytest.fixture(scope="module")
+def servers(registry):
+    """One gRPC server and the HTTP API over its servicer (as a server process runs them)."""
+    from server.app import ServerSettings, build_server
+
+    grpc_server, port = build_server(registry, "127.0.0.1:0", settings=ServerSettings(threads=4))
+    grpc_server.start()
+    api = HttpApi(grpc_server.servicer, threads=4)
+    http = HttpServer(api.app, "127.0.0.1", 0).start()
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    yield pb_grpc.GameStrategyStub(channel), http.port
+    channel.close()
+    http.stop(0)
+    api.close()
+    grpc_server.stop(0).wait()
+
+
+class Http:
+    def __init__(self, port, headers=None):
+        self.port, self.headers = port, headers or {}
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def post(self, method, body=b"", headers=None, verb="POST"):
+        if not isinstance(body, (bytes, str)):
+            body = json_format.MessageToJson(body)
+        if isinstance(body, str):
+            body = body.encode()
+        try:
+            self.conn.request(verb, f"/v1/{method}", body=body, headers={**self.headers, **(headers or {})})
+            r = self.conn.getresponse()
+            data = r.read()
+        except Exception:
+            self.conn.close()  # a fresh connection for the next call
+            raise
+        assert r.getheader("content-type", "").startswith("application/json"), (r.status, data[:200])
+        return r.status, json.loads(data)
+
+
+@pytest.fixture(scope="module")
+def client(servers):
+    return Http(servers[1])
+
+
+def _grpc(stub, method, request):
+    try:
+        return 0, getattr(stub, method)(request, timeout=20)
+    except grpc.RpcError as e:
+        return e.code().value[0], e.details()
+
+
+def check_call(client, stub, method, request):
+    """POST the JSON of `request`; the answer must be gRPC's for the same message (reply or status)."""
+    status, body = client.post(method, request)
+    code, want = _grpc(stub, method, request)
+    if code == 0:
+        assert status == 200, body
+        got = json_format.ParseDict(body, UNARY[method][1]())
+        assert got == want
+        hostile.COUNTS["OK"] += 1
+        return got
+    assert status == HTTP_STATUS[CODES[code]] and body["code"] == code and body["message"] == want, (body, want)
+    assert body["status"] == CODES[code].name and "Traceback" not in body["message"]
+    hostile.COUNTS[CODES[code].name] += 1
+    return None
+
+
+def test_every_rpc_answers_as_grpc(client, servers):
+    stub, _ = servers
+    lv = check_call(client, stub, "ListVariants", pb.ListVariantsRequest())
+    assert [v.variant for v in lv.variants] == [SMALL_VARIANT]
+    words = check_call(client, stub, "GetWords", pb.GetWordsRequest(variant=SMALL_VARIANT))
+    assert list(words.words) == hostile.WORDS
+    stats = check_call(client, stub, "GetStats", pb.GetStatsRequest())
+    assert stats.variants[0].variant == SMALL_VARIANT
+    move = pb.SampleMoveRequest(variant=SMALL_VARIANT, game_seed=7, want_distribution=True,
+                                jotto=pb.JottoState(role=pb.JottoState.GUESSER))
+    r = check_call(client, stub, "SampleMove", move)
+    assert r.move in hostile.WORDS and r.distribution
+    batch = check_call(client, stub, "SampleMoves", pb.SampleMovesRequest(requests=[move, pb.SampleMoveRequest()]))
+    assert batch.results[0].reply == r and batch.results[1].code == 3
+    # the JSON is the protobuf mapping: camelCase names, enum names, 64-bit integers as strings
+    status, body = client.post("SampleMove", json.dumps({"variant": SMALL_VARIANT, "game_seed": "7",
+                                                          "jotto": {"role": "GUESSER"}}))
+    assert status == 200 and body["source"] in ("BOOK", "LIVE") and body["storeVersion"] == r.store_version
+
+
+def test_cached_replies_are_decoded(client):
+    """A repeated book hit comes back from the backend already encoded: still the same JSON."""
+    req = json.dumps({"variant": SMALL_VARIANT, "gameSeed": "3", "jotto": {"role": "GUESSER"}})
+    assert client.post("SampleMove", req) == client.post("SampleMove", req)
+
+
+@SETTINGS
+@given(req=hostile.move_requests())
+def test_hostile_sample_move(client, servers, req):
+    check_call(client, servers[0], "SampleMove", req)
+
+
+@SETTINGS
+@given(reqs=st.lists(hostile.move_requests(), max_size=20))
+def test_hostile_sample_moves(client, servers, reqs):
+    check_call(client, servers[0], "SampleMoves", pb.SampleMovesRequest(requests=reqs))
+
+
+@SETTINGS
+@given(variant=st.one_of(st.just(SMALL_VARIANT), hostile.TEXT), game=st.one_of(st.just("jotto"), hostile.TEXT))
+def test_hostile_words_stats_and_list(client, servers, variant, game):
+    check_call(client, servers[0], "GetWords", pb.GetWordsRequest(variant=variant))
+    check_call(client, servers[0], "GetStats", pb.GetStatsRequest(variant=variant))
+    check_call(client, servers[0], "ListVariants", pb.ListVariantsRequest(game=game))
+
+
+@SETTINGS
+@given(method=st.sampled_from(sorted(UNARY)), raw=st.one_of(hostile._raw_bodies(), st.text(max_size=200)))
+def test_bodies_that_are_no_json_of_the_message(client, method, raw):
+    """Arbitrary bytes and text: OK when they happen to be JSON of the message, else INVALID_ARGUMENT
+    naming the method and what is wrong."""
+    status, body = client.post(method, raw)
+    if status != 200:
+        assert status == 400 and body["code"] == 3, body
+        assert body["message"].startswith(f"the {len(raw if isinstance(raw, bytes) else raw.encode())}-byte request body "
+                                          f"is not a valid {method} request") or "request names no variant" in body["message"], body
+        hostile.COUNTS["INVALID_ARGUMENT"] += 1
+
+
+@pytest.mark.parametrize("body, fault", [
+    ('{"variant": 5}', "variant"),
+    ('{"nope": 1}', "nope"),
+    ('{"variant": "x", "jotto": {"role": "SPY"}}', "SPY"),
+    ('{"gameSeed": "-1"}', "gameSeed"),
+    ('[' * 100_000 + ']' * 100_000, "request body"),
+    (b'\xff\xfe{}', "request body"),
+])
+def test_json_faults_name_the_field(client, body, fault):
+    status, out = client.post("SampleMove", body)
+    assert status == 400 and out["code"] == 3 and fault in out["message"], out
+
+
+def test_transport_faults(client):
+    status, out = client.post("SampleMove", b'{"variant": "' + b"x" * (5 << 20) + b'"}')
+    assert status == 413 and out["status"] == "RESOURCE_EXHAUSTED" and "larger than max" in out["message"]
+    status, out = client.post("Nope", "{}")
+    assert status == 501 and out["status"] == "UNIMPLEMENTED" and "SampleMove" in out["message"]
+    status, out = client.post("SampleMoveStream", "{}")
+    assert status == 501 and "streaming" in out["message"]
+    status, out = client.post("SampleMove", "{}", headers={"grpc-timeout": "soon"})
+    assert status == 400 and "grpc-timeout" in out["message"]
+    client.conn.request("GET", "/v1/SampleMove")
+    r = client.conn.getresponse()
+    r.read()
+    assert r.status == 405
+
+
+def test_oversized_request_and_batch_limits_are_the_services(client):
+    status, out = client.post("SampleMove", json.dumps({"variant": SMALL_VARIANT, "strategy": "x" * 70_000}))
+    assert status == 400 and "at most 65536" in out["message"]
+
+
+def test_token_auth(registry):
+    from server.app import ServerSettings, build_server
+
+    grpc_server, _ = build_server(registry, "127.0.0.1:0", settings=ServerSettings(threads=2, tokens=["s3cret"]))
+    api = HttpApi(grpc_server.servicer, tokens=["s3cret"], threads=2)
+    http = HttpServer(api.app, "127.0.0.1", 0).start()
+    try:
+        c = Http(http.port)
+        assert c.post("ListVariants")[0] == 401
+        status, out = c.post("ListVariants", headers={"Authorization": "Basic abc"})
+        assert status == 401 and out["status"] == "UNAUTHENTICATED"
+        status, out = c.post("ListVariants", headers={"Authorization": "Bearer nope"})
+        assert status == 403 and out["status"] == "PERMISSION_DENIED" and "nope" not in out["message"]
+        status, out = c.post("ListVariants", headers={"Authorization": "Bearer s3cret"})
+        assert status == 200 and out["variants"][0]["variant"] == SMALL_VARIANT
+    finally:
+        http.stop(0)
+        api.close()
+        grpc_server.stop(0).wait()
