@@ -8,7 +8,7 @@ import json
 import grpc
 import pytest
 from google.protobuf import json_format
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import test_serving_hostile as hostile
 from conftest import SMALL_VARIANT
@@ -17,7 +17,7 @@ from protos import gamestrategy_pb2_grpc as pb_grpc
 from server.http_api import HTTP_STATUS, HttpApi, HttpServer, UNARY
 
 CODES = {c.value[0]: c for c in grpc.StatusCode}
-SETTINGS = hostile.SETTINGS(max_examples=50)  # the gRPC module's cases, fewer of them (both transports are called)
+SETTINGS = settings(hostile.SETTINGS, max_examples=50)  # the gRPC module's cases, fewer of them (both transports are called)
 
 
 @pytest.fixture(scope="module")
