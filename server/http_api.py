@@ -115,6 +115,7 @@ class HttpApi:
             Route("/v1/{method}", self.rpc, methods=["POST"]),
             Route("/", self.page("play.html")), Route("/play", self.page("play.html")),
             Route("/ops", self.page("ops.html")),
+            Route("/play/rules/dudo.json", self.dudo_rules),
             Mount("/static", StaticFiles(directory=WEB), name="static"),
         ])
 
@@ -129,6 +130,14 @@ class HttpApi:
             return FileResponse(path, media_type="text/html; charset=utf-8")
 
         return endpoint
+
+    @staticmethod
+    async def dudo_rules(request: Request) -> Response:
+        """The claim order for every total of dice (games.dudo.rules), for the page's referee."""
+        from games.dudo.rules import MAX_DICE, claim_table
+
+        return JSONResponse({"max_dice": MAX_DICE, "claims": {
+            str(t): [list(c) for c in claim_table(t)] for t in range(2, 2 * MAX_DICE + 1)}})
 
     def refuse_credentials(self, request: Request) -> tuple[grpc.StatusCode, str] | None:
         """(code, message) when the call's credentials are refused; None when accepted (or none needed)."""

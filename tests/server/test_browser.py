@@ -1,0 +1,245 @@
+"""The web pages in a real browser: headless Chromium (Debian's, /usr/bin/chromium, installed by `make test`)
+driven by Playwright against a real server on loopback. A whole Jotto game and a Dudo game are played with
+clicks and keys; every reported jot count and challenge is checked against the shared rules. A screenshot
+of each page goes to results/screenshots/ (not committed)."""
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import SMALL_VARIANT
+from games.dudo.rules import challenge_outcome
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parents[2] / "results" / "screenshots"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+DUDO = "dudo-m3-1dice"
+TIMEOUT_MS = 15_000
+
+
+def jots(a: str, b: str) -> int:
+    return sum((Counter(a) & Counter(b)).values())
+
+
+@pytest.fixture(scope="module")
+def web_root(small_store, tmp_path_factory):
+    """A store root with the small Jotto store and a one-die Dudo store."""
+    from builder.dudo import DudoParams, build_dudo_store
+
+    root = tmp_path_factory.mktemp("web-stores")
+    (root / "jotto").mkdir()
+    (root / "jotto" / SMALL_VARIANT).symlink_to(small_store[0] / "jotto" / SMALL_VARIANT)
+    build_dudo_store(DudoParams(max_dice=1, iterations=100), root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def site(web_root):
+    """The server (gRPC and HTTP) on the web root; yields the HTTP base address."""
+    from server.app import Registry, ServerSettings, build_server
+    from server.http_api import HttpApi, HttpServer
+
+    registry = Registry(web_root)
+    registry.refresh()
+    grpc_server, _ = build_server(registry, "127.0.0.1:0", settings=ServerSettings(threads=4))
+    grpc_server.start()
+    api = HttpApi(grpc_server.servicer, threads=4)
+    http = HttpServer(api.app, "127.0.0.1", 0).start()
+    yield f"http://127.0.0.1:{http.port}"
+    http.stop(0)
+    api.close()
+    grpc_server.stop(0).wait()
+    registry.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium package (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser, site):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    pg.set_default_timeout(TIMEOUT_MS)
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield pg
+    ctx.close()
+    assert not errors, errors
+
+
+def shot(pg, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def prompt_text(pg) -> str:
+    return pg.inner_text("#jotto-prompt" if pg.is_visible("#jotto") else "#dudo-prompt")
+
+
+def wait_changed(pg, box, before):
+    """Wait until the prompt asks its next question (or the game is over); `before`: the prompt's
+    question number when the answer was given."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        pg.wait_for_function("([sel, before]) => { const b = document.querySelector(sel);"
+                             " return b.dataset.seq !== before || b.closest('section').dataset.state === 'over'; }",
+                             arg=[box, before])
+    except PlaywrightTimeout:
+        shot(pg, "failure")
+        log = pg.inner_text(box.replace("prompt", "log"))
+        raise AssertionError(f"the page did not move on from {pg.inner_text(box)!r}; transcript:\n{log}") from None
+
+
+def log_lines(pg, sel):
+    return pg.inner_text(sel).splitlines()
+
+
+def test_a_whole_jotto_game_by_keyboard_and_clicks(page, site):
+    pg = page
+    pg.goto(site + "/play")
+    pg.wait_for_selector("body[data-ready='1']")
+    from games.jotto.dictionary import load_dictionary
+
+    d = load_dictionary(SMALL_VARIANT)
+    words, common = list(d.words), [bool(c) for c in d.common]
+    mine = words[len(words) // 2]  # the person's secret
+    pg.select_option("#jotto-variant", SMALL_VARIANT)
+    pg.fill("#jotto-seed", "11")
+    pg.click("#jotto-new")
+    box = "#jotto-prompt"
+    pg.wait_for_selector(f"{box} button[data-answer='yes']")
+    pg.keyboard.press("y")  # WOULD YOU LIKE TO GO FIRST?
+    tried, lied, undone, screenshot_taken = set(), False, False, False
+    for _ in range(400):
+        if pg.get_attribute("#jotto", "data-state") == "over":
+            break
+        pg.wait_for_selector(f"{box} .q")
+        q = pg.inner_text(f"{box} .q")
+        before = pg.get_attribute(box, "data-seq")
+        if q == "YOUR TEST WORD:":
+            cands = pg.eval_on_selector_all("#jotto-cands-mine li", "ls => ls.map(l => l.textContent.toLowerCase())")
+            guess = next(w for w in cands if w not in tried)
+            tried.add(guess)
+            pg.keyboard.type(guess.upper())
+            pg.keyboard.press("Enter")
+        elif m := re.fullmatch(r"JOTS IN (\w+) \(0-\d\):", q):
+            w = m.group(1).lower()
+            if lied and not undone:  # take the wrong answer back, by keyboard: Tab to the undo button
+                for _ in range(6):
+                    pg.keyboard.press("Tab")
+                    if pg.evaluate("document.activeElement.name") == "undo":
+                        break
+                assert pg.evaluate("document.activeElement.name") == "undo"
+                pg.keyboard.press("Enter")
+            elif w == mine:
+                pg.click(f"{box} button[name='mine']")
+            else:
+                j = jots(w, mine)
+                if not lied:  # a wrong answer first, undone later
+                    j, lied = (j + 1) % (len(mine) + 1), True
+                pg.keyboard.type(str(j))
+                pg.keyboard.press("Enter")
+        elif m := re.fullmatch(r"(?:IS YOUR WORD|\d JOTS: SO) (\w+)(?: IS YOUR WORD)?\?", q):
+            pg.keyboard.press("y" if m.group(1).lower() == mine else "n")
+        elif m := re.fullmatch(r"HOW MANY JOTS DOES (\w+) HAVE\?", q):
+            pg.keyboard.type(str(jots(m.group(1).lower(), mine)))
+            pg.keyboard.press("Enter")
+        elif q.startswith("WHICH ANSWER IS WRONG"):
+            pg.keyboard.type("1")
+            pg.keyboard.press("Enter")
+        elif m := re.fullmatch(r"HOW MANY JOTS DOES (\w+) REALLY HAVE\?", q):
+            pg.keyboard.type(str(jots(m.group(1).lower(), mine)))
+            pg.keyboard.press("Enter")
+            undone = True
+        elif q == "WANT TO TAKE BACK AN ANSWER?":
+            pg.click(f"{box} button[data-answer='yes']")
+        elif q in ("DO YOU WANT ME TO CONTINUE GUESSING YOUR WORD?", "DO YOU WANT TO CONTINUE GUESSING MY WORD?"):
+            pg.click(f"{box} button[data-answer='yes']")
+        elif q == "ARE YOU SURE THAT'S A WORD?":
+            pg.keyboard.press("y")
+        else:
+            raise AssertionError(f"unexpected question {q!r}")
+        if undone and not screenshot_taken:
+            shot(pg, "play-jotto")
+            screenshot_taken = True
+        wait_changed(pg, box, before)
+    log = log_lines(pg, "#jotto-log")
+    text = "\n".join(log)
+    assert pg.get_attribute("#jotto", "data-state") == "over", text
+    secret = re.search(r"YOU GOT IT! MY WORD WAS (\w+)", text).group(1).lower()
+    assert common[words.index(secret)], "the program's secret is a common word"
+    assert re.search(r"I GOT IT IN \d+ GUESS", text), text
+    assert "REPLAYING MY DEDUCTION" in text and undone
+    reported = [(m.group(1).lower(), int(m.group(2))) for m in re.finditer(r"^(\w+): (\d) JOTS?", text, re.M)]
+    for w, j in reported:
+        if w in tried:
+            assert j == jots(w, secret), (w, j)
+    assert {w for w, _ in reported} >= tried - {secret}
+
+
+def test_a_dudo_game_by_clicks_and_keys(page, site):
+    pg = page
+    pg.goto(site + "/play#dudo")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.select_option("#dudo-variant", DUDO)
+    pg.fill("#dudo-seed", "4")
+    pg.focus("#dudo-new")
+    pg.keyboard.press("Enter")
+    box = "#dudo-prompt"
+    pg.wait_for_selector(f"{box} button[data-answer='yes']")
+    pg.click(f"{box} button[data-answer='yes']")  # I open
+    pg.wait_for_selector(f"{box} input")
+    legal = pg.eval_on_selector_all(f"{box} button[name='claim']", "bs => bs.map(b => b.textContent)")
+    assert legal[0] == "1x2" and legal[-1] == "2x1" and "dudo" not in legal  # the 2-dice claim order, weakest first
+    pg.keyboard.type("9x9")
+    pg.keyboard.press("Enter")
+    assert "not a legal claim" in pg.inner_text(f"{box} .err")
+    pg.fill(f"{box} input", "")
+    pg.keyboard.type("1x3")
+    pg.keyboard.press("Enter")
+    shot_taken = False
+    for _ in range(40):
+        if pg.get_attribute("#dudo", "data-state") in ("challenged", "over"):
+            break
+        pg.wait_for_function("() => ['challenged', 'over'].includes(document.querySelector('#dudo').dataset.state) ||"
+                             " document.querySelector('#dudo-prompt input')")
+        if pg.get_attribute("#dudo", "data-state") in ("challenged", "over"):
+            break
+        if not shot_taken:
+            shot(pg, "play-dudo")
+            shot_taken = True
+        before = pg.get_attribute(box, "data-seq")
+        if pg.query_selector(f"{box} button[name='dudo']"):
+            pg.click(f"{box} button[name='dudo']")  # challenge the program's claim
+        else:
+            pg.click(f"{box} button[name='claim']")
+        wait_changed(pg, box, before)
+    pg.wait_for_function("() => document.querySelector('#dudo-verdict').innerText !== ''")
+    text = pg.inner_text("#dudo-log")
+    claim = re.findall(r"(?:claim|I say:) (\d)x(\d)", text)[-1]
+    n, r = int(claim[0]), int(claim[1])
+    faces = [int(x) for x in re.findall(r"[⚀-⚅] (\d)", pg.inner_text("#dudo-your-dice") + pg.inner_text("#dudo-my-dice"))]
+    assert len(faces) == 2
+    count = sum(1 for f in faces if f == r or (r != 1 and f == 1))
+    assert f"counting for {'ones' if r == 1 else f'{r}s'}" in text and f": {count}; the claim was {n}." in text
+    loser, k = challenge_outcome(n, count)
+    challenger_you = "You challenge" in text
+    you_lose = (loser == "challenger") == challenger_you
+    assert pg.inner_text("#dudo-verdict").endswith(f"{'you lose' if you_lose else 'I lose'} {k}.")
+    shot(pg, "play-dudo-challenge")
+    pg.wait_for_function("() => document.querySelector('#dudo').dataset.state === 'over'")
+    assert ("you win the game" if not you_lose else "I win the game") in pg.inner_text("#dudo-log")
