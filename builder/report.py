@@ -1,6 +1,7 @@
-"""Print the Table-1 style summary of every published Jotto store.
+"""Print the Table-1 style summary of every published Jotto store; with --html, write the quality
+plots of every published store (games.plots, the operations page's) and an index page into a directory.
 
-  python -m builder.report [--root stores]
+  python -m builder.report [--root stores] [--html DIR]
 """
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import argparse
 import os
 from pathlib import Path
 
-from games.storage import DEFAULT_ROOT, Store, current_stores
+import html
+
+from games.plots import plot_names, render
+from games.storage import DEFAULT_ROOT, Store, all_current_stores, current_stores
 
 FIGS = ["guarantee", "hider_vs_gbr", "self_play", "epsilon_hider", "epsilon_guesser", "epsilon", "gap", "mixture_size",
         "mean_guesses_vs_uniform", "worst_guesses"]
@@ -48,10 +52,47 @@ def table(root: Path) -> str:
     return "\n".join(lines)
 
 
+FACTS = ("game", "store_version", "build_time", "build_seconds", "code_version", "content_hash", "served", "infosets")
+
+
+def write_html(root: Path, out: Path) -> list[Path]:
+    """Every published store's plots as SVG files and an index.html showing them with the build facts;
+    returns the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written, parts = [], []
+    for variant, path in sorted(all_current_stores(root).items()):
+        store = Store(path)
+        try:
+            m = store.manifest
+            rows = "".join(f"<tr><td>{k}</td><td>{html.escape(str(m[k]))}</td></tr>" for k in FACTS if k in m)
+            imgs = []
+            for name in plot_names(store):
+                f = out / f"{variant}.{name}.svg"
+                f.write_bytes(render(store, name))
+                written.append(f)
+                imgs.append(f'<figure><img src="{f.name}" alt="{name} plot of {html.escape(variant)}">'
+                            f"<figcaption>{name}</figcaption></figure>")
+            parts.append(f"<section><h2>{html.escape(variant)}</h2><table>{rows}</table>{''.join(imgs)}</section>")
+        finally:
+            store.close()
+    index = out / "index.html"
+    index.write_text("<!doctype html><html lang=en><meta charset=utf-8><title>Store quality</title>"
+                     "<style>body{font-family:sans-serif}img{width:34rem;max-width:100%}figure{display:inline-block}"
+                     "td{padding:0 .5rem}</style><h1>Published stores</h1>" + "".join(parts) + "</html>")
+    written.append(index)
+    return written
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m builder.report")
     ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
-    print(table(ap.parse_args(argv).root))
+    ap.add_argument("--html", type=Path, metavar="DIR", help="write every store's plots (SVG) and an index.html here")
+    args = ap.parse_args(argv)
+    if args.html:
+        files = write_html(args.root, args.html)
+        print(f"wrote {len(files)} files to {args.html} (open {args.html / 'index.html'})")
+        return 0
+    print(table(args.root))
     return 0
 
 

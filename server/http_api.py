@@ -33,6 +33,7 @@ from protos import gamestrategy_pb2 as pb
 from server import metrics
 from server.app import MAX_MESSAGE_BYTES, SERVICE_NAME
 from server.auth import check_bearer
+from server.web_ops import Plots, metric_totals, store_facts
 
 log = logging.getLogger("gamestrategy.http")
 WEB = Path(__file__).resolve().parent / "web"
@@ -110,12 +111,16 @@ class HttpApi:
         self.max_concurrent = max_concurrent
         self._in_flight = 0
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="http")
-        self.ops = None  # the operations pages' data (server.web_ops), attached by the caller
+        self.plots = Plots()
         self.app = Starlette(routes=[
             Route("/v1/{method}", self.rpc, methods=["POST"]),
             Route("/", self.page("play.html")), Route("/play", self.page("play.html")),
             Route("/ops", self.page("ops.html")),
             Route("/play/rules/dudo.json", self.dudo_rules),
+            Route("/ops/facts.json", self.ops_json(lambda: store_facts(self.servicer.registry))),
+            Route("/ops/plots.json", self.ops_json(lambda: self.plots.names(self.servicer.registry))),
+            Route("/ops/metrics.json", self.ops_json(metric_totals)),
+            Route("/ops/plot/{variant}/{name}.svg", self.plot),
             Mount("/static", StaticFiles(directory=WEB), name="static"),
         ])
 
@@ -138,6 +143,30 @@ class HttpApi:
 
         return JSONResponse({"max_dice": MAX_DICE, "claims": {
             str(t): [list(c) for c in claim_table(t)] for t in range(2, 2 * MAX_DICE + 1)}})
+
+    def ops_json(self, fn):
+        """A GET endpoint of the operations page: `fn()` as JSON, on the thread pool, behind the token."""
+
+        async def endpoint(request: Request) -> Response:
+            refused = self.refuse_credentials(request)
+            if refused is not None:
+                return error(*refused)
+            out = await asyncio.get_running_loop().run_in_executor(self._pool, fn)
+            return JSONResponse(out)
+
+        return endpoint
+
+    async def plot(self, request: Request) -> Response:
+        refused = self.refuse_credentials(request)
+        if refused is not None:
+            return error(*refused)
+        variant, name = request.path_params["variant"], request.path_params["name"]
+        try:
+            svg = await asyncio.get_running_loop().run_in_executor(
+                self._pool, self.plots.svg, self.servicer.registry, variant, name)
+        except KeyError:
+            return error(grpc.StatusCode.NOT_FOUND, f"no plot {name!r} of variant {variant!r}")
+        return Response(svg, media_type="image/svg+xml", headers={"cache-control": "private, max-age=60"})
 
     def refuse_credentials(self, request: Request) -> tuple[grpc.StatusCode, str] | None:
         """(code, message) when the call's credentials are refused; None when accepted (or none needed)."""

@@ -243,3 +243,35 @@ def test_a_dudo_game_by_clicks_and_keys(page, site):
     shot(pg, "play-dudo-challenge")
     pg.wait_for_function("() => document.querySelector('#dudo').dataset.state === 'over'")
     assert ("you win the game" if not you_lose else "I win the game") in pg.inner_text("#dudo-log")
+
+
+def test_operations_page_renders_every_variant(page, site):
+    import json
+    import urllib.request
+
+    def post(method):
+        req = urllib.request.Request(f"{site}/v1/{method}", data=b"{}", method="POST")
+        return json.loads(urllib.request.urlopen(req, timeout=30).read())
+
+    variants = [v["variant"] for v in post("ListVariants")["variants"]]
+    stats = {v["variant"]: v for v in post("GetStats")["variants"]}
+    assert sorted(variants) == sorted([SMALL_VARIANT, DUDO])
+    pg = page
+    pg.goto(site + "/ops")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.wait_for_function("() => Number(document.body.dataset.live) >= 2")  # two readings of the metrics: rates
+    for v in variants:
+        sec = pg.locator(f"section[aria-label='{v}']")
+        assert sec.locator("h3").inner_text() == v
+        facts = sec.locator("table.facts").inner_text()
+        assert stats[v]["storeVersion"] in facts and stats[v]["codeVersion"] in facts
+        plots = sec.locator("img[data-plot]")
+        want = ["fp", "double_oracle", "guessers"] if v.startswith("jotto") else ["exploitability"]
+        assert plots.evaluate_all("is => is.map(i => i.dataset.plot)") == want
+        assert all(w > 100 for w in plots.evaluate_all("is => is.map(i => i.naturalWidth)"))
+    rounds = pg.locator(f"section[aria-label='{DUDO}'] table[aria-label^='Rounds']").inner_text()
+    r = next(s for s in stats[DUDO]["strategies"] if s["strategy"] == "round 1v1")
+    assert "1v1" in rounds and r["labels"]["br_kind"] in rounds and f"{r['figures']['exploitability']:.4f}" in rounds
+    calls = pg.inner_text("#live-calls")
+    assert "ListVariants" in calls and "GetStats" in calls  # the page's own calls, counted by the metrics
+    shot(pg, "ops")

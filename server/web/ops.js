@@ -1,0 +1,128 @@
+// The operations page: ListVariants and GetStats over the HTTP API, build facts, plots rendered by the
+// server (games/plots.py, the same as `python -m builder.report --html`), live rates from the metrics.
+import { api, ApiError, token, tokenForm } from "./api.js";
+import { el } from "./prompt.js";
+
+const $ = (s) => document.querySelector(s);
+const fmt = (x, d = 4) => (typeof x === "number" ? (Math.abs(x) >= 1000 || Number.isInteger(x) ? String(Math.round(x * 1000) / 1000) : x.toFixed(d)) : String(x));
+
+async function get(path, as = "json") {
+  const r = await fetch(path, { headers: token() ? { authorization: `Bearer ${token()}` } : {} });
+  if (!r.ok) throw new ApiError(r.status, await r.json());
+  return as === "json" ? r.json() : r.blob();
+}
+
+function table(label, head, rows) {
+  const t = el("table");
+  t.setAttribute("aria-label", label);
+  const tr = el("tr");
+  for (const h of head) { const th = el("th", "", h); th.scope = "col"; tr.append(th); }
+  t.append(el("thead"), el("tbody"));
+  t.tHead.append(tr);
+  for (const r of rows) {
+    const row = el("tr");
+    for (const c of r) row.append(el("td", "", c === undefined ? "-" : fmt(c)));
+    t.tBodies[0].append(row);
+  }
+  return t;
+}
+
+function factsTable(v, s, f) {
+  const rows = [["game", v.game], ["store version", v.storeVersion], ["build time", s?.buildTime || f?.build_time],
+    ["build seconds", f?.build_seconds], ["code version", s?.codeVersion || f?.code_version], ["content hash", f?.content_hash],
+    ["served strategy", s?.servedStrategy]];
+  if (v.words) rows.push(["words", v.words], ["dictionary sha256", v.dictionarySha256]);
+  if (f?.infosets) rows.push(["information sets", f.infosets]);
+  if (f?.parameters) rows.push(["parameters", JSON.stringify(f.parameters)]);
+  if (f?.build) rows.push(["build", JSON.stringify(f.build)]);
+  const t = table(`Build facts of ${v.variant}`, ["fact", "value"], rows.filter((r) => r[1] !== undefined && r[1] !== ""));
+  t.className = "facts";
+  return t;
+}
+
+async function plot(box, variant, name) {
+  const fig = el("figure");
+  const img = el("img");
+  img.alt = `${name} plot of ${variant}`;
+  img.dataset.plot = name;
+  fig.append(img, el("figcaption", "", name.replace("_", " ")));
+  box.append(fig);
+  img.src = URL.createObjectURL(await get(`/ops/plot/${encodeURIComponent(variant)}/${name}.svg`, "blob"));
+  await img.decode();
+}
+
+async function variants() {
+  const [{ variants: vs }, stats, facts, plots] = await Promise.all([api("ListVariants"), api("GetStats"),
+    get("/ops/facts.json"), get("/ops/plots.json")]);
+  const byName = Object.fromEntries((stats.variants || []).map((s) => [s.variant, s]));
+  const root = $("#variants");
+  root.replaceChildren();
+  const pending = [];
+  for (const v of vs) {
+    const s = byName[v.variant], sec = el("section", "variant");
+    sec.id = `v-${v.variant}`;
+    sec.setAttribute("aria-label", v.variant);
+    sec.append(el("h3", "", v.variant), factsTable(v, s, facts[v.variant]));
+    const box = el("div", "plots");
+    sec.append(box);
+    for (const name of plots[v.variant] || []) pending.push(plot(box, v.variant, name));
+    const strategies = s?.strategies || [];
+    if (v.game === "dudo") {
+      const rows = strategies.map((r) => [r.strategy.replace("round ", ""), r.labels.br_kind || "-", r.figures.exploitability,
+        r.figures.value, r.labels.memory || r.figures.memory, r.figures.iterations, r.figures.train_seconds]);
+      sec.append(table(`Rounds of ${v.variant}`, ["round (opener v other)", "best response", "exploitability", "value", "memory", "iterations", "train s"], rows));
+    } else if (strategies.length) {
+      const keys = [...new Set(strategies.flatMap((r) => Object.keys(r.figures)))].sort();
+      sec.append(table(`Strategies of ${v.variant}`, ["strategy", ...keys],
+        strategies.map((r) => [r.strategy + (r.strategy === s.servedStrategy ? " (served)" : ""), ...keys.map((k) => r.figures[k])])));
+    }
+    root.append(sec);
+  }
+  await Promise.all(pending);
+  document.body.dataset.ready = "1";
+}
+
+let last = null;
+async function live() {
+  const now = await get("/ops/metrics.json");
+  $("#live-flush").textContent = now.flush_seconds;
+  const dt = last ? now.time - last.time : null;
+  $("#live-window").textContent = dt ? dt.toFixed(1) : "-";
+  const sum = (o) => Object.values(o || {}).reduce((a, b) => a + b, 0);
+  const rate = (a, b) => (dt ? ((a - b) / dt).toFixed(2) : "-");
+  const calls = $("#live-calls tbody");
+  calls.replaceChildren(...Object.keys(now.calls).sort().map((m) => {
+    const c = now.calls[m], p = last?.calls[m] || {};
+    const errs = sum(c) - (c.OK || 0), perrs = sum(p) - (p.OK || 0);
+    const tr = el("tr");
+    for (const x of [m, rate(sum(c), sum(p)), rate(errs, perrs), sum(c), errs]) tr.append(el("td", "", String(x)));
+    return tr;
+  }));
+  const moves = $("#live-moves tbody");
+  moves.replaceChildren(...Object.keys(now.moves).sort().map((v) => {
+    const c = now.moves[v], p = last?.moves[v] || {};
+    const n = sum(c), dn = n - sum(p), db = (c.book || 0) - (p.book || 0);
+    const tr = el("tr");
+    for (const x of [v, rate(n, sum(p)), dt && dn ? `${((100 * db) / dn).toFixed(1)}%` : "-",
+      n ? `${((100 * (c.book || 0)) / n).toFixed(1)}%` : "-", n]) tr.append(el("td", "", String(x)));
+    return tr;
+  }));
+  last = now;
+  document.body.dataset.live = String(Number(document.body.dataset.live || 0) + 1);
+}
+
+async function init() {
+  try {
+    await variants();
+    await live();
+    setInterval(() => live().catch(report), 2000);
+  } catch (e) { report(e); }
+}
+
+function report(e) {
+  if (e instanceof ApiError && (e.http === 401 || e.http === 403)) { tokenForm($("main"), init); $("#status").textContent = e.message; return; }
+  $("#status").textContent = `Error: ${e.message}`;
+  console.error(e);
+}
+
+init();
