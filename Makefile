@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: serve test build-stores build-default-stores bench bench-refresh protos check-protos words venv clean-stores
+.PHONY: chromium serve test build-stores build-default-stores bench bench-refresh protos check-protos words venv clean-stores
 
 venv: $(STAMP)
 
@@ -22,8 +22,14 @@ serve: $(STAMP)
 	$(BIN)/python -m builder --profile default --missing-only
 	$(BIN)/python -m server $(ARGS)
 
+## Debian's headless Chromium for the browser tests (tests/server/test_browser.py), installed when missing.
+chromium:
+	@test -x /usr/bin/chromium || { if [ "$$(id -u)" = 0 ]; then echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "the browser tests need Debian's chromium: sudo apt-get install chromium"; fi; }
+
 ## Run the test suite.
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q $(ARGS)
 
 ## Rebuild every store (full solves).
