@@ -413,7 +413,7 @@ def table(args) -> int:
                                 str(tmp / "echo.json")], tmp / "echo.json", elog)
             try:
                 sp, sport = _start([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers",
-                                    str(args.workers), "--threads", str(args.threads), "--metrics-port", "-1",
+                                    str(args.workers), "--threads", str(args.threads), "--metrics-port", "-1", "--http-port", "-1",
                                     "--log-level", "WARNING", "--port-file", str(tmp / "server.json")],
                                    tmp / "server.json", slog)
                 try:
@@ -495,7 +495,7 @@ def refresh_run(args) -> int:
         live = _live_histories(root, variant)
         with open(tmp / "server.log", "wb") as log:
             p, port = _start([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers",
-                              str(args.workers), "--metrics-port", "-1", "--refresh-seconds", "2",
+                              str(args.workers), "--metrics-port", "-1", "--http-port", "-1", "--refresh-seconds", "2",
                               "--port-file", str(tmp / "server.json")], tmp / "server.json", log)
             try:
                 out = tmp / "load.json"

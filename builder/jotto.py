@@ -22,7 +22,8 @@ from games.jotto.solvers import (
     DOState, FPState, hider_candidates, pair_stats, restricted_game, select_hider, solve_double_oracle, solve_jotto,
 )
 from games.jotto.store import (
-    COMMON, FP_BR_FLAT, FP_BR_LENS, FP_EPSILON, GUARANTEE_HISTORY, HIDER, MEMBER_HIDERS, WEIGHTS, array_key, book_db, book_key,
+    COMMON, DO_CURVES, FP_BR_FLAT, FP_BR_LENS, FP_CURVES, FP_EPSILON, GUARANTEE_HISTORY, HIDER, MEMBER_HIDERS, WEIGHTS,
+    array_key, book_db, book_key,
     encode_book_value,
 )
 from games.storage import StoreWriter, code_version
@@ -177,7 +178,8 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     arrays.update({array_key(HIDER, "fp"): h_fp, array_key(WEIGHTS, "fp"): w_fp,
                    array_key(FP_BR_LENS, "fp"): np.array([len(s) for s in fp.br_sets[:ts]], dtype=np.int64),
                    array_key(FP_BR_FLAT, "fp"): (np.concatenate(fp.br_sets[:ts]) if ts else np.zeros(0)).astype(np.int32),
-                   array_key(FP_EPSILON, "fp"): np.array([max(e) for e in fp.eps])})
+                   array_key(FP_EPSILON, "fp"): np.array([max(e) for e in fp.eps]),
+                   array_key(FP_CURVES, "fp"): fp.curves()})
     fp_book: dict = {}
     for t, key, n, move in fp.book:
         if t <= ts:
@@ -221,7 +223,8 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
                     "lowest epsilon")
     arrays.update({array_key(HIDER, "double_oracle"): h_do, array_key(WEIGHTS, "double_oracle"): w_do,
                    array_key(MEMBER_HIDERS, "double_oracle"): member_hiders,
-                   array_key(GUARANTEE_HISTORY, "double_oracle"): np.array(do.guarantee_history)})
+                   array_key(GUARANTEE_HISTORY, "double_oracle"): np.array(do.guarantee_history),
+                   array_key(DO_CURVES, "double_oracle"): do.curves()})
     members: dict[int, Tree] = {}
     chunk = max(1, 4 * trees.ex.workers)
     with bar("double-oracle book", len(support)) as pb:

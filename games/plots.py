@@ -12,6 +12,7 @@ import threading
 
 import numpy as np
 
+from games.jotto.store import DO_CURVES, FP_CURVES, FP_EPSILON, GUARANTEE_HISTORY, array_key
 from games.storage import Store, StoreError
 
 _lock = threading.Lock()  # pyplot's state is global: one figure at a time
@@ -65,7 +66,7 @@ def jotto_fp(store: Store):
     plt = _plt()
     m = store.manifest
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    curves = _array(store, "fp_curves:fp")  # columns: epsilon_hider, epsilon_guesser, guarantee
+    curves = _array(store, array_key(FP_CURVES, "fp"))  # epsilon_hider, epsilon_guesser, guarantee
     if curves is not None:
         t = np.arange(len(curves))
         ax.plot(t, np.maximum(curves[:, 0], curves[:, 1]),
@@ -77,7 +78,7 @@ def jotto_fp(store: Store):
         ax2.set_ylabel("guesser mixture's guarantee (guesses)", color="C3")
         ax2.legend(loc="upper center", fontsize=8, frameon=False)
     else:
-        eps = _array(store, "fp_epsilon:fp")
+        eps = _array(store, array_key(FP_EPSILON, "fp"))
         t = np.arange(len(eps) if eps is not None else 0)
         if eps is not None:
             ax.plot(t, eps, label="epsilon (max)", color="C0")
@@ -99,9 +100,9 @@ def jotto_double_oracle(store: Store):
     plt = _plt()
     m = store.manifest
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    curves = _array(store, "do_curves:double_oracle")  # columns: guarantee, hider_vs_gbr
+    curves = _array(store, array_key(DO_CURVES, "double_oracle"))  # guarantee, hider vs greedy response
     if curves is None:
-        g = _array(store, "guarantee_history:double_oracle")
+        g = _array(store, array_key(GUARANTEE_HISTORY, "double_oracle"))
         curves = np.column_stack([g]) if g is not None else np.zeros((0, 1))
     r = np.arange(1, len(curves) + 1)
     ax.plot(r, curves[:, 0], marker=".", label="guarantee (upper bound on guesses)", color="C0")

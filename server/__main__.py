@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from games.storage import DEFAULT_ROOT, current_stores
+from server.settings import HTTP_PORT
 
 _RESERVED = {"name", "msg", "args", "levelname", "levelno", "pathname", "filename", "module", "exc_info",
              "exc_text", "stack_info", "lineno", "funcName", "created", "msecs", "relativeCreated", "thread",
@@ -78,6 +79,9 @@ def parse_args(argv):
     ap.add_argument("--grace", type=float, default=float(_env("GRACE", "5")), help="seconds in-flight calls get on shutdown")
     ap.add_argument("--refresh-seconds", type=float, default=float(_env("REFRESH_SECONDS", "5")),
                     help="poll the store root for newly published versions this often (0 = only on SIGHUP)")
+    ap.add_argument("--http-port", type=int, default=int(_env("HTTP_PORT", str(HTTP_PORT))),
+                    help="HTTP/JSON API and web pages (-1 = off, 0 = any free port)")
+    ap.add_argument("--http-host", default=_env("HTTP_HOST"), help="HTTP address (default: --host)")
     ap.add_argument("--metrics-port", type=int, default=int(_env("METRICS_PORT", "9464")),
                     help="Prometheus /metrics HTTP port (-1 = off, 0 = any free port)")
     ap.add_argument("--metrics-host", default=_env("METRICS_HOST", "127.0.0.1"))
@@ -89,8 +93,9 @@ def parse_args(argv):
                     help="file of accepted bearer tokens, one a line (GAMESTRATEGY_TOKEN: one token)")
     ap.add_argument("--log-format", choices=["json", "text"], default=_env("LOG_FORMAT", "json"))
     ap.add_argument("--log-level", default=_env("LOG_LEVEL", "INFO"))
-    ap.add_argument("--port-file", type=Path, help="write the bound gRPC and metrics ports here as JSON (tests, bench)")
+    ap.add_argument("--port-file", type=Path, help="write the bound gRPC, HTTP and metrics ports here as JSON (tests, bench)")
     args = ap.parse_args(argv)
+    args.http_host = args.http_host or args.host
     if (args.tls_cert is None) != (args.tls_key is None):
         ap.error("--tls-cert and --tls-key go together")
     if args.tls_client_ca and not args.tls_cert:
@@ -140,8 +145,10 @@ def warm_kernels(root: Path, log) -> None:
     log.info("kernels warmed", extra={"fields": {"seconds": round(time.perf_counter() - t0, 3)}})
 
 
-def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int, ready=None) -> int:
-    """One server process: open the stores, serve, refresh on SIGHUP and by polling, stop on SIGTERM."""
+def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int, ready=None,
+               http_port: int | None = None) -> int:
+    """One server process: open the stores, serve gRPC (and HTTP on `http_port`), refresh on SIGHUP and by
+    polling, stop on SIGTERM. `ready(grpc_port, http_port)` once listening."""
     from server import metrics
     from server.app import build_server
     from server.registry import Registry
@@ -162,6 +169,16 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
     except RuntimeError as e:
         log.error("%s", e)
         return 1
+    http = None
+    if http_port is not None:
+        from server.http_api import HttpApi, HttpServer
+
+        api = HttpApi(server.servicer, tokens, threads=args.threads, max_concurrent=args.max_concurrent_rpcs or None)
+        try:
+            http = HttpServer(api.app, args.http_host, http_port, reuseport=reuseport)
+        except OSError as e:
+            log.error("cannot serve HTTP", extra={"fields": {"address": f"{args.http_host}:{http_port}", "error": str(e)}})
+            return 1
     stop, wake = threading.Event(), threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -180,15 +197,21 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
 
     threading.Thread(target=poll, name="store-refresh", daemon=True).start()
     server.start()
+    if http is not None:
+        http.start()
     log.info("listening", extra={"fields": {
-        "address": f"{args.host}:{bound}", "worker": worker, "variants": registry.variants(), "tls": tls is not None,
+        "address": f"{args.host}:{bound}", "worker": worker,
+        "http": f"http://{args.http_host}:{http.port}/" if http else None, "variants": registry.variants(), "tls": tls is not None,
         "mutual_tls": bool(tls and tls.client_ca), "token_required": bool(tokens), "threads": args.threads,
         "max_concurrent_rpcs": args.max_concurrent_rpcs}})
     if ready is not None:
-        ready(bound)
+        ready(bound, http.port if http else None)
     stop.wait()
     log.info("stopping", extra={"fields": {"grace_seconds": args.grace, "worker": worker}})
     server.health.enter_graceful_shutdown()
+    if http is not None:
+        http.stop(args.grace)
+        api.close()
     server.stop(args.grace).wait()
     metrics.flush()
     wake.set()
@@ -219,14 +242,16 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         log.info("metrics", extra={"fields": {"address": f"http://{args.metrics_host}:{metrics_port}/metrics"}})
 
-    def write_ports(port):
+    def write_ports(port, http_port):
         if args.port_file:
             tmp = args.port_file.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"port": port, "metrics_port": metrics_port, "pid": os.getpid()}))
+            tmp.write_text(json.dumps({"port": port, "http_port": http_port, "metrics_port": metrics_port,
+                                       "pid": os.getpid()}))
             os.replace(tmp, args.port_file)
 
     if args.workers == 1:
-        return run_worker(args, args.port, tokens, reuseport=False, worker=0, ready=write_ports)
+        return run_worker(args, args.port, tokens, reuseport=False, worker=0, ready=write_ports,
+                          http_port=args.http_port if args.http_port >= 0 else None)
     return _run_workers(args, tokens, log, write_ports)
 
 
@@ -238,6 +263,15 @@ def _run_workers(args, tokens, log, write_ports) -> int:
     except (OSError, RuntimeError) as e:
         log.error("cannot bind", extra={"fields": {"address": f"{args.host}:{args.port}", "error": str(e)}})
         return 1
+    http_port, reserve_http = None, None
+    if args.http_port >= 0:  # one HTTP port every worker shares, as for gRPC
+        try:
+            reserve_http = _reserve_port(args.http_host, args.http_port)
+            http_port = reserve_http.__enter__()
+        except (OSError, RuntimeError) as e:
+            log.error("cannot bind", extra={"fields": {"address": f"{args.http_host}:{args.http_port}", "error": str(e)}})
+            reserve.__exit__(None, None, None)
+            return 1
     children: list[int] = []
     ready_r, ready_w = os.pipe()
     for w in range(args.workers):
@@ -247,8 +281,8 @@ def _run_workers(args, tokens, log, write_ports) -> int:
             os.close(ready_r)
             try:
                 signal.signal(signal.SIGHUP, signal.SIG_DFL)
-                rc = run_worker(args, port, tokens, reuseport=True, worker=w,
-                                ready=lambda _port: (os.write(ready_w, b"1"), os.close(ready_w)))
+                rc = run_worker(args, port, tokens, reuseport=True, worker=w, http_port=http_port,
+                                ready=lambda *_ports: (os.write(ready_w, b"1"), os.close(ready_w)))
             except BaseException:  # noqa: BLE001
                 log.exception("worker crashed")
             finally:
@@ -265,7 +299,7 @@ def _run_workers(args, tokens, log, write_ports) -> int:
     log.info("workers started", extra={"fields": {"workers": args.workers, "listening": n_ready, "pids": children,
                                                   "port": port}})
     if n_ready:
-        write_ports(port)
+        write_ports(port, http_port)
 
     def forward(sig, _frame):
         for pid in children:
@@ -289,6 +323,8 @@ def _run_workers(args, tokens, log, write_ports) -> int:
             rc = 1
             log.error("worker exited", extra={"fields": {"pid": pid, "exit_code": code}})
     reserve.__exit__(None, None, None)
+    if reserve_http is not None:
+        reserve_http.__exit__(None, None, None)
     log.info("stopped")
     return rc
 

@@ -31,7 +31,8 @@ from starlette.staticfiles import StaticFiles
 
 from protos import gamestrategy_pb2 as pb
 from server import metrics
-from server.app import MAX_MESSAGE_BYTES, SERVICE_NAME
+from server.service import SERVICE_NAME
+from server.settings import MAX_MESSAGE_BYTES
 from server.auth import check_bearer
 from server.web_ops import Plots, metric_totals, store_facts
 

@@ -1,13 +1,13 @@
 """gRPC server interceptors: per-call metrics (innermost) and the bearer-token check (outermost)."""
 from __future__ import annotations
 
-import hmac
 import logging
 import time
 
 import grpc
 
 from server import metrics
+from server.auth import check_bearer
 from server.service import SERVICE_NAME
 
 log = logging.getLogger("gamestrategy.server")
@@ -145,20 +145,11 @@ class TokenInterceptor(grpc.ServerInterceptor):
             if k == "authorization":
                 value = v
                 break
-        if value is None:
-            log.warning("refused call without credentials", extra={"fields": {"method": method}})
-            return self._refuse(continuation, handler_call_details, grpc.StatusCode.UNAUTHENTICATED,
-                                "missing `authorization: Bearer <token>` metadata")
-        scheme, _, token = value.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            log.warning("refused call with malformed credentials", extra={"fields": {"method": method}})
-            return self._refuse(continuation, handler_call_details, grpc.StatusCode.UNAUTHENTICATED,
-                                "authorization metadata must be `Bearer <token>`")
-        t = token.strip().encode()
-        if not any(hmac.compare_digest(t, ok) for ok in self._tokens):
-            log.warning("refused call with a token that is not accepted", extra={"fields": {"method": method}})
-            return self._refuse(continuation, handler_call_details, grpc.StatusCode.PERMISSION_DENIED,
-                                "the bearer token is not accepted")
+        refused = check_bearer(value, self._tokens)
+        if refused is not None:
+            code, message = refused
+            log.warning("refused call", extra={"fields": {"method": method, "code": code.name}})
+            return self._refuse(continuation, handler_call_details, code, message)
         return continuation(handler_call_details)
 
     @staticmethod

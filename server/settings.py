@@ -10,6 +10,7 @@ MAX_REQUEST_BYTES = 64 * 1024  # larger SampleMove requests get INVALID_ARGUMENT
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # transport limit (RESOURCE_EXHAUSTED past it)
 MAX_BATCH = 1024  # SampleMoves: requests per call
 MAX_STREAMS = 4  # SampleMoveStream: open streams per server process (each holds a handler thread)
+HTTP_PORT = 8080  # the HTTP/JSON API and the web pages (server.http_api)
 
 
 @dataclass

@@ -131,6 +131,16 @@ class FPState:
         e = np.array([max(a, b) for a, b in self.eps])
         return int(np.argmin(e))
 
+    def curves(self) -> np.ndarray:
+        """Per iteration t: (epsilon_hider, epsilon_guesser, guarantee of the uniform mixture over the
+        greedy responses 0..t), the last = max over words of its expected guesses."""
+        total = np.zeros(self.D)
+        guarantee = []
+        for t, g in enumerate(self.member_guesses):
+            total += g
+            guarantee.append(total.max() / (t + 1))
+        return np.column_stack([np.array(self.eps, dtype=np.float64).reshape(-1, 2), guarantee])
+
     def hider(self, t: int | None = None) -> np.ndarray:
         t = self.t if t is None else t
         if t == self.t and self.w is not None:
@@ -250,6 +260,13 @@ class DOState:
 
     def matrix(self) -> np.ndarray:
         return np.stack(self.columns, axis=1)
+
+    def curves(self) -> np.ndarray:
+        """Per round: (guarantee of the restricted game's guesser, payoff of its hider against that
+        hider's greedy response); their gap is the round's epsilon."""
+        first = len(self.columns) - 2 * self.iterations  # the uniform and seed columns, then two per round
+        y = self.hider_payoffs()[first::2][: self.iterations]
+        return np.column_stack([np.array(self.guarantee_history, dtype=np.float64), y])
 
     def hider_payoffs(self) -> np.ndarray:
         """Each column's hider against its own greedy response: the hider's payoff vs GBR."""

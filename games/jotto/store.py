@@ -21,6 +21,8 @@ FP_BR_LENS = "fp_br_lens"  # fictitious play: lengths of the best-response sets 
 FP_BR_FLAT = "fp_br_flat"  # ... and the sets, concatenated
 FP_EPSILON = "fp_epsilon"
 GUARANTEE_HISTORY = "guarantee_history"
+FP_CURVES = "fp_curves"  # float64[T+1, 3]: fictitious play per iteration (FPState.curves)
+DO_CURVES = "do_curves"  # float64[rounds, 2]: the double oracle per round (DOState.curves)
 
 KINDS = {"gbr": GBR, "entropy": ENTROPY}  # a strategy's `kind` in the manifest -> oracle kind
 

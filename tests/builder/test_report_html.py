@@ -1,7 +1,7 @@
 """python -m builder.report --html DIR: every published store's plots as SVG files and an index page."""
 import xml.etree.ElementTree as ET
 
-from conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT
 
 
 def test_html_report_writes_every_plot(small_store, tmp_path):

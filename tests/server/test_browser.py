@@ -2,18 +2,24 @@
 driven by Playwright against a real server on loopback. A whole Jotto game and a Dudo game are played with
 clicks and keys; every reported jot count and challenge is checked against the shared rules. A screenshot
 of each page goes to results/screenshots/ (not committed)."""
+import json
+import os
 import re
-import shutil
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT
 from games.dudo.rules import challenge_outcome
 
 CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(__file__).resolve().parents[2] / "results" / "screenshots"
+REPO = Path(__file__).resolve().parents[2]
+SHOTS = REPO / "results" / "screenshots"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 DUDO = "dudo-m3-1dice"
@@ -37,22 +43,29 @@ def web_root(small_store, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def site(web_root):
-    """The server (gRPC and HTTP) on the web root; yields the HTTP base address."""
-    from server.app import Registry, ServerSettings, build_server
-    from server.http_api import HttpApi, HttpServer
-
-    registry = Registry(web_root)
-    registry.refresh()
-    grpc_server, _ = build_server(registry, "127.0.0.1:0", settings=ServerSettings(threads=4))
-    grpc_server.start()
-    api = HttpApi(grpc_server.servicer, threads=4)
-    http = HttpServer(api.app, "127.0.0.1", 0).start()
-    yield f"http://127.0.0.1:{http.port}"
-    http.stop(0)
-    api.close()
-    grpc_server.stop(0).wait()
-    registry.close()
+def site(web_root, tmp_path_factory):
+    """`python -m server` on the web root (gRPC and HTTP on free ports); yields the HTTP base address."""
+    tmp = tmp_path_factory.mktemp("web-server")
+    ports, log = tmp / "ports.json", tmp / "server.log"
+    env = {k: v for k, v in os.environ.items() if k not in ("PROMETHEUS_MULTIPROC_DIR", "GAMESTRATEGY_TOKEN")}
+    env["PYTHONPATH"] = str(REPO)
+    with open(log, "wb") as fh:
+        p = subprocess.Popen([sys.executable, "-m", "server", "--root", str(web_root), "--port", "0", "--http-port", "0",
+                              "--workers", "1", "--metrics-port", "-1", "--port-file", str(ports)],
+                             cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 120
+        while not ports.exists():  # the server writes its ports once it listens
+            assert p.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{json.loads(ports.read_text())['http_port']}"
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(30)
 
 
 @pytest.fixture(scope="module")
@@ -246,7 +259,6 @@ def test_a_dudo_game_by_clicks_and_keys(page, site):
 
 
 def test_operations_page_renders_every_variant(page, site):
-    import json
     import urllib.request
 
     def post(method):

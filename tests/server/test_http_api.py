@@ -10,8 +10,8 @@ import pytest
 from google.protobuf import json_format
 from hypothesis import given, settings, strategies as st
 
-import test_serving_hostile as hostile
-from conftest import SMALL_VARIANT
+from tests.server import test_serving_hostile as hostile
+from tests.conftest import SMALL_VARIANT
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server.http_api import HTTP_STATUS, HttpApi, HttpServer, UNARY
@@ -23,7 +23,8 @@ SETTINGS = settings(hostile.SETTINGS, max_examples=50)  # the gRPC module's case
 @pytest.fixture(scope="module")
 def servers(registry):
     """One gRPC server and the HTTP API over its servicer (as a server process runs them)."""
-    from server.app import ServerSettings, build_server
+    from server.app import build_server
+    from server.settings import ServerSettings
 
     grpc_server, port = build_server(registry, "127.0.0.1:0", settings=ServerSettings(threads=4))
     grpc_server.start()
@@ -179,7 +180,8 @@ def test_oversized_request_and_batch_limits_are_the_services(client):
 
 
 def test_token_auth(registry):
-    from server.app import ServerSettings, build_server
+    from server.app import build_server
+    from server.settings import ServerSettings
 
     grpc_server, _ = build_server(registry, "127.0.0.1:0", settings=ServerSettings(threads=2, tokens=["s3cret"]))
     api = HttpApi(grpc_server.servicer, tokens=["s3cret"], threads=2)

@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def test_workers_share_the_port_refresh_on_sighup_and_stop_on_sigterm(tmp_path):
     env.update(PYTHONPATH=str(REPO), GAMESTRATEGY_TOKEN=TOKEN)
     with open(log, "wb") as fh:
         p = subprocess.Popen([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers", "2",
-                              "--metrics-port", "0", "--port-file", str(ports), "--refresh-seconds", "0",
+                              "--metrics-port", "0", "--http-port", "0", "--port-file", str(ports), "--refresh-seconds", "0",
                               "--grace", "2"], cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT)
     try:
         def listening():
@@ -71,6 +72,22 @@ def test_workers_share_the_port_refresh_on_sighup_and_stop_on_sigterm(tmp_path):
             with GameStrategyClient(target, timeout=20, token=TOKEN) as c:
                 assert c.jotto_move(SMALL_VARIANT, "guesser", seed=i).store_version == v2
 
+        # the HTTP API of the same workers: same token check, the swapped store, the same metrics
+        def http(token):
+            req = urllib.request.Request(f"http://127.0.0.1:{info['http_port']}/v1/SampleMove", method="POST",
+                                         data=json.dumps({"variant": SMALL_VARIANT, "jotto": {"role": "GUESSER"}}).encode(),
+                                         headers={"Authorization": f"Bearer {token}"} if token else {})
+            try:
+                with urllib.request.urlopen(req, timeout=20) as r:
+                    return r.status, json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                return e.code, json.loads(e.read())
+
+        for _ in range(8):
+            status, body = http(TOKEN)
+            assert status == 200 and body["storeVersion"] == v2, body
+        assert http(None)[0] == 401 and http("wrong")[0] == 403
+
         def scrape():
             return urllib.request.urlopen(f"http://127.0.0.1:{info['metrics_port']}/metrics", timeout=10).read().decode()
 
@@ -80,9 +97,9 @@ def test_workers_share_the_port_refresh_on_sighup_and_stop_on_sigterm(tmp_path):
             return float(ok[0].split()[-1]) if ok else 0.0
 
         # workers fold their per-call tallies into the shared metrics every second (metrics.FLUSH_SECONDS)
-        assert _wait(lambda: ok_calls(scrape()) >= 16.0, 30), scrape()
+        assert _wait(lambda: ok_calls(scrape()) >= 24.0, 30), scrape()
         text = scrape()
-        assert ok_calls(text) == 16.0  # summed over both workers
+        assert ok_calls(text) == 24.0  # summed over both workers, gRPC and HTTP calls
         assert f'version="{v2}"' in text
         p.send_signal(signal.SIGTERM)
         assert p.wait(60) == 0
