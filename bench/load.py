@@ -104,6 +104,10 @@ def _requests(kind: str, variant: str, live_histories):
         return "/gamestrategy.v1.GameStrategy/SampleMoves", [
             pb.SampleMovesRequest(requests=[guesser(k * BATCH + s) for s in range(BATCH)]).SerializeToString()
             for k in range(4)]
+    if kind == "http-book":  # the same book requests as JSON for POST /v1/SampleMove
+        from google.protobuf import json_format
+
+        return "/v1/SampleMove", [json_format.MessageToJson(guesser(s), indent=None).encode() for s in range(256)]
     if kind == "echo":
         return "/echo.Echo/Echo", [guesser(s).SerializeToString() for s in range(256)]
     if kind == "echo-stream":
@@ -228,6 +232,54 @@ async def _drive_stream(target, method, bodies, concurrency, seconds, check):
     return {"elapsed": elapsed, "lat": lat, "stamps": [], "versions": [], "errors": errors}
 
 
+async def _drive_http(target, path, bodies, concurrency, seconds):
+    """`concurrency` HTTP/1.1 keep-alive connections, one request in flight on each (closed loop), the
+    same bodies in the same order as the gRPC driver's."""
+    host, port = target.rsplit(":", 1)
+    conns = [await asyncio.open_connection(host, int(port)) for _ in range(concurrency)]
+    lat, errors = [], {}
+    head = b"POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %%d\r\n\r\n" % (
+        path.encode(), target.encode())
+
+    async def call(reader, writer, body):
+        writer.write(head % len(body) + body)
+        status = int((await reader.readline()).split()[1])
+        length = 0
+        while True:
+            line = await reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        await reader.readexactly(length)
+        return status
+
+    for r, w in conns:  # connect and warm every connection
+        await call(r, w, bodies[0])
+    t_start = time.perf_counter()
+    t_end = t_start + seconds
+
+    async def worker(k):
+        reader, writer = conns[k]
+        i = k
+        while time.perf_counter() < t_end:
+            body = bodies[i % len(bodies)]
+            i += concurrency
+            t0 = time.perf_counter()
+            status = await call(reader, writer, body)
+            if status != 200:
+                errors[str(status)] = errors.get(str(status), 0) + 1
+                continue
+            lat.append(time.perf_counter() - t0)
+
+    await asyncio.gather(*(worker(k) for k in range(concurrency)))
+    elapsed = time.perf_counter() - t_start
+    for _, w in conns:
+        w.close()
+    return {"elapsed": elapsed, "lat": lat, "stamps": [], "versions": [], "errors": errors}
+
+
 def _cpu_seconds(pids) -> float:
     """User + system CPU time of these processes (clock ticks of /proc/<pid>/stat)."""
     total = 0
@@ -243,7 +295,9 @@ def _cpu_seconds(pids) -> float:
 def _one(run, concurrency, seconds, channels, versions=False):
     method, bodies = _requests(run["kind"], run.get("variant", ""), run.get("live", []))
     cpu0 = _cpu_seconds(run.get("pids", ()))
-    if run["kind"] in ("stream", "echo-stream"):
+    if run["kind"].startswith("http-"):
+        r = asyncio.run(_drive_http(run["target"], method, bodies, concurrency, seconds))
+    elif run["kind"] in ("stream", "echo-stream"):
         r = asyncio.run(_drive_stream(run["target"], method, bodies, concurrency, seconds, run["kind"] == "stream"))
     else:
         r = asyncio.run(_drive(run["target"], method, bodies, concurrency, seconds, min(channels, concurrency),
@@ -480,6 +534,56 @@ def table(args) -> int:
     return 0
 
 
+def http_table(args) -> int:
+    """Book hits over HTTP/JSON next to gRPC: one server process tree serving both, the same load
+    generator alternating the two, `repeats` pairs per concurrency."""
+    root = args.root
+    variant = args.variant or _pick_variant(root)
+    concs = [int(x) for x in args.concurrency.split(",")]
+    reps = max(1, args.repeats)
+    results: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        with open(tmp / "server.log", "wb") as slog:
+            sp, _ = _start([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--http-port", "0",
+                            "--workers", str(args.workers), "--threads", str(args.threads), "--metrics-port", "-1",
+                            "--log-level", "WARNING", "--port-file", str(tmp / "server.json")], tmp / "server.json", slog)
+            try:
+                ports = json.loads((tmp / "server.json").read_text())
+                pids = _tree(sp.pid)
+                grpc_run = {"target": f"127.0.0.1:{ports['port']}", "pids": pids, "variant": variant, "kind": "book"}
+                http_run = dict(grpc_run, target=f"127.0.0.1:{ports['http_port']}", kind="http-book")
+                for c in concs:
+                    rs = _run_series([grpc_run, http_run] * reps, c, args.seconds, tmp, "http", pids)
+                    results[("grpc", c)], results[("http", c)] = rs[0::2], rs[1::2]
+            finally:
+                _stop(sp)
+    print(f"\nBook hits over HTTP/JSON (POST /v1/SampleMove) and gRPC, same server ({args.workers} workers x "
+          f"{args.threads} threads), same load generator, {variant}; {reps} runs of {args.seconds:g} s each "
+          "alternating; figures = median run, http / grpc = median of the paired ratios (range); HTTP: one "
+          "keep-alive connection per request in flight, gRPC: min(c, 4) channels")
+    print(f"{'call':10s} {'conc':>5s} {'req/s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'p99.9 ms':>9s} {'errors':>7s} "
+          f"{'srv us':>7s} {'http / grpc':>12s}  range")
+    for kind in ("grpc", "http"):
+        for c in concs:
+            rs = results[(kind, c)]
+            rates = [len(r["lat"]) / r["elapsed"] for r in rs]
+            mid = sorted(range(len(rs)), key=lambda i: rates[i])[len(rs) // 2]
+            lat = rs[mid]["lat"]
+            srv = _median([r["server_cpu"] / max(1, len(r["lat"])) * 1e6 for r in rs])
+            ratio, rng = "", ""
+            if kind == "http":
+                ratios = [h / g for h, g in zip(rates, [len(r["lat"]) / r["elapsed"] for r in results[("grpc", c)]])]
+                ratio, rng = f"{_median(ratios):12.2f}", f"{min(ratios):.2f}-{max(ratios):.2f}"
+            print(f"{kind + '-book':10s} {c:5d} {rates[mid]:9.0f} {_pct(lat, .5) * 1e3:8.3f} {_pct(lat, .99) * 1e3:8.3f} "
+                  f"{_pct(lat, .999) * 1e3:9.3f} {sum(sum(r['errors'].values()) for r in rs):7d} {srv:7.1f} "
+                  f"{ratio:>12s}  {rng}")
+    if OTHERS["wall"] > 0:
+        others = max(0.0, OTHERS["busy"] - OTHERS["ours"]) / OTHERS["wall"]
+        print(f"during the runs other processes kept {others:.2f} of the {os.cpu_count()} cores busy")
+    return 0
+
+
 def refresh_run(args) -> int:
     """A long load run at one concurrency with a new store published (and SIGHUP) half-way."""
     from builder.jotto import JottoParams, build_jotto_store
@@ -545,8 +649,8 @@ def main(argv=None) -> int:
     if argv and argv[0] == "load":
         return load(argv[1:])
     mode = "table"
-    if argv and argv[0] == "refresh-run":
-        mode, argv = "refresh-run", argv[1:]
+    if argv and argv[0] in ("refresh-run", "http"):
+        mode, argv = argv[0], argv[1:]
     from games.storage import DEFAULT_ROOT
 
     ap = argparse.ArgumentParser(prog="python -m bench.load")
@@ -554,15 +658,18 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", default="")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--threads", type=int, default=8)
-    ap.add_argument("--seconds", type=float, default=1.5 if mode == "table" else 60.0)
-    ap.add_argument("--concurrency", default="1,16,64" if mode == "table" else "16")
-    ap.add_argument("--repeats", type=int, default=5, help="book and stream runs, each alternating with echo")
+    ap.add_argument("--seconds", type=float, default=60.0 if mode == "refresh-run" else 1.5)
+    ap.add_argument("--concurrency", default="16" if mode == "refresh-run" else "1,16,64")
+    ap.add_argument("--repeats", type=int, default=5 if mode == "table" else 3,
+                    help="book and stream runs, each alternating with echo (http: with gRPC)")
     ap.add_argument("--kinds", default="book,live,stats,batch,dudo,stream",
                     help="calls to measure besides the echo baseline (dudo: lookups in the first Dudo store)")
     args = ap.parse_args(argv)
     if mode == "refresh-run":
         args.concurrency = int(args.concurrency)
         return refresh_run(args)
+    if mode == "http":
+        return http_table(args)
     return table(args)
 
 
