@@ -4,6 +4,9 @@ import { api, ApiError, token, tokenForm } from "./api.js";
 import { el } from "./prompt.js";
 
 const $ = (s) => document.querySelector(s);
+// Jotto's figures shown in the table (all of them are in GetStats)
+const MAIN_FIGURES = ["guarantee", "epsilon", "epsilon_hider", "epsilon_guesser", "hider_vs_gbr", "self_play",
+  "mean_guesses_vs_uniform", "worst_guesses", "members", "iterations", "t_star", "book_entries"];
 const fmt = (x, d = 4) => (typeof x === "number" ? (Math.abs(x) >= 1000 || Number.isInteger(x) ? String(Math.round(x * 1000) / 1000) : x.toFixed(d)) : String(x));
 
 async function get(path, as = "json") {
@@ -72,7 +75,8 @@ async function variants() {
         r.figures.value, r.labels.memory || r.figures.memory, r.figures.iterations, r.figures.train_seconds]);
       sec.append(table(`Rounds of ${v.variant}`, ["round (opener v other)", "best response", "exploitability", "value", "memory", "iterations", "train s"], rows));
     } else if (strategies.length) {
-      const keys = [...new Set(strategies.flatMap((r) => Object.keys(r.figures)))].sort();
+      const all = [...new Set(strategies.flatMap((r) => Object.keys(r.figures)))].sort();
+      const keys = all.length > 10 ? MAIN_FIGURES.filter((k) => all.includes(k)) : all;
       sec.append(table(`Strategies of ${v.variant}`, ["strategy", ...keys],
         strategies.map((r) => [r.strategy + (r.strategy === s.servedStrategy ? " (served)" : ""), ...keys.map((k) => r.figures[k])])));
     }
