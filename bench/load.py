@@ -535,49 +535,66 @@ def table(args) -> int:
 
 
 def http_table(args) -> int:
-    """Book hits over HTTP/JSON next to gRPC: one server process tree serving both, the same load
-    generator alternating the two, `repeats` pairs per concurrency."""
+    """Book hits over HTTP/JSON next to gRPC, from one server serving both; and gRPC book hits of a
+    second server with HTTP off (does serving HTTP slow gRPC?). The same load generator alternates the
+    three, `repeats` rounds per concurrency."""
     root = args.root
     variant = args.variant or _pick_variant(root)
     concs = [int(x) for x in args.concurrency.split(",")]
     reps = max(1, args.repeats)
     results: dict = {}
+
+    def server(tag, http_port, log):
+        return _start([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--http-port", http_port,
+                       "--workers", str(args.workers), "--threads", str(args.threads), "--metrics-port", "-1",
+                       "--log-level", "WARNING", "--port-file", str(tmp / f"{tag}.json")], tmp / f"{tag}.json", log)
+
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        with open(tmp / "server.log", "wb") as slog:
-            sp, _ = _start([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--http-port", "0",
-                            "--workers", str(args.workers), "--threads", str(args.threads), "--metrics-port", "-1",
-                            "--log-level", "WARNING", "--port-file", str(tmp / "server.json")], tmp / "server.json", slog)
+        with open(tmp / "server.log", "wb") as slog, open(tmp / "plain.log", "wb") as plog:
+            sp, _ = server("server", "0", slog)
             try:
-                ports = json.loads((tmp / "server.json").read_text())
-                pids = _tree(sp.pid)
-                grpc_run = {"target": f"127.0.0.1:{ports['port']}", "pids": pids, "variant": variant, "kind": "book"}
-                http_run = dict(grpc_run, target=f"127.0.0.1:{ports['http_port']}", kind="http-book")
-                for c in concs:
-                    rs = _run_series([grpc_run, http_run] * reps, c, args.seconds, tmp, "http", pids)
-                    results[("grpc", c)], results[("http", c)] = rs[0::2], rs[1::2]
+                pp, pport = server("plain", "-1", plog)
+                try:
+                    ports = json.loads((tmp / "server.json").read_text())
+                    pids = _tree(sp.pid) + _tree(pp.pid)
+                    grpc_run = {"target": f"127.0.0.1:{ports['port']}", "pids": _tree(sp.pid), "variant": variant,
+                                "kind": "book"}
+                    http_run = dict(grpc_run, target=f"127.0.0.1:{ports['http_port']}", kind="http-book")
+                    plain_run = dict(grpc_run, target=f"127.0.0.1:{pport}", pids=_tree(pp.pid))
+                    for c in concs:
+                        rs = _run_series([plain_run, grpc_run, http_run] * reps, c, args.seconds, tmp, "http", pids)
+                        results[("grpc, http off", c)], results[("grpc", c)], results[("http", c)] = \
+                            rs[0::3], rs[1::3], rs[2::3]
+                finally:
+                    _stop(pp)
             finally:
                 _stop(sp)
-    print(f"\nBook hits over HTTP/JSON (POST /v1/SampleMove) and gRPC, same server ({args.workers} workers x "
-          f"{args.threads} threads), same load generator, {variant}; {reps} runs of {args.seconds:g} s each "
-          "alternating; figures = median run, http / grpc = median of the paired ratios (range); HTTP: one "
-          "keep-alive connection per request in flight, gRPC: min(c, 4) channels")
-    print(f"{'call':10s} {'conc':>5s} {'req/s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'p99.9 ms':>9s} {'errors':>7s} "
-          f"{'srv us':>7s} {'http / grpc':>12s}  range")
-    for kind in ("grpc", "http"):
+    print(f"\nBook hits over HTTP/JSON (POST /v1/SampleMove) and gRPC from one server ({args.workers} workers x "
+          f"{args.threads} threads), and gRPC from the same server with HTTP off; same load generator, {variant}; "
+          f"{reps} rounds of {args.seconds:g} s runs alternating the three; figures = median run, ratios = median of "
+          "the paired ratios (range); HTTP: one keep-alive connection per request in flight, gRPC: min(c, 4) channels")
+    print(f"{'call':16s} {'conc':>5s} {'req/s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'p99.9 ms':>9s} {'errors':>7s} "
+          f"{'srv us':>7s} {'ratio':>22s}  range")
+
+    def rates(rs):
+        return [len(r["lat"]) / r["elapsed"] for r in rs]
+
+    for kind, base, what in (("grpc, http off", None, ""), ("grpc", "grpc, http off", "grpc / http off"),
+                             ("http", "grpc", "http / grpc")):
         for c in concs:
             rs = results[(kind, c)]
-            rates = [len(r["lat"]) / r["elapsed"] for r in rs]
-            mid = sorted(range(len(rs)), key=lambda i: rates[i])[len(rs) // 2]
+            rr = rates(rs)
+            mid = sorted(range(len(rs)), key=lambda i: rr[i])[len(rs) // 2]
             lat = rs[mid]["lat"]
             srv = _median([r["server_cpu"] / max(1, len(r["lat"])) * 1e6 for r in rs])
             ratio, rng = "", ""
-            if kind == "http":
-                ratios = [h / g for h, g in zip(rates, [len(r["lat"]) / r["elapsed"] for r in results[("grpc", c)]])]
-                ratio, rng = f"{_median(ratios):12.2f}", f"{min(ratios):.2f}-{max(ratios):.2f}"
-            print(f"{kind + '-book':10s} {c:5d} {rates[mid]:9.0f} {_pct(lat, .5) * 1e3:8.3f} {_pct(lat, .99) * 1e3:8.3f} "
+            if base:
+                ratios = [a / b for a, b in zip(rr, rates(results[(base, c)]))]
+                ratio, rng = f"{what} {_median(ratios):5.2f}", f"{min(ratios):.2f}-{max(ratios):.2f}"
+            print(f"{kind + ' book':16s} {c:5d} {rr[mid]:9.0f} {_pct(lat, .5) * 1e3:8.3f} {_pct(lat, .99) * 1e3:8.3f} "
                   f"{_pct(lat, .999) * 1e3:9.3f} {sum(sum(r['errors'].values()) for r in rs):7d} {srv:7.1f} "
-                  f"{ratio:>12s}  {rng}")
+                  f"{ratio:>22s}  {rng}")
     if OTHERS["wall"] > 0:
         others = max(0.0, OTHERS["busy"] - OTHERS["ours"]) / OTHERS["wall"]
         print(f"during the runs other processes kept {others:.2f} of the {os.cpu_count()} cores busy")
