@@ -1,0 +1,417 @@
+"""Live computation off the serving threads: a pool of worker processes owned by the server process.
+
+A backend that has to compute an answer (nothing in its store) calls, from its serving thread::
+
+    result = pool.submit(fn, *args, deadline=deadline, cost=Cost(seconds, nbytes, what, serve),
+                         active=context.is_active)
+
+- ``fn`` is a top-level function in ``games/...`` (pickled by reference), taking plain arguments
+  (numbers, strings, tuples, numpy arrays, a store path it opens itself) and returning plain data.
+  It runs in a worker process, so it never holds the serving process's interpreter lock; the
+  serving thread only waits on a pipe (without the lock) for the answer.
+- ``deadline``: the caller's deadline on the ``time.monotonic`` clock, or None: then the pool's
+  ``default_seconds`` from now (a call without a deadline still gets a cap).
+- ``cost``: the estimate, made before anything starts. ``what`` names the work ("solve Dudo groups
+  up to 6 dice in play..."), ``serve`` what would answer it without live work ("build the store
+  dudo-m3-3dice: `make build-stores ARGS='--variant dudo-m3-3dice'`").
+- ``active``: a callable that turns False when the caller has gone (gRPC ``context.is_active``).
+
+Admission, at once and before any work starts (:class:`Refused`, with the gRPC status name):
+RESOURCE_EXHAUSTED when this server process already runs ``slots`` live computations;
+FAILED_PRECONDITION when the estimate exceeds the time left before the deadline, the per-computation
+caps ``max_seconds`` / ``max_bytes``; the message says what the work was and what would serve it.
+
+While the work runs, the waiting thread checks the caller every ``POLL_SECONDS``. At the deadline,
+when the caller cancels, or when the worker's resident memory passes ``max_bytes``, the worker is
+killed (SIGKILL: its CPU and memory are freed at once), its scratch directory removed, and a
+replacement started in the background; the call gets :class:`Stopped` (DEADLINE_EXCEEDED,
+CANCELLED or RESOURCE_EXHAUSTED). Work never outlives its deadline by more than a poll interval and
+the kill. An exception inside ``fn`` is :class:`LiveError` (the worker survives and is reused).
+
+Workers are forkserver processes (the forkserver imports ``preload`` once, so a replacement starts
+in milliseconds), reused from one computation to the next, run at ``nice`` (the serving threads win
+the cores when both want them), each with a scratch directory as its ``tempfile`` directory, and
+killed by the kernel if their parent goes. :class:`LiveCache` keeps results worth keeping (a solved
+Dudo game) per server process, within a memory bound.
+"""
+from __future__ import annotations
+
+import ctypes
+import logging
+import multiprocessing
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from multiprocessing import spawn
+
+log = logging.getLogger("gamestrategy.server.live")
+
+POLL_SECONDS = 0.02  # how often a waiting call checks its caller (cancellation) and the worker's memory
+DEFAULT_SLOTS = 1  # live computations at once per server process
+DEFAULT_SECONDS = 10.0  # a call without a deadline may wait this long for live work
+MAX_SECONDS = 60.0  # no live computation is admitted with a larger estimate
+MAX_BYTES = 2 << 30  # nor with a larger memory estimate; a worker past it is killed
+NICE = 10
+WORKER_NAME = "gamestrategy-live"
+
+
+def _preparation_data(name, _inner=spawn.get_preparation_data):
+    """multiprocessing's start data, without the parent's ``__main__`` for our workers: they need
+    nothing from it, and a worker would otherwise run the parent's main script again (or fail, for
+    a script read from stdin)."""
+    data = _inner(name)
+    if name == WORKER_NAME:
+        data.pop("init_main_from_path", None)
+        data.pop("init_main_from_name", None)
+    return data
+
+
+spawn.get_preparation_data = _preparation_data
+
+
+@dataclass(frozen=True)
+class Cost:
+    """An estimate of one live computation, made before it starts."""
+    seconds: float  # CPU seconds on one core
+    nbytes: int  # peak memory of the worker
+    what: str  # the work, e.g. "solve the 3-dice Dudo game's groups up to 4 dice in play (9 groups)"
+    serve: str = ""  # what would answer without live work, e.g. "build the store ...: `make ...`"
+
+
+class Refused(Exception):
+    """Not started: ``status`` is RESOURCE_EXHAUSTED (slots full) or FAILED_PRECONDITION (cost)."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class Stopped(Exception):
+    """Started and stopped: ``status`` is DEADLINE_EXCEEDED, CANCELLED or RESOURCE_EXHAUSTED (memory)."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class LiveError(Exception):
+    """``fn`` raised in the worker (the message names the exception)."""
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this process when its parent (the forkserver, which ends with the
+    server process) goes, even in the middle of a computation."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _worker_main(conn, scratch: str, nice: int) -> None:
+    """A worker: run (fn, args) messages one at a time until the pipe closes."""
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server's Ctrl-C is the server's; it kills us
+    if nice:
+        try:
+            os.nice(nice)
+        except OSError:
+            pass
+    tempfile.tempdir = scratch
+    while True:
+        try:
+            fn, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            out = ("ok", fn(*args))
+        except BaseException as e:  # noqa: BLE001 - reported to the caller, the worker lives on
+            out = ("error", f"{type(e).__name__}: {e}")
+        try:
+            conn.send(out)
+        except (BrokenPipeError, OSError):
+            return
+
+
+class _Worker:
+    __slots__ = ("proc", "conn", "scratch")
+
+    def __init__(self, ctx, nice: int):
+        self.scratch = tempfile.mkdtemp(prefix="gamestrategy-live-")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, self.scratch, nice), daemon=True,
+                                name=WORKER_NAME)
+        self.proc.start()
+        child.close()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def rss(self) -> int:
+        try:
+            with open(f"/proc/{self.proc.pid}/statm") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, TypeError):
+            pass
+        self.proc.join(5)
+        self.conn.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def stop(self) -> None:
+        """An idle worker: close its pipe (it exits), then make sure."""
+        self.conn.close()
+        self.proc.join(1)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join(5)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _format_seconds(s: float) -> str:
+    if s >= 3600:
+        return f"{s / 3600:.1f} h"
+    if s >= 60:
+        return f"{s / 60:.1f} min"
+    return f"{s:.2f} s" if s < 10 else f"{s:.0f} s"
+
+
+def _format_bytes(n: int) -> str:
+    return f"{n / 2**30:.1f} GB" if n >= 2**30 else f"{n / 2**20:.0f} MB"
+
+
+class LivePool:
+    """Worker processes for live computation, with admission control (see the module docstring)."""
+
+    def __init__(self, slots: int = DEFAULT_SLOTS, default_seconds: float = DEFAULT_SECONDS,
+                 max_seconds: float = MAX_SECONDS, max_bytes: int = MAX_BYTES, nice: int = NICE,
+                 preload: tuple[str, ...] = (), estimate_scale: float = 1.0):
+        """``estimate_scale`` multiplies every cost estimate's seconds (calibrates the estimates to a
+        slower or faster machine)."""
+        if slots < 0:
+            raise ValueError("slots must be >= 0")
+        self.slots, self.default_seconds = slots, default_seconds
+        self.max_seconds, self.max_bytes, self.nice = max_seconds, max_bytes, nice
+        self.estimate_scale = estimate_scale
+        self._ctx = multiprocessing.get_context("forkserver")
+        if preload:
+            self._ctx.set_forkserver_preload(["server.live", *preload])
+        self._lock = threading.Lock()
+        self._running = 0
+        self._idle: list[_Worker] = []
+        self._busy: dict[int, _Worker] = {}  # pid -> worker, for the bench and tests
+        self._closed = False
+        self.killed = 0  # workers killed at a deadline, a cancellation or the memory cap
+
+    # ------------------------------------------------------------------ workers
+    def start(self, n: int = 1) -> None:
+        """Start up to ``n`` idle workers in the background (server start-up)."""
+        threading.Thread(target=self._fill, args=(n,), name="live-pool-start", daemon=True).start()
+
+    def _fill(self, n: int) -> None:
+        try:
+            while True:
+                with self._lock:
+                    if self._closed or len(self._idle) + len(self._busy) >= max(n, self.slots) \
+                            or len(self._idle) >= n:
+                        return
+                w = _Worker(self._ctx, self.nice)
+                with self._lock:
+                    if self._closed:
+                        w.stop()
+                        return
+                    self._idle.append(w)
+        except Exception:  # noqa: BLE001 - a worker that cannot start is started on demand instead
+            log.exception("cannot start a live worker")
+
+    def _take_worker(self) -> _Worker:
+        with self._lock:
+            w = self._idle.pop() if self._idle else None
+        if w is not None and not w.proc.is_alive():
+            w.stop()
+            w = None
+        if w is None:
+            w = _Worker(self._ctx, self.nice)
+        with self._lock:
+            self._busy[w.pid] = w
+        return w
+
+    def _give_back(self, w: _Worker) -> None:
+        with self._lock:
+            self._busy.pop(w.pid, None)
+            if not self._closed:
+                self._idle.append(w)
+                return
+        w.stop()
+
+    def _discard(self, w: _Worker) -> None:
+        w.kill()
+        with self._lock:
+            self._busy.pop(w.pid, None)
+            self.killed += 1
+            replace = not self._closed and not self._idle
+        if replace:
+            self.start(1)
+
+    def pids(self) -> dict[str, list[int]]:
+        """Worker process ids: {"idle": [...], "busy": [...]}."""
+        with self._lock:
+            return {"idle": [w.pid for w in self._idle], "busy": list(self._busy)}
+
+    @property
+    def running(self) -> int:
+        return self._running
+
+    # ------------------------------------------------------------------ admission
+    def check(self, cost: Cost, deadline: float | None, now: float | None = None) -> float:
+        """The deadline this computation would run under; Refused(FAILED_PRECONDITION) if the cost
+        cannot be afforded within it or the caps."""
+        now = time.monotonic() if now is None else now
+        if deadline is None:
+            deadline = now + self.default_seconds
+        left = deadline - now
+        seconds = cost.seconds * self.estimate_scale
+        serve = f"; {cost.serve}" if cost.serve else ""
+        if cost.nbytes > self.max_bytes:
+            raise Refused("FAILED_PRECONDITION",
+                          f"live work refused: {cost.what} would need about {_format_bytes(cost.nbytes)}, over this "
+                          f"server's cap of {_format_bytes(self.max_bytes)} per live computation{serve}")
+        if seconds > self.max_seconds:
+            raise Refused("FAILED_PRECONDITION",
+                          f"live work refused: {cost.what} would take about {_format_seconds(seconds)}, over this "
+                          f"server's cap of {_format_seconds(self.max_seconds)} per live computation{serve}")
+        if seconds > left:
+            raise Refused("FAILED_PRECONDITION",
+                          f"live work refused: {cost.what} would take about {_format_seconds(seconds)}, more than the "
+                          f"{_format_seconds(max(left, 0.0))} left before the deadline; ask with a longer deadline"
+                          f"{serve}")
+        return deadline
+
+    def submit(self, fn, *args, deadline: float | None, cost: Cost, active=None):
+        """Run ``fn(*args)`` in a worker; its result, or Refused / Stopped / LiveError."""
+        deadline = self.check(cost, deadline)
+        with self._lock:
+            if self._closed:
+                raise Refused("UNAVAILABLE", "the server is shutting down")
+            if self._running >= self.slots:
+                raise Refused("RESOURCE_EXHAUSTED",
+                              f"live work refused: this server process already runs its maximum of {self.slots} "
+                              f"live computation{'s' if self.slots != 1 else ''} ({cost.what}); retry later"
+                              + (f", or {cost.serve}" if cost.serve else ""))
+            self._running += 1
+        try:
+            return self._run(fn, args, deadline, cost, active)
+        finally:
+            with self._lock:
+                self._running -= 1
+
+    def _run(self, fn, args, deadline: float, cost: Cost, active):
+        w = self._take_worker()
+        try:
+            w.conn.send((fn, args))
+        except (BrokenPipeError, OSError):
+            self._discard(w)
+            raise LiveError("the live worker ended before taking the work") from None
+        next_rss = 0.0
+        while True:
+            now = time.monotonic()
+            left = deadline - now
+            if left <= 0:
+                self._discard(w)
+                raise Stopped("DEADLINE_EXCEEDED", f"live work stopped at the deadline: {cost.what}")
+            if active is not None and not active():
+                self._discard(w)
+                raise Stopped("CANCELLED", f"live work stopped: the caller went away ({cost.what})")
+            if now >= next_rss:
+                next_rss = now + 0.25
+                if w.rss() > self.max_bytes:
+                    self._discard(w)
+                    raise Stopped("RESOURCE_EXHAUSTED",
+                                  f"live work stopped: it used more than this server's cap of "
+                                  f"{_format_bytes(self.max_bytes)} ({cost.what})")
+            try:
+                ready = w.conn.poll(min(POLL_SECONDS, left))
+            except (EOFError, OSError):
+                ready = True
+            if not ready:
+                continue
+            try:
+                status, value = w.conn.recv()
+            except (EOFError, OSError):
+                self._discard(w)
+                raise LiveError(f"the live worker died ({cost.what})") from None
+            self._give_back(w)
+            if status == "ok":
+                return value
+            raise LiveError(f"live work failed: {value}")
+
+    # ------------------------------------------------------------------ shutdown
+    def close(self) -> None:
+        """Stop every worker (busy ones are killed: their callers get Stopped or LiveError)."""
+        with self._lock:
+            self._closed = True
+            idle, busy = self._idle, list(self._busy.values())
+            self._idle = []
+        for w in idle:
+            w.stop()
+        for w in busy:
+            try:
+                os.kill(w.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+class LiveCache:
+    """Results of live work kept for reuse in this process, least recently used first out, within
+    ``max_bytes`` (a result larger than that is not kept)."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self._items: OrderedDict = OrderedDict()  # key -> (value, nbytes)
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is None:
+                return None
+            self._items.move_to_end(key)
+            return hit[0]
+
+    def find(self, pred):
+        """The most recently used value whose key satisfies ``pred``, or None."""
+        with self._lock:
+            for key in reversed(self._items):
+                if pred(key):
+                    self._items.move_to_end(key)
+                    return self._items[key][0]
+        return None
+
+    def put(self, key, value, nbytes: int) -> bool:
+        if nbytes > self.max_bytes:
+            return False
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._items[key] = (value, nbytes)
+            self._bytes += nbytes
+            while self._bytes > self.max_bytes:
+                _, (_, n) = self._items.popitem(last=False)
+                self._bytes -= n
+        return True
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
