@@ -1,0 +1,42 @@
+"""Dudo live solves: the cost model's table sizes against the built tables, and the live solution
+against the full solve of the same game."""
+import numpy as np
+import pytest
+
+from games.dudo.game import make_group
+from games.dudo.infoset import window_tables
+from games.dudo.live import group_cost, live_cost, solve_live, total_actions
+from games.dudo.rules import rolls
+from games.dudo.solve import solve_game
+
+
+@pytest.mark.parametrize("K,m", [(12, 3), (18, 3), (24, 2), (12, None), (30, 4)])
+def test_action_slots_match_the_window_tables(K, m):
+    assert total_actions(K, m) == int(window_tables(K, m)[2][-1])
+
+
+@pytest.mark.parametrize("a,b,m", [(1, 1, None), (1, 2, 3), (2, 2, 3), (1, 3, 3)])
+def test_rows_match_the_built_group(a, b, m):
+    assert group_cost(a, b, m, 10).rows == make_group(a, b, m, {(x, y): 0.5 for x in range(1, 5) for y in range(1, 5)},
+                                                      5).nrows
+
+
+def test_estimates_grow_with_the_game():
+    s3, b3, g3 = live_cost(3, 6, 3, 2, 300)
+    s5, b5, g5 = live_cost(5, 10, 3, 2, 300)
+    assert [g.group for g in g3] == [(1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (3, 3)]
+    assert s5 > 10 * s3 and b5 > 10 * b3
+
+
+def test_live_solution_equals_the_full_solve():
+    sol, nbytes = solve_live(2, 3, 3, 2, 15)
+    ref = solve_game(max_dice=2, m=3, iterations=15, perfect_recall_total=2, exact_br_total=0, progress=False,
+                     log=None, max_total=3)
+    assert sorted(sol.groups) == sorted(ref.groups) == [(1, 1), (1, 2)] and nbytes > 0
+    for own, opp in ((1, 1), (1, 2), (2, 1)):
+        for roll in rolls(own):
+            for history in ([], [3], [3, 7]):
+                a = sol.action_distribution(own, opp, roll, history)
+                b = ref.action_distribution(own, opp, roll, history)
+                assert [x for x, _ in a] == [x for x, _ in b]
+                np.testing.assert_array_equal([p for _, p in a], [p for _, p in b])

@@ -1,0 +1,162 @@
+"""The live pool: work runs in worker processes that a deadline, a cancellation or the memory cap
+kills; admission refuses at once when the slots are full or the estimate exceeds the deadline or caps.
+No timing asserts: only what happened (statuses, which processes exist)."""
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from server.live import Cost, LiveCache, LiveError, LivePool, Refused, Stopped
+
+
+def spin(seconds: float) -> int:
+    """Burn CPU for `seconds` of process time (a stand-in for a solve); the worker's pid."""
+    t = time.process_time()
+    while time.process_time() - t < seconds:
+        pass
+    return os.getpid()
+
+
+def hog(nbytes: int) -> int:
+    a = np.ones(nbytes // 8)  # touched: resident
+    time.sleep(60)
+    return int(a[0])
+
+
+def fail() -> None:
+    raise ValueError("no such round")
+
+
+CHEAP = Cost(0.01, 1, "a test computation", "build the store x")
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def pool():
+    p = LivePool(slots=1, default_seconds=30, max_bytes=1 << 30)
+    yield p
+    p.close()
+
+
+def busy_pid(pool) -> int:
+    for _ in range(2000):
+        b = pool.pids()["busy"]
+        if b:
+            return b[0]
+        time.sleep(0.005)
+    raise AssertionError("no worker became busy")
+
+
+def in_thread(fn, *args, **kw):
+    box = {}
+
+    def run():
+        try:
+            box["result"] = fn(*args, **kw)
+        except Exception as e:  # noqa: BLE001
+            box["error"] = e
+
+    t = threading.Thread(target=run)
+    t.start()
+    return t, box
+
+
+def test_result_comes_from_another_process_which_is_reused(pool):
+    pid = pool.submit(spin, 0.01, deadline=None, cost=CHEAP)
+    assert pid != os.getpid()
+    assert pool.submit(spin, 0.01, deadline=None, cost=CHEAP) == pid
+    with pytest.raises(LiveError, match="ValueError: no such round"):
+        pool.submit(fail, deadline=None, cost=CHEAP)
+    assert pool.submit(spin, 0.01, deadline=None, cost=CHEAP) == pid  # an exception does not cost the worker
+
+
+def test_deadline_kills_the_worker(pool):
+    t, box = in_thread(pool.submit, spin, 600, deadline=time.monotonic() + 0.5, cost=CHEAP)
+    pid = busy_pid(pool)
+    t.join(60)
+    assert isinstance(box.get("error"), Stopped) and box["error"].status == "DEADLINE_EXCEEDED"
+    assert not alive(pid) and pool.killed == 1
+    assert pool.submit(spin, 0.01, deadline=None, cost=CHEAP) != pid  # replaced
+
+
+def test_cancellation_kills_the_worker(pool):
+    caller = threading.Event()
+    t, box = in_thread(pool.submit, spin, 600, deadline=None, cost=CHEAP, active=lambda: not caller.is_set())
+    pid = busy_pid(pool)
+    caller.set()
+    t.join(60)
+    assert isinstance(box.get("error"), Stopped) and box["error"].status == "CANCELLED"
+    assert not alive(pid)
+
+
+def test_full_slots_refuse_with_resource_exhausted(pool):
+    caller = threading.Event()
+    t, box = in_thread(pool.submit, spin, 600, deadline=None, cost=CHEAP, active=lambda: not caller.is_set())
+    pid = busy_pid(pool)
+    with pytest.raises(Refused) as e:
+        pool.submit(spin, 0.01, deadline=None, cost=CHEAP)
+    assert e.value.status == "RESOURCE_EXHAUSTED" and "maximum of 1 live computation" in str(e.value)
+    assert pool.pids()["busy"] == [pid]
+    caller.set()
+    t.join(60)
+
+
+@pytest.mark.parametrize("cost,deadline_in,fault", [
+    (Cost(10.0, 1, "solving it", "build the store x"), 5.0, "more than the"),  # deadline
+    (Cost(1e5, 1, "solving it", "build the store x"), 1e6, "cap of"),  # seconds cap
+    (Cost(0.1, 8 << 30, "solving it", "build the store x"), 5.0, "8.0 GB"),  # memory cap
+])
+def test_over_cost_refuses_with_failed_precondition_before_starting(pool, cost, deadline_in, fault):
+    with pytest.raises(Refused) as e:
+        pool.submit(spin, 600, deadline=time.monotonic() + deadline_in, cost=cost)
+    assert e.value.status == "FAILED_PRECONDITION"
+    assert fault in str(e.value) and "solving it" in str(e.value) and "build the store x" in str(e.value)
+    assert pool.pids() == {"idle": [], "busy": []}  # nothing started
+
+
+def test_a_call_without_deadline_gets_the_default_cap():
+    p = LivePool(slots=1, default_seconds=0.5)
+    try:
+        with pytest.raises(Refused, match="left before the deadline"):
+            p.submit(spin, 1, deadline=None, cost=Cost(2.0, 1, "it"))
+        with pytest.raises(Stopped) as e:
+            p.submit(spin, 600, deadline=None, cost=CHEAP)
+        assert e.value.status == "DEADLINE_EXCEEDED"
+    finally:
+        p.close()
+
+
+def test_memory_cap_kills_the_worker():
+    p = LivePool(slots=1, max_bytes=300 << 20)
+    try:
+        with pytest.raises(Stopped) as e:
+            p.submit(hog, 600 << 20, deadline=time.monotonic() + 50, cost=CHEAP)
+        assert e.value.status == "RESOURCE_EXHAUSTED" and "300 MB" in str(e.value)
+    finally:
+        p.close()
+
+
+def test_close_stops_the_workers():
+    p = LivePool(slots=1)
+    pid = p.submit(spin, 0.01, deadline=None, cost=CHEAP)
+    p.close()
+    assert not alive(pid)
+
+
+def test_cache_keeps_within_its_bound():
+    c = LiveCache(100)
+    assert c.put("a", 1, 60) and c.put("b", 2, 30)
+    assert c.get("a") == 1  # a is now the most recent
+    assert c.put("c", 3, 30)  # evicts b, the least recent
+    assert c.get("b") is None and c.get("a") == 1 and c.get("c") == 3 and c.nbytes == 90
+    assert not c.put("d", 4, 101) and c.get("d") is None
+    assert c.find(lambda k: k in ("a", "c")) in (1, 3)
