@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from games.storage import DEFAULT_ROOT, current_stores
+from server import live
 from server.settings import HTTP_PORT
 
 _RESERVED = {"name", "msg", "args", "levelname", "levelno", "pathname", "filename", "module", "exc_info",
@@ -76,6 +77,18 @@ def parse_args(argv):
     ap.add_argument("--max-batch", type=int, default=int(_env("MAX_BATCH", "1024")), help="SampleMoves requests per call")
     ap.add_argument("--max-streams", type=int, default=int(_env("MAX_STREAMS", "0")),
                     help="open SampleMoveStream calls per worker, each holding a thread (0 = half the threads)")
+    ap.add_argument("--live-slots", type=int, default=int(_env("LIVE_SLOTS", str(live.DEFAULT_SLOTS))),
+                    help="live computations at once per worker, each in a process of its own (more get RESOURCE_EXHAUSTED)")
+    ap.add_argument("--live-seconds", type=float, default=float(_env("LIVE_SECONDS", str(live.DEFAULT_SECONDS))),
+                    help="how long a call without a deadline may wait for live work")
+    ap.add_argument("--live-max-seconds", type=float, default=float(_env("LIVE_MAX_SECONDS", str(live.MAX_SECONDS))),
+                    help="no live computation estimated longer than this starts (FAILED_PRECONDITION)")
+    ap.add_argument("--live-max-mb", type=int, default=int(_env("LIVE_MAX_MB", str(live.MAX_BYTES >> 20))),
+                    help="nor one estimated larger; a live worker past it is killed")
+    ap.add_argument("--live-cache-mb", type=int, default=int(_env("LIVE_CACHE_MB", str(live.CACHE_BYTES >> 20))),
+                    help="live results (solved Dudo games) kept per worker (0 = none)")
+    ap.add_argument("--live-estimate-scale", type=float, default=float(_env("LIVE_ESTIMATE_SCALE", "1")),
+                    help="multiplies the live cost estimates' seconds (calibration to this machine)")
     ap.add_argument("--grace", type=float, default=float(_env("GRACE", "5")), help="seconds in-flight calls get on shutdown")
     ap.add_argument("--refresh-seconds", type=float, default=float(_env("REFRESH_SECONDS", "5")),
                     help="poll the store root for newly published versions this often (0 = only on SIGHUP)")
@@ -163,7 +176,10 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
         return 1
     tls = TLSConfig.from_files(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None
     settings = ServerSettings(threads=args.threads, max_concurrent_rpcs=args.max_concurrent_rpcs or None,
-                              max_batch=args.max_batch, max_streams=args.max_streams, tokens=tokens, tls=tls, reuseport=reuseport)
+                              max_batch=args.max_batch, max_streams=args.max_streams, tokens=tokens, tls=tls,
+                              reuseport=reuseport, live_slots=args.live_slots, live_seconds=args.live_seconds,
+                              live_max_seconds=args.live_max_seconds, live_max_mb=args.live_max_mb,
+                              live_cache_mb=args.live_cache_mb, live_estimate_scale=args.live_estimate_scale)
     try:
         server, bound = build_server(registry, f"{args.host}:{port}", settings=settings)
     except RuntimeError as e:
@@ -199,6 +215,8 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
     server.start()
     if http is not None:
         http.start()
+    if any(getattr(b, "live_modules", ()) for b in registry.backends.values()):
+        server.live_pool.start(1)  # a live worker ready before the first live call (in the background)
     log.info("listening", extra={"fields": {
         "address": f"{args.host}:{bound}", "worker": worker,
         "http": f"http://{args.http_host}:{http.port}/" if http else None, "variants": registry.variants(), "tls": tls is not None,
@@ -213,6 +231,7 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
         http.stop(args.grace)
         api.close()
     server.stop(args.grace).wait()
+    server.live_pool.close()
     metrics.flush()
     wake.set()
     registry.close()

@@ -1,5 +1,5 @@
 """``build_server``: the gRPC server assembled from a :class:`Registry`, the service, its interceptors,
-health checking and reflection (``server.__main__`` runs it)."""
+health checking, reflection and its live pool (``server.__main__`` runs it)."""
 from __future__ import annotations
 
 from concurrent import futures
@@ -10,6 +10,7 @@ from grpc_reflection.v1alpha import reflection
 
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server import metrics
+from server.backends import BACKENDS
 from server.interceptors import MetricsInterceptor, TokenInterceptor
 from server.registry import Registry
 from server.service import SERVICE_NAME, GameStrategyServicer
@@ -28,7 +29,9 @@ def build_server(registry: Registry, address: str, settings: ServerSettings | No
         interceptors.insert(0, TokenInterceptor(s.tokens))
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=s.threads), options=options,
                          maximum_concurrent_rpcs=s.max_concurrent_rpcs, interceptors=interceptors)
-    servicer = GameStrategyServicer(registry, s.max_batch, s.max_streams or max(1, s.threads // 2))
+    # live work runs in this server's pool of worker processes; their forkserver imports the live modules
+    pool = s.live_pool(tuple(sorted({m for cls in BACKENDS.values() for m in getattr(cls, "live_modules", ())})))
+    servicer = GameStrategyServicer(registry, s.max_batch, s.max_streams or max(1, s.threads // 2), pool)
     metrics.start_flusher()
     pb_grpc.add_GameStrategyServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()
@@ -44,4 +47,5 @@ def build_server(registry: Registry, address: str, settings: ServerSettings | No
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     server.health = health_servicer
     server.servicer = servicer
+    server.live_pool = pool  # close() it after stopping the server
     return server, port

@@ -28,6 +28,9 @@ replacement started in the background; the call gets :class:`Stopped` (DEADLINE_
 CANCELLED or RESOURCE_EXHAUSTED). Work never outlives its deadline by more than a poll interval and
 the kill. An exception inside ``fn`` is :class:`LiveError` (the worker survives and is reused).
 
+A serving call hands its backend a :class:`LiveCall` (the pool, the call's deadline and its
+``active``), whose ``submit(fn, *args, cost=...)`` is the above; ``call.cache`` is the pool's cache.
+
 Workers are forkserver processes (the forkserver imports ``preload`` once, so a replacement starts
 in milliseconds), reused from one computation to the next, run at ``nice`` (the serving threads win
 the cores when both want them), each with a scratch directory as its ``tempfile`` directory, and
@@ -56,6 +59,7 @@ DEFAULT_SLOTS = 1  # live computations at once per server process
 DEFAULT_SECONDS = 10.0  # a call without a deadline may wait this long for live work
 MAX_SECONDS = 60.0  # no live computation is admitted with a larger estimate
 MAX_BYTES = 2 << 30  # nor with a larger memory estimate; a worker past it is killed
+CACHE_BYTES = 256 << 20  # live results kept per server process
 NICE = 10
 WORKER_NAME = "gamestrategy-live"
 
@@ -195,9 +199,10 @@ class LivePool:
 
     def __init__(self, slots: int = DEFAULT_SLOTS, default_seconds: float = DEFAULT_SECONDS,
                  max_seconds: float = MAX_SECONDS, max_bytes: int = MAX_BYTES, nice: int = NICE,
-                 preload: tuple[str, ...] = (), estimate_scale: float = 1.0):
-        """``estimate_scale`` multiplies every cost estimate's seconds (calibrates the estimates to a
-        slower or faster machine)."""
+                 preload: tuple[str, ...] = (), estimate_scale: float = 1.0, cache_bytes: int = CACHE_BYTES):
+        """``preload``: modules the forkserver imports once for every worker (those of the live
+        functions). ``estimate_scale`` multiplies every cost estimate's seconds (calibrates the
+        estimates to a slower or faster machine)."""
         if slots < 0:
             raise ValueError("slots must be >= 0")
         self.slots, self.default_seconds = slots, default_seconds
@@ -212,6 +217,7 @@ class LivePool:
         self._busy: dict[int, _Worker] = {}  # pid -> worker, for the bench and tests
         self._closed = False
         self.killed = 0  # workers killed at a deadline, a cancellation or the memory cap
+        self.cache = LiveCache(cache_bytes)
 
     # ------------------------------------------------------------------ workers
     def start(self, n: int = 1) -> None:
@@ -255,11 +261,11 @@ class LivePool:
         w.stop()
 
     def _discard(self, w: _Worker) -> None:
-        w.kill()
         with self._lock:
             self._busy.pop(w.pid, None)
             self.killed += 1
             replace = not self._closed and not self._idle
+        w.kill()
         if replace:
             self.start(1)
 
@@ -369,6 +375,29 @@ class LivePool:
                 os.kill(w.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+class LiveCall:
+    """One serving call's access to the live pool: the pool, the call's deadline (monotonic clock,
+    None = none) and ``active`` (False once the caller has gone). What a backend's ``sample`` gets."""
+
+    __slots__ = ("pool", "deadline", "active")
+
+    def __init__(self, pool: LivePool | None, deadline: float | None = None, active=None):
+        self.pool, self.deadline, self.active = pool, deadline, active
+
+    @property
+    def cache(self) -> "LiveCache | None":
+        return self.pool.cache if self.pool is not None else None
+
+    def submit(self, fn, *args, cost: Cost):
+        if self.pool is None:
+            raise Refused("FAILED_PRECONDITION", f"live work refused: {cost.what} is live work, which this caller "
+                          "does not run" + (f"; {cost.serve}" if cost.serve else ""))
+        return self.pool.submit(fn, *args, deadline=self.deadline, cost=cost, active=self.active)
+
+
+NO_LIVE = LiveCall(None)  # for callers outside a server (probes, the arena): live work is refused
 
 
 class LiveCache:

@@ -11,6 +11,7 @@ from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server import metrics
 from server.backends import Backend, BadRequest, DeadlineExceeded
+from server.live import LiveCall, LiveError, LivePool, Refused, Stopped
 from server.registry import Registry
 from server.settings import MAX_BATCH, MAX_REQUEST_BYTES, MAX_STREAMS
 
@@ -24,12 +25,13 @@ class _Abort(Exception):
         self.code, self.message = code, message
 
 
-def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float | None,
+def _sample(registry: Registry, request: pb.SampleMoveRequest, live: LiveCall,
             size: int | None = None, reply: pb.SampleMoveReply | None = None) -> pb.SampleMoveReply | bytes:
     """One move, written into `reply` and returned; _Abort with the status. Without `reply`: a new
     SampleMoveReply, or its encoding (bytes) when the backend answered with a result it answered before.
 
-    `size`: the request's encoded size when the caller has it (else measured here)."""
+    `live`: the call's deadline and its access to the live pool. `size`: the request's encoded size when
+    the caller has it (else measured here)."""
     try:
         if size is None:
             size = request.ByteSize()
@@ -41,13 +43,17 @@ def _sample(registry: Registry, request: pb.SampleMoveRequest, deadline: float |
         h = registry._take(variant)  # noqa: SLF001 - the hot path: no context-manager frame
         try:
             b = h.backend
-            r = b.sample(request, deadline)  # raises BadRequest naming the field when the state is missing
+            r = b.sample(request, live.deadline, live)  # BadRequest naming the field when the state is missing
         finally:
             registry._release(h)  # noqa: SLF001
     except BadRequest as e:
         raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
     except DeadlineExceeded as e:
         raise _Abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(e)) from None
+    except (Refused, Stopped) as e:  # live work refused at once, or stopped (deadline, caller gone, memory)
+        raise _Abort(grpc.StatusCode[e.status], str(e)) from None
+    except LiveError as e:
+        raise _Abort(grpc.StatusCode.INTERNAL, str(e)) from None
     metrics.move(variant, r.source)
     wire = r.wire
     if wire is not None:  # this result object was answered before (the backend reuses immutable results)
@@ -87,8 +93,10 @@ def _deadline(context) -> float | None:
 
 
 class GameStrategyServicer(pb_grpc.GameStrategyServicer):
-    def __init__(self, registry: Registry, max_batch: int = MAX_BATCH, max_streams: int = MAX_STREAMS):
+    def __init__(self, registry: Registry, max_batch: int = MAX_BATCH, max_streams: int = MAX_STREAMS,
+                 live_pool: LivePool | None = None):
         self.registry = registry
+        self.live_pool = live_pool
         self.max_batch = max_batch
         self.max_streams = max_streams
         self._streams = threading.BoundedSemaphore(max_streams)
@@ -108,7 +116,7 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
     def SampleMove(self, request, context):
         """The reply, or its encoding (bytes) when cached: MetricsInterceptor's serializer passes bytes on."""
         try:
-            return _sample(self.registry, request, _deadline(context))
+            return _sample(self.registry, request, LiveCall(self.live_pool, _deadline(context), context.is_active))
         except _Abort as e:
             context.abort(e.code, e.message)
 
@@ -116,12 +124,12 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
         n = len(request.requests)
         if n > self.max_batch:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"batch has {n} requests; at most {self.max_batch}")
-        deadline = _deadline(context)
+        live = LiveCall(self.live_pool, _deadline(context), context.is_active)
         out = pb.SampleMovesReply()
         for req in request.requests:
             res = out.results.add()
             try:
-                _sample(self.registry, req, deadline, reply=res.reply)
+                _sample(self.registry, req, live, reply=res.reply)
             except _Abort as e:
                 res.ClearField("reply")
                 res.code, res.message = e.code.value[0], e.message
@@ -139,7 +147,7 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
                           f"this server process already serves its maximum of {self.max_streams} open "
                           "SampleMoveStream calls; retry later, or use SampleMoves")
         try:
-            deadline = _deadline(context)
+            live = LiveCall(self.live_pool, _deadline(context), context.is_active)
             registry = self.registry
             for i, item in enumerate(request_iterator):
                 res = pb.SampleMoveResult(index=i)
@@ -153,7 +161,7 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
                                          f"the {size}-byte body is not a valid SampleMoveRequest message") from None
                     else:
                         size = None
-                    _sample(registry, item, deadline, size, res.reply)
+                    _sample(registry, item, live, size, res.reply)
                     metrics.stream_message("SampleMoveStream", "OK")
                 except _Abort as e:
                     res.ClearField("reply")

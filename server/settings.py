@@ -1,10 +1,12 @@
-"""The server's settings: limits, thread and stream counts, bearer tokens, TLS."""
+"""The server's settings: limits, thread and stream counts, live work, bearer tokens, TLS."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+
+from server import live
 
 MAX_REQUEST_BYTES = 64 * 1024  # larger SampleMove requests get INVALID_ARGUMENT naming their size
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # transport limit (RESOURCE_EXHAUSTED past it)
@@ -37,3 +39,16 @@ class ServerSettings:
     tokens: list[str] = field(default_factory=list)
     tls: TLSConfig | None = None
     reuseport: bool = False
+    # live work (server.live): computations at once per server process, the wait of a call without a
+    # deadline, the caps on one computation's estimate, the results kept, the estimates' calibration
+    live_slots: int = live.DEFAULT_SLOTS
+    live_seconds: float = live.DEFAULT_SECONDS
+    live_max_seconds: float = live.MAX_SECONDS
+    live_max_mb: int = live.MAX_BYTES >> 20
+    live_cache_mb: int = live.CACHE_BYTES >> 20
+    live_estimate_scale: float = 1.0
+
+    def live_pool(self, preload: tuple[str, ...] = ()) -> live.LivePool:
+        return live.LivePool(slots=self.live_slots, default_seconds=self.live_seconds,
+                             max_seconds=self.live_max_seconds, max_bytes=self.live_max_mb << 20, preload=preload,
+                             estimate_scale=self.live_estimate_scale, cache_bytes=self.live_cache_mb << 20)

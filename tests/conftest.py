@@ -47,3 +47,4 @@ def serve(registry):
     yield start
     for s in started:
         s.stop(0).wait()
+        s.live_pool.close()

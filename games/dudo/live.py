@@ -10,6 +10,7 @@ bottom-up, the groups up to the round's dice in play, with the store's parameter
 from __future__ import annotations
 
 import dataclasses
+import functools
 from math import comb
 
 import numpy as np
@@ -17,6 +18,7 @@ import numpy as np
 from .infoset import memory_size, num_windows
 from .rules import num_rolls
 from .solve import DudoSolution, groups_in_order, solve_game
+from .store import group_iterations
 
 # CPU per (information-set row x iteration) of training, one core: 65-115 ns measured on groups
 # 1v1 .. 3v3 (m = 3 and perfect recall; FastSolver and TreeSolver), taken high for an estimate
@@ -68,8 +70,8 @@ def live_cost(max_dice: int, max_total: int, memory: int | None, perfect_recall_
               iterations: int, iterations_by_total=()) -> tuple[float, int, list[GroupCost]]:
     """(CPU seconds, peak bytes, per group) of :func:`solve_live` with these parameters: an estimate
     from the table sizes and iterations alone (nothing is built)."""
-    by_total = dict(iterations_by_total)
-    groups = [group_cost(a, b, None if a + b <= perfect_recall_total else memory, by_total.get(a + b, iterations))
+    groups = [group_cost(a, b, None if a + b <= perfect_recall_total else memory,
+                         group_iterations(iterations, tuple(iterations_by_total), a, b))
               for a, b in live_groups(max_dice, max_total)]
     kept = sum(g.rows * 8 for g in groups)  # the strategies of every group, returned
     peak = PROCESS_BYTES + kept + max((g.nbytes for g in groups), default=0)
@@ -86,8 +88,8 @@ def solve_live(max_dice: int, max_total: int, memory: int | None, perfect_recall
                iterations_by_total=()) -> tuple[DudoSolution, int]:
     """Train the groups of the ``max_dice`` game up to ``max_total`` dice in play (no statistics):
     (a solution with every trained group's strategy, its size in bytes)."""
-    by_total = dict(iterations_by_total)
-    sol = solve_game(max_dice=max_dice, m=memory, iterations=lambda a, b: by_total.get(a + b, iterations),
+    its = functools.partial(group_iterations, iterations, tuple(iterations_by_total))
+    sol = solve_game(max_dice=max_dice, m=memory, iterations=its,
                      perfect_recall_total=perfect_recall_total, exact_br_total=0, progress=False, log=None,
                      abstract_br=False, max_total=max_total)
     nbytes = 0

@@ -1,7 +1,9 @@
 """Game backends: one module per game behind one interface, registered here (game -> backend class).
 
 A backend is built from an open store (``cls(store)``; StoreError when it cannot serve it) and has
-``game``, ``variant``, ``version``, ``store``, ``manifest`` and the methods of :class:`Backend`.
+``game``, ``variant``, ``version``, ``store``, ``manifest`` and the methods of :class:`Backend`; a class
+whose live work runs functions of ``games`` modules names them in ``live_modules`` (the server's live
+pool imports them once for all its workers).
 """
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from games.storage import Store, StoreError
+from server.live import NO_LIVE, LiveCall
 
 
 class BadRequest(ValueError):
@@ -52,8 +55,10 @@ class Backend(Protocol):
     def probe(self) -> None:
         """One request through the real paths, at load: raises if the store cannot be served."""
 
-    def sample(self, request, deadline: float | None) -> MoveResult:
-        """The move for a SampleMoveRequest; BadRequest naming the fault, DeadlineExceeded."""
+    def sample(self, request, deadline: float | None, live: LiveCall = NO_LIVE) -> MoveResult:
+        """The move for a SampleMoveRequest; BadRequest naming the fault, DeadlineExceeded. Work the store
+        does not answer goes through ``live.submit`` (a worker process, never this thread), which raises
+        server.live's Refused / Stopped / LiveError."""
 
     def variant_info(self, v) -> None:
         """Fill a pb.VariantInfo (strategies served)."""

@@ -1,22 +1,20 @@
-"""Answers Dudo requests from a store of abstract information sets; live solve where it has none."""
+"""Answers Dudo requests from a store of abstract information sets; rounds the store's game never plays
+are solved live in the server's live pool (a worker process, within the caller's deadline and the caps)."""
 from __future__ import annotations
 
 import bisect
-import threading
-import time
 
 import numpy as np
 
-from games.dudo.solve import solve_params
-from games.dudo.store import DudoParams, decode_row, infoset_key
 from games.dudo.game import round_reachable
 from games.dudo.infoset import infoset_id
+from games.dudo.live import live_cost, solve_live
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
+from games.dudo.store import DudoParams, decode_row, infoset_key
 from games.seeding import seeded_uniform
 from games.storage import Store, StoreError
-from server.backends import BadRequest, DeadlineExceeded, MoveResult
-
-DEFAULT_LIVE_SECONDS = 30.0
+from server.backends import BadRequest, MoveResult
+from server.live import NO_LIVE, Cost, LiveCall
 
 
 def move_name(action: int, total: int) -> str:
@@ -28,6 +26,7 @@ def move_name(action: int, total: int) -> str:
 
 class DudoBackend:
     game = "dudo"
+    live_modules = ("games.dudo.live",)
 
     def __init__(self, store: Store):
         m = store.manifest
@@ -38,9 +37,6 @@ class DudoBackend:
         self.max_dice = self.params.max_dice
         if not 1 <= self.max_dice <= MAX_DICE:
             raise StoreError(f"store {store.path}: max_dice {self.max_dice} out of 1..{MAX_DICE}")
-        self._live: dict[int, object] = {}  # max dice -> solution computed live
-        self._live_threads: dict[int, threading.Thread] = {}
-        self._lock = threading.Lock()
 
     def warm(self) -> None:
         pass
@@ -87,37 +83,33 @@ class DudoBackend:
             raise StoreError(f"store {self.store.path}: no information set {iid}")
         return decode_row(raw)
 
-    def _solve_live(self, max_dice: int) -> None:
-        params = DudoParams(max_dice=max_dice, iterations=self.params.iterations, memory=self.params.memory,
-                            perfect_recall_total=self.params.perfect_recall_total, exact_br_total=0)
-        sol = solve_params(params, progress=False)
-        with self._lock:
-            self._live[max_dice] = sol
-
-    def _live_distribution(self, own, opp, roll, history, deadline, need: int):
-        """From a game solved live with `need` dice a player: the smallest whose play reaches this round
-        (a store of fewer dice never plays it, and holds only the solver's untrained uniform rows there)."""
-        with self._lock:
-            sol = next((s for d, s in self._live.items() if d >= need), None)
-            if sol is None:
-                t = self._live_threads.get(need)
-                if t is None or not t.is_alive():
-                    t = threading.Thread(target=self._solve_live, args=(need,), daemon=True,
-                                         name=f"dudo-live-{need}")
-                    self._live_threads[need] = t
-                    t.start()
+    def _live_distribution(self, own, opp, roll, history, need: int, live: LiveCall):
+        """From the game with `need` dice a player (the smallest whose play reaches this round: a store of
+        fewer dice never plays it, and holds only the solver's untrained uniform rows there), its groups up
+        to this round's dice in play solved live in a worker process with the store's parameters; a solved
+        game is kept in the live cache for the next requests."""
+        p, total = self.params, own + opp
+        by_total = tuple(tuple(x) for x in p.iterations_by_total)
+        key = (p.memory, p.perfect_recall_total, p.iterations, by_total, need)
+        cache = live.cache
+        sol = cache.find(lambda k: k[:-1] == key and k[-1] >= total) if cache is not None else None
         if sol is None:
-            wait = DEFAULT_LIVE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
-            t.join(wait)
-            with self._lock:
-                sol = self._live.get(need)
-            if sol is None:
-                raise DeadlineExceeded(f"live solve of Dudo with {need} dice a player is still running; "
-                                       "ask again later or with a longer deadline")
+            seconds, nbytes, groups = live_cost(need, total, p.memory, p.perfect_recall_total, p.iterations, by_total)
+            rows = sum(g.rows for g in groups)
+            full = DudoParams(max_dice=MAX_DICE, iterations=p.iterations, memory=p.memory).variant
+            cost = Cost(seconds, nbytes,
+                        f"solving Dudo with {need} dice a player live for {self.variant} ({len(groups)} groups up to "
+                        f"{total} dice in play, {rows:,} information-set rows)",
+                        f"a store with {need} or more dice a player answers it from the book: build {full} "
+                        f"(`make build-stores ARGS='--variant {full}'`)")
+            sol, nbytes = live.submit(solve_live, need, total, p.memory, p.perfect_recall_total, p.iterations,
+                                      by_total, cost=cost)
+            if cache is not None:
+                cache.put(key + (total,), sol, nbytes)
         dist = sol.action_distribution(own, opp, roll, history)
         return np.array([a for a, _ in dist]), np.array([p for _, p in dist])
 
-    def sample(self, request, deadline: float | None) -> MoveResult:
+    def sample(self, request, deadline: float | None, live: LiveCall = NO_LIVE) -> MoveResult:
         if request.WhichOneof("state") != "dudo":
             raise BadRequest(f"{self.variant} is a Dudo variant: set `dudo` in the request")
         own, opp, roll, history = self.parse(request.dudo)
@@ -129,7 +121,7 @@ class DudoBackend:
             actions, probs = self._row(own, opp, roll, history)
             source = "book"
         else:
-            actions, probs = self._live_distribution(own, opp, roll, history, deadline, need)
+            actions, probs = self._live_distribution(own, opp, roll, history, need, live)
             source = "live"
         p = np.maximum(probs, 0.0)
         p = p / p.sum()

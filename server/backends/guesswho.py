@@ -42,7 +42,7 @@ class GuessWhoBackend:
             return int(self.bid[own, opp])
         return int(self.policies[strategy].bid(own, opp))
 
-    def sample(self, request, deadline: float | None) -> MoveResult:
+    def sample(self, request, deadline: float | None, live=None) -> MoveResult:
         if request.WhichOneof("state") != "guesswho":
             raise BadRequest(f"{self.variant} is a Guess Who variant: set `guesswho` in the request")
         strategy = request.strategy or self.served

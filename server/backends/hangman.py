@@ -61,7 +61,7 @@ class HangmanBackend:
         v = View(lex, 0, mine, int(opp), theirs, guessed, 0, 0, 10, len(asked))
         return int(self.letters[strategy].choose_letter(v, None)), len(mine)
 
-    def sample(self, request, deadline: float | None) -> MoveResult:
+    def sample(self, request, deadline: float | None, live=None) -> MoveResult:
         if request.WhichOneof("state") != "hangman":
             raise BadRequest(f"{self.variant} is a Hangman variant: set `hangman` in the request")
         strategy = request.strategy or self.served

@@ -232,7 +232,7 @@ class JottoBackend:
         self.sample_hider("", 0, False)
         self.sample_guesser("", 0, [], False)
 
-    def sample(self, request, deadline: float | None) -> MoveResult:
+    def sample(self, request, deadline: float | None, live=None) -> MoveResult:
         if not request.HasField("jotto"):
             raise BadRequest(f"{self.variant} is a Jotto variant: set `jotto` in the request")
         st = request.jotto

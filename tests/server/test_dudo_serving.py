@@ -30,6 +30,7 @@ def dudo_service(tmp_path_factory):
     yield pb_grpc.GameStrategyStub(channel), path
     channel.close()
     server.stop(0).wait()
+    server.live_pool.close()
     registry.close()
 
 

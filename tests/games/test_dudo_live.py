@@ -29,8 +29,8 @@ def test_estimates_grow_with_the_game():
 
 
 def test_live_solution_equals_the_full_solve():
-    sol, nbytes = solve_live(2, 3, 3, 2, 15)
-    ref = solve_game(max_dice=2, m=3, iterations=15, perfect_recall_total=2, exact_br_total=0, progress=False,
+    sol, nbytes = solve_live(2, 3, 3, 0, 10)
+    ref = solve_game(max_dice=2, m=3, iterations=10, perfect_recall_total=0, exact_br_total=0, progress=False,
                      log=None, max_total=3)
     assert sorted(sol.groups) == sorted(ref.groups) == [(1, 1), (1, 2)] and nbytes > 0
     for own, opp in ((1, 1), (1, 2), (2, 1)):
