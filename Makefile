@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.jotto $(ARGS)
 	$(BIN)/python -m bench.load $(LOADARGS)
 	$(BIN)/python -m bench.load http $(LOADARGS)
+	$(BIN)/python -m bench.liveload $(LIVEARGS)
 
 ## 60 s of load at concurrency 16 with a new store published and swapped in half-way.
 bench-refresh: $(STAMP)

@@ -143,6 +143,7 @@ async def _drive(target, method, bodies, concurrency, seconds, channels, record_
         await c(bodies[0], timeout=30, wait_for_ready=True)
     lat, stamps, versions, errors = [], [], [], {}
     t_start = time.perf_counter()
+    start_epoch = time.time()
     t_end = t_start + seconds
 
     async def worker(k):
@@ -167,7 +168,8 @@ async def _drive(target, method, bodies, concurrency, seconds, channels, record_
     elapsed = time.perf_counter() - t_start
     for ch in chans:
         await ch.close()
-    return {"elapsed": elapsed, "lat": lat, "stamps": stamps, "versions": versions, "errors": errors}
+    return {"elapsed": elapsed, "lat": lat, "stamps": stamps, "versions": versions, "errors": errors,
+            "start_epoch": start_epoch}
 
 
 STREAMS = 4  # streaming cells: concurrency c = min(c, STREAMS) streams, each with c / streams messages in flight

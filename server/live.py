@@ -60,7 +60,7 @@ DEFAULT_SECONDS = 10.0  # a call without a deadline may wait this long for live 
 MAX_SECONDS = 60.0  # no live computation is admitted with a larger estimate
 MAX_BYTES = 2 << 30  # nor with a larger memory estimate; a worker past it is killed
 CACHE_BYTES = 256 << 20  # live results kept per server process
-NICE = 10
+NICE = 19  # live workers yield the cores to the serving threads (and to anything else)
 WORKER_NAME = "gamestrategy-live"
 
 
@@ -260,12 +260,13 @@ class LivePool:
                 return
         w.stop()
 
-    def _discard(self, w: _Worker) -> None:
+    def _discard(self, w: _Worker, why: str, what: str) -> None:
         with self._lock:
             self._busy.pop(w.pid, None)
             self.killed += 1
             replace = not self._closed and not self._idle
         w.kill()
+        log.warning("live worker killed", extra={"fields": {"worker_pid": w.pid, "reason": why, "work": what}})
         if replace:
             self.start(1)
 
@@ -326,22 +327,25 @@ class LivePool:
         try:
             w.conn.send((fn, args))
         except (BrokenPipeError, OSError):
-            self._discard(w)
+            self._discard(w, "ended before taking the work", cost.what)
             raise LiveError("the live worker ended before taking the work") from None
         next_rss = 0.0
         while True:
             now = time.monotonic()
             left = deadline - now
             if left <= 0:
-                self._discard(w)
+                self._discard(w, "DEADLINE_EXCEEDED", cost.what)
                 raise Stopped("DEADLINE_EXCEEDED", f"live work stopped at the deadline: {cost.what}")
             if active is not None and not active():
-                self._discard(w)
+                if left < 0.1:  # gRPC ends the call at its deadline, a moment before our clock says so
+                    self._discard(w, "DEADLINE_EXCEEDED", cost.what)
+                    raise Stopped("DEADLINE_EXCEEDED", f"live work stopped at the deadline: {cost.what}")
+                self._discard(w, "CANCELLED", cost.what)
                 raise Stopped("CANCELLED", f"live work stopped: the caller went away ({cost.what})")
             if now >= next_rss:
                 next_rss = now + 0.25
                 if w.rss() > self.max_bytes:
-                    self._discard(w)
+                    self._discard(w, "memory cap", cost.what)
                     raise Stopped("RESOURCE_EXHAUSTED",
                                   f"live work stopped: it used more than this server's cap of "
                                   f"{_format_bytes(self.max_bytes)} ({cost.what})")
@@ -354,7 +358,7 @@ class LivePool:
             try:
                 status, value = w.conn.recv()
             except (EOFError, OSError):
-                self._discard(w)
+                self._discard(w, "died", cost.what)
                 raise LiveError(f"the live worker died ({cost.what})") from None
             self._give_back(w)
             if status == "ok":
