@@ -33,7 +33,10 @@ def echo_server(argv) -> int:
     Same worker processes, handler threads, server options and concurrency limit as the service. Its
     methods take and return raw bytes (no protobuf parsing or serialising, no interceptors, no metrics,
     no health or reflection services): `Echo` returns the request body, `EchoStream` each message. The
-    ratio to it is therefore what our whole per-call Python path costs over gRPC's own."""
+    ratio to it is therefore what our whole per-call Python path costs over gRPC's own.
+
+    ``--aio``: the same on ``grpc.aio`` (asyncio: one event loop a worker instead of the thread pool;
+    same worker processes, options and concurrency limit), the other way to build a Python gRPC server."""
     from concurrent import futures
 
     import grpc
@@ -43,8 +46,43 @@ def echo_server(argv) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--aio", action="store_true")
     ap.add_argument("--port-file", type=Path, required=True)
     a = ap.parse_args(argv)
+    options = [("grpc.max_receive_message_length", 4 * 1024 * 1024)]  # server.app.build_server's
+
+    def serve_aio(port, reuse, bound_to=None):
+        """Serve until SIGTERM/SIGINT on an asyncio event loop."""
+        async def echo(req, ctx):
+            return req
+
+        async def echo_stream(it, ctx):
+            async for m in it:
+                yield m
+
+        async def main():
+            handler = grpc.method_handlers_generic_handler("echo.Echo", {
+                "Echo": grpc.unary_unary_rpc_method_handler(echo),
+                "EchoStream": grpc.stream_stream_rpc_method_handler(echo_stream)})
+            server = grpc.aio.server(handlers=[handler], options=options + [("grpc.so_reuseport", 1 if reuse else 0)],
+                                     maximum_concurrent_rpcs=256)
+            bound = server.add_insecure_port(f"127.0.0.1:{port}")
+            await server.start()
+            if bound_to is not None:
+                bound_to(bound)
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, stop.set)
+            await stop.wait()
+            await server.stop(0)
+
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+        asyncio.run(main())
+
+    if a.aio and a.workers <= 1:
+        serve_aio(0, False, lambda port: a.port_file.write_text(json.dumps({"port": port, "pid": os.getpid()})))
+        return 0
 
     def serve(port, reuse):
         handler = grpc.method_handlers_generic_handler("echo.Echo", {
@@ -52,8 +90,7 @@ def echo_server(argv) -> int:
             "EchoStream": grpc.stream_stream_rpc_method_handler(lambda it, ctx: it)})
         # the service's server options (server.app.build_server) and thread pool, no interceptors
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=a.threads), handlers=[handler],
-                             options=[("grpc.max_receive_message_length", 4 * 1024 * 1024),
-                                      ("grpc.so_reuseport", 1 if reuse else 0)], maximum_concurrent_rpcs=256)
+                             options=options + [("grpc.so_reuseport", 1 if reuse else 0)], maximum_concurrent_rpcs=256)
         bound = server.add_insecure_port(f"127.0.0.1:{port}")
         server.start()
         return server, bound
@@ -69,6 +106,9 @@ def echo_server(argv) -> int:
         for _ in range(a.workers):
             pid = os.fork()
             if pid == 0:
+                if a.aio:
+                    serve_aio(port, True)
+                    os._exit(0)
                 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
                 server, _ = serve(port, True)
                 signal.sigwait({signal.SIGTERM, signal.SIGINT})
@@ -375,6 +415,7 @@ def _busy_seconds() -> float:
 
 
 OTHERS = {"busy": 0.0, "ours": 0.0, "wall": 0.0}  # machine CPU during the runs, and ours (servers + load)
+LOADGEN: list[tuple[float, float]] = []  # (CPU seconds, wall seconds) of each load process
 
 
 def _run_series(runs, concurrency, seconds, tmp, tag, server_pids=()):
@@ -388,6 +429,7 @@ def _run_series(runs, concurrency, seconds, tmp, tag, server_pids=()):
         time.perf_counter()
     subprocess.run(cmd, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), check=True)
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    LOADGEN.append((ru1.ru_utime - ru0.ru_utime + ru1.ru_stime - ru0.ru_stime, time.perf_counter() - t0))
     OTHERS["busy"] += _busy_seconds() - busy0
     OTHERS["ours"] += (_cpu_seconds(server_pids) - srv0 + ru1.ru_utime - ru0.ru_utime + ru1.ru_stime - ru0.ru_stime)
     OTHERS["wall"] += time.perf_counter() - t0
@@ -447,6 +489,7 @@ def table(args) -> int:
     dudo_variant = next(iter(sorted(current_stores(root, "dudo"))), None)
     kinds = [k for k in args.kinds.split(",") if k != "dudo" or dudo_variant]
     paired = {"book": "echo", "stream": "echo-stream"}  # measured in alternation with their baseline
+    # book hits alternate with both echo servers: the synchronous one (ours) and the asyncio one
     reps = max(1, args.repeats)
     print(f"\nLoad on loopback: server ({args.workers} workers x {args.threads} threads) and load generator in "
           f"separate processes, {os.cpu_count()} cores (shared with anything else running)")
@@ -459,7 +502,8 @@ def table(args) -> int:
           f"{dudo_variant}; srv us = server CPU time (user + system, all its processes) per call or move, cpu x = "
           "that over the echo server's (median of the paired runs)")
     print("echo = the same gRPC server (processes, threads, options) with methods returning the raw request "
-          "bytes: no parsing, serialising, interceptors or metrics")
+          "bytes: no parsing, serialising, interceptors or metrics; echo-aio = the same on grpc.aio (one asyncio "
+          "event loop a worker), run in alternation with echo and book (its / echo: paired, against echo)")
     results: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -467,6 +511,9 @@ def table(args) -> int:
             ep, eport = _start([sys.executable, "-m", "bench.load", "echo-server", "--workers",
                                 str(args.workers), "--threads", str(args.threads), "--port-file",
                                 str(tmp / "echo.json")], tmp / "echo.json", elog)
+            ap_, aport = _start([sys.executable, "-m", "bench.load", "echo-server", "--aio", "--workers",
+                                 str(args.workers), "--port-file", str(tmp / "echo-aio.json")],
+                                tmp / "echo-aio.json", elog)
             try:
                 sp, sport = _start([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers",
                                     str(args.workers), "--threads", str(args.threads), "--metrics-port", "-1", "--http-port", "-1",
@@ -474,11 +521,17 @@ def table(args) -> int:
                                    tmp / "server.json", slog)
                 try:
                     echo = {"target": f"127.0.0.1:{eport}", "pids": _tree(ep.pid)}
+                    echo_aio = {"target": f"127.0.0.1:{aport}", "pids": _tree(ap_.pid)}
                     ours = {"target": f"127.0.0.1:{sport}", "pids": _tree(sp.pid), "variant": variant, "live": live}
-                    pids = echo["pids"] + ours["pids"]
+                    pids = echo["pids"] + echo_aio["pids"] + ours["pids"]
                     for c in concs:
                         for kind, base in paired.items():
-                            if kind == "book" or kind in kinds:
+                            if kind == "book":
+                                runs = [dict(echo, kind="echo"), dict(echo_aio, kind="echo"), dict(ours, kind=kind)] * reps
+                                rs = _run_series(runs, c, args.seconds, tmp, kind, pids)
+                                results[("echo", c)], results[("echo-aio", c)], results[("book", c)] = \
+                                    rs[0::3], rs[1::3], rs[2::3]
+                            elif kind in kinds:
                                 runs = [dict(echo, kind=base), dict(ours, kind=kind)] * reps
                                 rs = _run_series(runs, c, args.seconds, tmp, kind, pids)
                                 results[(base, c)] = rs[0::2]
@@ -493,6 +546,7 @@ def table(args) -> int:
                     _stop(sp)
             finally:
                 _stop(ep)
+                _stop(ap_)
 
     def rate(kind, r):
         return len(r["lat"]) / r["elapsed"] * (BATCH if kind == "batch" else 1)
@@ -502,7 +556,8 @@ def table(args) -> int:
 
     print(f"\n{'call':12s} {'conc':>5s} {'req/s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'p99.9 ms':>9s} "
           f"{'errors':>7s} {'srv us':>7s} {'cpu x':>6s} {'/ echo':>7s}  range")
-    order = ["echo", "book", "live", "stats", "batch", "dudo", "echo-stream", "stream"]
+    order = ["echo", "echo-aio", "book", "live", "stats", "batch", "dudo", "echo-stream", "stream"]
+    paired["echo-aio"] = "echo"
     for kind in [k for k in order if any((k, c) in results for c in concs)]:
         for c in concs:
             rs = results[(kind, c)]
@@ -525,6 +580,21 @@ def table(args) -> int:
             print(f"{kind:12s} {c:5d} {rates[mid]:9.0f} {_pct(lat, .5) * 1e3:8.3f} {_pct(lat, .99) * 1e3:8.3f} "
                   f"{_pct(lat, .999) * 1e3:9.3f} {sum(sum(r['errors'].values()) for r in rs):7d} "
                   f"{_median(per_call):7.1f} {cpux} {ratio}  {rng}")
+    best = []
+    for c in concs:
+        if ("echo-aio", c) in results:
+            aio_x = _median([rate("echo", a) / rate("echo", e) for a, e in zip(results[("echo-aio", c)],
+                                                                                results[("echo", c)])])
+            faster = "echo-aio" if aio_x > 1 else "echo"
+            ratios = [rate("book", r) / rate(faster, e) for r, e in zip(results[("book", c)], results[(faster, c)])]
+            best.append(f"c={c}: {_median(ratios):.2f} of {faster} ({min(ratios):.2f}-{max(ratios):.2f})")
+    if best:
+        print("book hits / the faster echo server at each concurrency (median of the paired ratios, range): "
+              + "; ".join(best))
+    if LOADGEN:
+        share = sorted(c / w for c, w in LOADGEN)
+        print(f"load generator (one process, asyncio): CPU {share[0]:.2f}-{share[-1]:.2f} of a core over each series "
+              f"(median {_median(share):.2f}), start-up included; it would limit the rates near 1.00")
     if OTHERS["wall"] > 0:
         others = max(0.0, OTHERS["busy"] - OTHERS["ours"]) / OTHERS["wall"]
         print(f"during the runs other processes kept {others:.2f} of the {os.cpu_count()} cores busy (ours: servers and "

@@ -164,11 +164,15 @@ class _Worker:
             return 0
 
     def kill(self) -> None:
+        """SIGKILL (the kernel frees its CPU and memory at once); reaped in the background."""
         try:
             os.kill(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, TypeError):
             pass
-        self.proc.join(5)
+        threading.Thread(target=self._reap, name="live-reap", daemon=True).start()
+
+    def _reap(self) -> None:
+        self.proc.join(30)
         self.conn.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 

@@ -40,6 +40,14 @@ def alive(pid: int) -> bool:
         return False
 
 
+def gone(pid, wait=30.0):
+    """The process has ended (polled: a SIGKILL takes effect a moment after the call has its status)."""
+    t = time.monotonic() + wait
+    while alive(pid) and time.monotonic() < t:
+        time.sleep(0.01)
+    return not alive(pid)
+
+
 @pytest.fixture
 def pool():
     p = LivePool(slots=1, default_seconds=30, max_bytes=1 << 30)
@@ -84,7 +92,7 @@ def test_deadline_kills_the_worker(pool):
     pid = busy_pid(pool)
     t.join(60)
     assert isinstance(box.get("error"), Stopped) and box["error"].status == "DEADLINE_EXCEEDED"
-    assert not alive(pid) and pool.killed == 1
+    assert gone(pid) and pool.killed == 1
     assert pool.submit(spin, 0.01, deadline=None, cost=CHEAP) != pid  # replaced
 
 
@@ -95,7 +103,7 @@ def test_cancellation_kills_the_worker(pool):
     caller.set()
     t.join(60)
     assert isinstance(box.get("error"), Stopped) and box["error"].status == "CANCELLED"
-    assert not alive(pid)
+    assert gone(pid)
 
 
 def test_full_slots_refuse_with_resource_exhausted(pool):
@@ -149,7 +157,7 @@ def test_close_stops_the_workers():
     p = LivePool(slots=1)
     pid = p.submit(spin, 0.01, deadline=None, cost=CHEAP)
     p.close()
-    assert not alive(pid)
+    assert gone(pid)
 
 
 def test_cache_keeps_within_its_bound():

@@ -15,7 +15,7 @@ from protos import gamestrategy_pb2_grpc as pb_grpc
 from server.app import build_server
 from server.registry import Registry
 from server.settings import ServerSettings
-from tests.server.test_live_pool import alive, busy_pid
+from tests.server.test_live_pool import busy_pid, gone
 
 PARAMS = DudoParams(max_dice=1, iterations=20)
 
@@ -59,12 +59,12 @@ def req(own, opp, seed=0):
         own_dice=own, opponent_dice=opp, roll=[1 + k % 6 for k in range(own)], requester_opened=True))
 
 
-def gone(pid, wait=30.0):
-    """The process has ended (polled: the kill is asynchronous to the caller's status)."""
+def quiet(pool, wait=30.0):
+    """No live computation running (a previous test's stopped one has released its slot)."""
     t = time.monotonic() + wait
-    while alive(pid) and time.monotonic() < t:
+    while pool.running and time.monotonic() < t:
         time.sleep(0.01)
-    return not alive(pid)
+    return not pool.running
 
 
 def test_a_cheap_live_request_is_answered_live(service):
@@ -88,6 +88,7 @@ def test_over_cost_request_gets_failed_precondition_naming_the_store(service):
 
 def test_deadline_stops_the_worker(admitting):
     stub, server = admitting
+    assert quiet(server.live_pool)
     fut = stub.SampleMove.future(req(3, 3), timeout=1.0)
     pid = busy_pid(server.live_pool)
     with pytest.raises(grpc.RpcError) as e:
@@ -98,6 +99,7 @@ def test_deadline_stops_the_worker(admitting):
 
 def test_cancel_stops_the_worker_and_full_slots_refuse(admitting):
     stub, server = admitting
+    assert quiet(server.live_pool)
     fut = stub.SampleMove.future(req(3, 3), timeout=120)
     pid = busy_pid(server.live_pool)
     with pytest.raises(grpc.RpcError) as e:  # the one slot is taken
