@@ -30,28 +30,27 @@ def registry(tmp_path_factory):
     r.close()
 
 
-@pytest.fixture(scope="module")
-def service(registry):
-    """(stub, server): estimates as they are."""
-    server, port = build_server(registry, "127.0.0.1:0", ServerSettings(live_slots=1))
+def served(registry, **settings):
+    """(stub, server) over the registry with these settings; stopped (and its live pool closed) after."""
+    server, port = build_server(registry, "127.0.0.1:0", ServerSettings(live_slots=1, **settings))
     server.start()
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     yield pb_grpc.GameStrategyStub(channel), server
     channel.close()
     server.stop(0).wait()
     server.live_pool.close()
+
+
+@pytest.fixture(scope="module")
+def service(registry):
+    """Estimates as they are."""
+    yield from served(registry)
 
 
 @pytest.fixture(scope="module")
 def admitting(registry):
-    """(stub, server) whose estimates are scaled down 1000x: it starts work that runs past its deadline."""
-    server, port = build_server(registry, "127.0.0.1:0", ServerSettings(live_slots=1, live_estimate_scale=1e-3))
-    server.start()
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    yield pb_grpc.GameStrategyStub(channel), server
-    channel.close()
-    server.stop(0).wait()
-    server.live_pool.close()
+    """Estimates scaled down 1000x: it starts work that runs past its deadline."""
+    yield from served(registry, live_estimate_scale=1e-3)
 
 
 def req(own, opp, seed=0):
