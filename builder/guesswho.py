@@ -38,7 +38,7 @@ def seat_average(a, b, n: int) -> Fraction:
 
 def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> Path:
     """Exact DP, then the optimiser's races (games in parallel on ``executor``), then the store."""
-    from games.optimisers import METHODS, guesswho_problem
+    from builder.evaluation.optimisers import METHODS, guesswho_problem
 
     N = params.n
     if not 2 <= N <= 200:

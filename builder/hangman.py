@@ -37,7 +37,7 @@ class HangmanParams:
 
 def eval_games(game, a, b, seed: int, games: int, executor=None, chunk: int = 50) -> list[float]:
     """A's scores in games 0..games-1 against B (seats alternated), chunked over the executor, in game order."""
-    from games.arena import play_games
+    from builder.evaluation.arena import play_games
     if executor is None:
         return play_games(game, a, b, seed, 0, games) if games else []
     starts = list(range(0, games, chunk))

@@ -33,7 +33,7 @@ from builder.hangman import HangmanParams  # noqa: E402
 DEFAULT["guesswho-24"] = GuessWhoParams(24, budget=100_000)
 FULL["guesswho-24"] = GuessWhoParams(24, budget=300_000)
 # letter-rule parameters for 5 letters: the seed method's pick on a 4000-game budget, raced better than
-# the default rule (python -m games.optimisers hangman5 --budget 4000 --cap 300 --seed 1); other lengths
+# the default rule (python -m builder.evaluation.optimisers hangman5 --budget 4000 --cap 300 --seed 1); other lengths
 # keep the default
 HANGMAN5_TUNED = (1.507, 1.076, 1.319, 1.577, 1.387)
 DEFAULT["hangman-en_US50-5"] = HangmanParams(5, theta=HANGMAN5_TUNED, eval_games=100)

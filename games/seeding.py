@@ -1,6 +1,8 @@
 """Seeded draws shared by every game: a move, a member or a game is reproducible from (seed, purpose)."""
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 _M64 = (1 << 64) - 1
@@ -17,6 +19,15 @@ def seeded_uniform(seed: int, purpose: int) -> float:
         z = ((z ^ (z >> shift)) * mul) & _M64
     z ^= z >> 31
     return (z >> 11) * (1.0 / (1 << 53))
+
+
+def seeded_pick(probs, seed: int, purpose: int) -> int:
+    """The index of a probability vector (negatives as zero, renormalised) drawn by ``seeded_uniform``."""
+    p = np.maximum(probs, 0.0)
+    p = p / p.sum()
+    # = np.searchsorted(np.cumsum(p), u, side="right") on the same doubles; bisect keeps the GIL
+    # (searchsorted releases it, and a busy server then pays to get it back)
+    return min(bisect.bisect_right(np.cumsum(p).tolist(), seeded_uniform(seed, purpose)), len(p) - 1)
 
 
 def game_rng(seed: int, i: int) -> np.random.Generator:

@@ -30,6 +30,11 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ROOT = REPO_ROOT / "stores"
 
 
+def stores_root(root: str | Path | None = None) -> Path:
+    """The store root: ``root`` if given, else $GAMESTRATEGY_STORES, else ``stores/`` in the repository."""
+    return Path(root or os.environ.get("GAMESTRATEGY_STORES") or DEFAULT_ROOT)
+
+
 class StoreError(RuntimeError):
     """A store that cannot be served (missing, corrupt or of another format); the message says which."""
 

@@ -42,6 +42,18 @@ def decode_row(raw: bytes) -> tuple[np.ndarray, np.ndarray]:
     return actions, probs
 
 
+def read_row(store, params: DudoParams, own: int, opp: int, roll, history) -> tuple[np.ndarray, np.ndarray]:
+    """The stored (actions, probabilities) of one information set; StoreError if the store lacks it."""
+    from games.dudo.infoset import infoset_id
+    from games.storage import StoreError
+
+    iid = infoset_id(own, opp, roll, history, params.memory, params.max_dice, params.perfect_recall_total)
+    raw = store.get("infosets", infoset_key(iid))
+    if raw is None:
+        raise StoreError(f"store {store.path}: no information set {iid}")
+    return decode_row(raw)
+
+
 def group_iterations(default: int, by_total: tuple, a: int, b: int) -> int:
     """Iterations of group {a, b}: the schedule's entry for a + b dice in play, else ``default``."""
     return dict(by_total).get(a + b, default)

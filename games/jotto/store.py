@@ -52,6 +52,17 @@ def decode_book_value(raw: bytes) -> tuple[int, np.ndarray, np.ndarray]:
     return n, pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
 
 
+def book_moves(store, strategy: str, D: int, state: np.ndarray) -> dict[int, int] | None:
+    """{member: move} of the book entry of a consistent-word set, or None where the book has none."""
+    raw = store.get(book_db(strategy), book_key(D, state))
+    if raw is None:
+        return None
+    n, members, moves = decode_book_value(raw)
+    if n != len(state):  # a key collision: not this set's entry
+        return None
+    return dict(zip(members.tolist(), moves.tolist()))
+
+
 def read_strategies(store) -> dict[str, GuesserStrategy]:
     """The guesser strategies a store serves, by name, from its manifest and arrays."""
     out: dict[str, GuesserStrategy] = {}

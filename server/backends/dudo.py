@@ -2,16 +2,13 @@
 are solved live in the server's live pool (a worker process, within the caller's deadline and the caps)."""
 from __future__ import annotations
 
-import bisect
-
 import numpy as np
 
 from games.dudo.game import round_reachable
-from games.dudo.infoset import infoset_id
 from games.dudo.live import live_cost, solve_live
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
-from games.dudo.store import DudoParams, decode_row, infoset_key
-from games.seeding import seeded_uniform
+from games.dudo.store import DudoParams, read_row
+from games.seeding import seeded_pick
 from games.storage import Store, StoreError
 from server.backends import BadRequest, MoveResult
 from server.live import NO_LIVE, Cost, LiveCall
@@ -77,11 +74,7 @@ class DudoBackend:
 
     # ------------------------------------------------------------------ lookup
     def _row(self, own: int, opp: int, roll, history):
-        iid = infoset_id(own, opp, roll, history, self.params.memory, self.max_dice, self.params.perfect_recall_total)
-        raw = self.store.get("infosets", infoset_key(iid))
-        if raw is None:
-            raise StoreError(f"store {self.store.path}: no information set {iid}")
-        return decode_row(raw)
+        return read_row(self.store, self.params, own, opp, roll, history)
 
     def _live_distribution(self, own, opp, roll, history, need: int, live: LiveCall):
         """From the game with `need` dice a player (the smallest whose play reaches this round: a store of
@@ -123,12 +116,9 @@ class DudoBackend:
         else:
             actions, probs = self._live_distribution(own, opp, roll, history, need, live)
             source = "live"
+        k = seeded_pick(probs, request.game_seed, 100 + len(history))
         p = np.maximum(probs, 0.0)
         p = p / p.sum()
-        # = np.searchsorted(np.cumsum(p), u, side="right") on the same doubles; bisect keeps the GIL
-        # (searchsorted releases it, and a busy server then pays to get it back)
-        k = bisect.bisect_right(np.cumsum(p).tolist(), seeded_uniform(request.game_seed, 100 + len(history)))
-        k = min(k, len(p) - 1)
         total = own + opp
         dist = []
         if request.want_distribution:

@@ -10,7 +10,7 @@ import numpy as np
 
 from games.jotto.dictionary import Variant, dictionary_from_words
 from games.jotto.oracle import JottoOracle, state_key
-from games.jotto.store import COMMON, book_db, book_key, decode_book_value, read_strategies
+from games.jotto.store import COMMON, book_moves, read_strategies
 from games.jotto.strategy import GuesserStrategy
 from games.seeding import seeded_uniform
 from games.storage import Store, StoreError
@@ -97,13 +97,7 @@ class JottoBackend:
     def book_entry(self, strategy: str, state: np.ndarray):
         if len(state) <= self.threshold:
             return None
-        raw = self.store.get(book_db(strategy), book_key(self.oracle.D, state))
-        if raw is None:
-            return None
-        n, members, moves = decode_book_value(raw)
-        if n != len(state):
-            return None
-        return dict(zip(members.tolist(), moves.tolist()))
+        return book_moves(self.store, strategy, self.oracle.D, state)
 
     def _live(self, s: GuesserStrategy, c: int, state: np.ndarray, key: bytes, deadline: float | None) -> int:
         ck = (s.name, c, key)

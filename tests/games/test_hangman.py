@@ -143,7 +143,7 @@ def test_scored_solo_tree_matches_games_played_one_by_one():
 
 def test_ours_beats_the_seed_strategy_by_a_race():
     """4 letters, delta 0.05: a regression of our word or letter rule would show here (measured 0.88)."""
-    from games.arena import match
+    from builder.evaluation.arena import match
     from games.hangman.strategies import our_player, seed_player
 
     r = match(HangmanGame(4), our_player(), seed_player(), seed=11, delta=0.05, cap=600)

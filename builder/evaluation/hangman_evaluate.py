@@ -1,6 +1,6 @@
 """Hangman evaluation: our strategy against the seed's per word length, and the word/letter rules apart.
 
-    python -m games.hangman.evaluate --lengths 4,5,6,7,8 --cap 3000 --workers 2
+    python -m builder.evaluation.hangman_evaluate --lengths 4,5,6,7,8 --cap 3000 --workers 2
 
 Every row is one arena match (seats alternated, seeded) decided by an empirical Bernstein race.
 """
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from games.arena import match
-from games.hangman.arena import game_for, player
+from builder.evaluation.arena import match
+from builder.evaluation.hangman import game_for, player
 
 PAIRS = [
     ("ours", "seed", "ours (hard words + scored letters) vs seed"),

@@ -10,11 +10,11 @@ mixture, a randomised baseline) picks the member playing each game from that gam
 
 CLI::
 
-    python -m games.arena guesswho:optimal guesswho:bisection --delta 0.05 --cap 20000
-    python -m games.arena hangman5:ours hangman5:seed --cap 4000 --workers 2
-    python -m games.arena jotto-en_US80-3-ganzfried:double_oracle jotto-en_US80-3-ganzfried:benchmark
-    python -m games.arena dudo2:dudo-m3-2dice dudo2:random
-    python -m games.arena --list
+    python -m builder.evaluation.arena guesswho:optimal guesswho:bisection --delta 0.05 --cap 20000
+    python -m builder.evaluation.arena hangman5:ours hangman5:seed --cap 4000 --workers 2
+    python -m builder.evaluation.arena jotto-en_US80-3-ganzfried:double_oracle jotto-en_US80-3-ganzfried:benchmark
+    python -m builder.evaluation.arena dudo2:dudo-m3-2dice dudo2:random
+    python -m builder.evaluation.arena --list
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.race import BernsteinRace, RaceResult
+from builder.evaluation.race import BernsteinRace, RaceResult
 from games.seeding import game_rng
 
 
@@ -146,10 +146,43 @@ class JottoServed:
     name: str = ""
 
 
-@dataclass(frozen=True)
-class _Turn:
-    guess: str
-    jots: int
+class JottoStore:
+    """The strategies of a published Jotto store, played as the server plays them on their own path: the
+    game seed draws the mixture member, which answers from the book where it has an entry, else live."""
+
+    def __init__(self, store):
+        from games.jotto.dictionary import Variant, dictionary_from_words
+        from games.jotto.oracle import JottoOracle
+        from games.jotto.store import COMMON, read_strategies
+
+        m = store.manifest
+        self.store = store
+        self.dictionary = dictionary_from_words(Variant.parse(m["variant"]), list(m["words"]),
+                                                common=store.array(COMMON))
+        self.oracle = JottoOracle(self.dictionary)
+        self.strategies = read_strategies(store)
+        self.served = m["served"]
+
+    def hider_word(self, strategy: str, seed: int) -> int:
+        return self.strategies[strategy or self.served].hider_word(seed)
+
+    def guesses(self, strategy: str, seed: int, secret: int) -> int:
+        """Guesses the strategy's member for ``seed`` needs to find ``secret``."""
+        from games.jotto.store import book_moves
+
+        s = self.strategies[strategy or self.served]
+        c = s.member_for_seed(seed)
+        guesses, answers = [], []
+        for n in range(1, 200):
+            state = self.oracle.consistent(guesses, answers)
+            mv = (book_moves(self.store, s.name, self.oracle.D, state) or {}).get(c)
+            if mv is None:
+                mv = s.move(self.oracle, c, state)
+            if mv == secret:
+                return n
+            guesses.append(mv)
+            answers.append(int(self.oracle.C[mv, secret]))
+        raise RuntimeError("guesser did not finish")
 
 
 _JOTTO: dict = {}
@@ -164,37 +197,30 @@ class JottoStoreGame:
     root: str = ""
     name: str = "jotto"
 
-    def backend(self):
+    def reader(self) -> JottoStore:
         key = (self.root, self.variant)
         if key not in _JOTTO:
-            from games.storage import DEFAULT_ROOT, Store, current_stores
-            from server.backends.jotto import JottoBackend
-
-            root = self.root or os.environ.get("GAMESTRATEGY_STORES", str(DEFAULT_ROOT))
-            path = current_stores(root, "jotto").get(self.variant)
-            if path is None:
-                raise ValueError(f"no published Jotto store {self.variant!r} under {root}")
-            _JOTTO[key] = JottoBackend(Store(path))
+            _JOTTO[key] = JottoStore(_open_store(self.root, "jotto", self.variant))
         return _JOTTO[key]
 
-    def _guesses(self, b, strategy: str, seed: int, secret: str) -> int:
-        history = []
-        j = b.dictionary.index(secret)
-        for n in range(1, 200):
-            mv = b.sample_guesser(strategy, seed, history, False).move
-            if mv == secret:
-                return n
-            history.append(_Turn(mv, int(b.oracle.C[b.dictionary.index(mv), j])))
-        raise RuntimeError("guesser did not finish")
-
     def play(self, first, second, rng) -> float:
-        b = self.backend()
+        r = self.reader()
         sa, sb = (int(x) for x in rng.integers(0, 2**62, size=2))
-        for_first = b.sample_hider(second.name, sb, False).move
-        for_second = b.sample_hider(first.name, sa, False).move
-        n1 = self._guesses(b, first.name, sa, for_first)
-        n2 = self._guesses(b, second.name, sb, for_second)
+        for_first = r.hider_word(second.name, sb)
+        for_second = r.hider_word(first.name, sa)
+        n1 = r.guesses(first.name, sa, for_first)
+        n2 = r.guesses(second.name, sb, for_second)
         return 1.0 if n1 < n2 else 0.5 if n1 == n2 else 0.0
+
+
+def _open_store(root: str, game: str, variant: str):
+    from games.storage import Store, current_stores, stores_root
+
+    r = stores_root(root)
+    path = current_stores(r, game).get(variant)
+    if path is None:
+        raise ValueError(f"no published {game} store {variant!r} under {r}")
+    return Store(path)
 
 
 # ------------------------------------------------------------------------------- served Dudo strategies
@@ -209,20 +235,43 @@ class DudoServed:
         return self.variant
 
 
+class DudoStore:
+    """The strategy of a published Dudo store, played as the server plays it: the stored row of the
+    information set, or (a round the store's games never reach) the game solved live with enough dice."""
+
+    def __init__(self, store):
+        from games.dudo.store import DudoParams
+
+        self.store = store
+        self.params = DudoParams(**store.manifest["parameters"])
+        self._live: dict = {}
+
+    def distribution(self, own: int, opp: int, roll, history, opened: bool):
+        from games.dudo.game import round_reachable
+        from games.dudo.rules import MAX_DICE
+        from games.dudo.solve import solve_params
+        from games.dudo.store import DudoParams, read_row
+
+        opener, other = (own, opp) if opened else (opp, own)
+        need = next(d for d in range(max(own, opp), MAX_DICE + 1) if round_reachable(opener, other, d))
+        if need <= self.params.max_dice:
+            return read_row(self.store, self.params, own, opp, tuple(sorted(roll)), history)
+        if need not in self._live:
+            p = self.params
+            self._live[need] = solve_params(DudoParams(max_dice=need, iterations=p.iterations, memory=p.memory,
+                                                       perfect_recall_total=p.perfect_recall_total,
+                                                       exact_br_total=0), progress=False)
+        dist = self._live[need].action_distribution(own, opp, tuple(sorted(roll)), history)
+        return np.array([a for a, _ in dist]), np.array([q for _, q in dist])
+
+
 _DUDO: dict = {}
 
 
-def _dudo_backend(root: str, variant: str):
+def _dudo_store(root: str, variant: str) -> DudoStore:
     key = (root, variant)
     if key not in _DUDO:
-        from games.storage import DEFAULT_ROOT, Store, current_stores
-        from server.backends.dudo import DudoBackend
-
-        r = root or os.environ.get("GAMESTRATEGY_STORES", str(DEFAULT_ROOT))
-        path = current_stores(r, "dudo").get(variant)
-        if path is None:
-            raise ValueError(f"no published Dudo store {variant!r} under {r}")
-        _DUDO[key] = DudoBackend(Store(path))
+        _DUDO[key] = DudoStore(_open_store(root, "dudo", variant))
     return _DUDO[key]
 
 
@@ -231,12 +280,13 @@ class DudoGame:
     """Two-player Dudo from ``dice`` dice each (rules: games/dudo/rules.py): rounds of claims until a
     "dudo"; the challenge's loser loses dice and its winner opens the next round; a player without dice
     has lost. ``first`` opens the first round. A strategy is a :class:`DudoServed` (its store answers
-    every decision through the backend's ``sample``, seeded from the game's generator)."""
+    every decision, drawn with a seed from the game's generator as a SampleMove call would)."""
     dice: int = 1
     name: str = "dudo"
 
     def _act(self, strategy, own, opp, roll, history, opened, rng) -> int:
-        from games.dudo.rules import claim, num_claims, strength
+        from games.dudo.rules import num_claims
+        from games.seeding import seeded_pick
 
         total = own + opp
         if strategy.variant == "random":
@@ -244,18 +294,9 @@ class DudoGame:
             if history:
                 legal.append(-1)
             return int(legal[rng.integers(len(legal))])
-        from protos import gamestrategy_pb2 as pb
-
-        st = pb.DudoState(own_dice=own, opponent_dice=opp, roll=list(roll), requester_opened=opened)
-        for h in history:
-            n, r = claim(h, total)
-            st.history.add(count=n, face=r)
-        req = pb.SampleMoveRequest(variant=strategy.variant, game_seed=int(rng.integers(0, 2**62)), dudo=st)
-        mv = _dudo_backend(strategy.root, strategy.variant).sample(req, None).move
-        if mv == "dudo":
-            return -1
-        n, r = (int(x) for x in mv.split("x"))
-        return strength(n, r, total)
+        seed = int(rng.integers(0, 2**62))
+        actions, probs = _dudo_store(strategy.root, strategy.variant).distribution(own, opp, roll, history, opened)
+        return int(actions[seeded_pick(probs, seed, 100 + len(history))])
 
     def play(self, first, second, rng) -> float:
         from games.dudo.rules import claim, count_for, next_position
@@ -294,9 +335,9 @@ class DudoGame:
 # ------------------------------------------------------------------------------------------ registry
 def _published(game: str, variant: str) -> None:
     """Fail early (in the parent, without opening LMDB) when a store is not published."""
-    from games.storage import DEFAULT_ROOT, current_stores
+    from games.storage import current_stores, stores_root
 
-    root = os.environ.get("GAMESTRATEGY_STORES", str(DEFAULT_ROOT))
+    root = stores_root()
     have = current_stores(root, game)
     if variant not in have:
         raise ValueError(f"no published {game} store {variant!r} under {root} (have: {', '.join(sorted(have)) or 'none'})")
@@ -328,13 +369,13 @@ def resolve(spec: str):
             return game, gw.Parametric(theta, name=sname)
         raise ValueError(f"guesswho strategy {sname!r}: one of {sorted(fixed)} or param=a,b,c,d")
     if gname.startswith("hangman"):
-        from games.hangman import arena as ha
-        return ha.resolve(gname, sname)
+        from builder.evaluation import hangman
+        return hangman.resolve(gname, sname)
     raise ValueError(f"unknown game {gname!r} (guesswho, hangman<L>)")
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m games.arena", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m builder.evaluation.arena", description=__doc__.split("\n\n")[0])
     ap.add_argument("a", nargs="?")
     ap.add_argument("b", nargs="?")
     ap.add_argument("--seed", type=int, default=0)
@@ -355,7 +396,7 @@ def main(argv=None) -> int:
         game_a, a = resolve(args.a)
         game_b, b = resolve(args.b)
     except ValueError as e:
-        print(f"games.arena: {e}", file=sys.stderr)
+        print(f"builder.evaluation.arena: {e}", file=sys.stderr)
         return 2
     if game_a != game_b:
         print(f"{args.a} and {args.b} are not strategies of the same game", file=sys.stderr)
@@ -363,7 +404,7 @@ def main(argv=None) -> int:
     try:
         start_executor(args)
     except RuntimeError as e:
-        print(f"games.arena: {e}", file=sys.stderr)
+        print(f"builder.evaluation.arena: {e}", file=sys.stderr)
         return 2
     r = match(game_a, a, b, seed=args.seed, delta=args.delta, cap=args.cap, workers=args.workers, batch=args.batch)
     print(r)

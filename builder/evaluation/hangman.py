@@ -1,4 +1,4 @@
-"""Hangman in the arena and the optimisers: strategy names and the parametric problem.
+"""Hangman strategy names for the arena and the optimisers.
 
 Names: ``hangman<L>[m<misses>]:<player>`` with player one of ``seed`` (seed words + seed letters),
 ``ours`` (hard words + scored letters), or ``<words>+<letters>`` with words in ``seedwords``,
@@ -46,23 +46,3 @@ def player(sname: str):
 
 def resolve(gname: str, sname: str):
     return game_for(gname), player(sname)
-
-
-def optimiser_problem(name: str):
-    """Tune our letter rule (with our word choice) against the seed's player (the baseline)."""
-    from games.optimisers import Problem
-
-    game = game_for(name)
-    return Problem(name, game, hs.SCORED_BOUNDS, _Make(), hs.seed_player())
-
-
-class _Make:
-    """theta -> our player with that letter rule (picklable, unlike a lambda)."""
-
-    def __call__(self, th):
-        return hs.Player(hs.HardWords(), hs.ScoredLetters(tuple(float(x) for x in th)),
-                         name="ours(" + ",".join(f"{x:.3g}" for x in th) + ")")
-
-
-def references(name: str) -> dict:
-    return {"seed": hs.seed_player(), "ours-default": hs.our_player()}

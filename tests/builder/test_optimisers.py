@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from games.guesswho import Bisection, Parametric, match_value
-from games.optimisers import METHODS, guesswho_problem, nash_mixture, nash_strategy, seeds
+from builder.evaluation.optimisers import METHODS, guesswho_problem, nash_mixture, nash_strategy, seeds
 
 
 def _seat_avg(a, b):
@@ -51,7 +51,7 @@ def test_seed_method_nash_mixture_is_a_distribution():
 
 
 def test_hangman_problem_runs_reproducibly():
-    from games.optimisers import problem_by_name
+    from builder.evaluation.optimisers import problem_by_name
 
     p, refs = problem_by_name("hangman4")
     assert set(refs) == {"seed", "ours-default"}

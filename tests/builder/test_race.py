@@ -3,9 +3,9 @@ import math
 
 import numpy as np
 
-from games.arena import match, play_games
+from builder.evaluation.arena import match, play_games
 from games.guesswho import Bisection, ExactOptimal, GuessWhoGame, RandomBaseline
-from games.race import BETTER, NOT_SEPARABLE, WORSE, BernsteinRace, bernstein_radius
+from builder.evaluation.race import BETTER, NOT_SEPARABLE, WORSE, BernsteinRace, bernstein_radius
 
 
 def test_radius_shrinks_and_covers_range():

@@ -33,8 +33,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from games.arena import match, play_games
-from games.race import BETTER, NOT_SEPARABLE, BernsteinRace
+from builder.evaluation.arena import match, play_games
+from builder.evaluation.race import BETTER, NOT_SEPARABLE, BernsteinRace
 
 
 @dataclass
@@ -318,6 +318,24 @@ def guesswho_problem(n: int = 24) -> Problem:
                    gw.RandomParametric())
 
 
+def hangman_problem(name: str) -> Problem:
+    """Tune our letter rule (with our word choice) against the seed's player (the baseline)."""
+    from builder.evaluation.hangman import game_for
+    from games.hangman import strategies as hs
+
+    return Problem(name, game_for(name), hs.SCORED_BOUNDS, _HangmanPlayer(), hs.seed_player())
+
+
+class _HangmanPlayer:
+    """theta -> our Hangman player with that letter rule (picklable, unlike a lambda)."""
+
+    def __call__(self, th):
+        from games.hangman import strategies as hs
+
+        return hs.Player(hs.HardWords(), hs.ScoredLetters(tuple(float(x) for x in th)),
+                         name="ours(" + ",".join(f"{x:.3g}" for x in th) + ")")
+
+
 # ------------------------------------------------------------------------------------ driver / table
 def problem_by_name(name: str) -> tuple[Problem, dict]:
     """The problem and the named reference strategies to evaluate against."""
@@ -327,9 +345,9 @@ def problem_by_name(name: str) -> tuple[Problem, dict]:
         n = int(name[len("guesswho"):] or gw.N_DEFAULT)
         return guesswho_problem(n), {"bisection": gw.Bisection(), "optimal": gw.ExactOptimal()}
     if name.startswith("hangman"):
-        from games.hangman import arena as ha
+        from games.hangman import strategies as hs
 
-        return ha.optimiser_problem(name), ha.references(name)
+        return hangman_problem(name), {"seed": hs.seed_player(), "ours-default": hs.our_player()}
     raise ValueError(f"unknown problem {name!r}")
 
 
@@ -374,16 +392,15 @@ def format_table(problem: Problem, rows: list[dict], references: dict) -> str:
 
 def _executor(args):
     """The executor the CLI asked for explicitly (Dask), else None: races then use ``workers``."""
-    from games import arena
+    from builder.evaluation import arena
     return arena._DEFAULT
 
 
 def main(argv=None) -> int:
     import argparse
-    import os
     from pathlib import Path
 
-    ap = argparse.ArgumentParser(prog="python -m games.optimisers")
+    ap = argparse.ArgumentParser(prog="python -m builder.evaluation.optimisers")
     ap.add_argument("problem", help="guesswho[N] or hangman<L>")
     ap.add_argument("--budget", type=int, default=200_000, help="games per method")
     ap.add_argument("--seed", type=int, default=1)
@@ -396,7 +413,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="results/optimisers")
     ap.add_argument("--cross-games", type=int, default=0,
                     help="also play the methods' results against each other (Table III), this many games a pair")
-    from games.arena import add_executor_args, start_executor
+    from builder.evaluation.arena import add_executor_args, start_executor
     add_executor_args(ap)
     args = ap.parse_args(argv)
     start_executor(args)
