@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: chromium serve test build-stores build-default-stores bench bench-refresh protos check-protos words venv clean-stores
+.PHONY: chromium serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos words venv clean-stores
 
 venv: $(STAMP)
 
@@ -31,6 +31,10 @@ chromium:
 ## Run the test suite.
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q $(ARGS)
+
+## Check the import contracts of the one-way architecture (pyproject.toml, [tool.importlinter]).
+check-imports: $(STAMP)
+	$(BIN)/lint-imports
 
 ## Rebuild every store (full solves).
 build-stores: $(STAMP)
