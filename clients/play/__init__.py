@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import sys
 
 import grpc
@@ -50,6 +51,10 @@ def _args(argv):
 
 
 def main(argv: list[str] | None = None) -> int:
+    if sys.stdin.isatty():
+        # Ctrl-C leaves at any prompt even when whoever started us ignored SIGINT (a background job of a
+        # script, a test run started with `&`): Python keeps an inherited SIG_IGN, and Ctrl-C did nothing
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     args = _args(argv)
     ui = UI(color=not args.no_color)
     token = open(args.token_file).read().strip() if args.token_file else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections import Counter
@@ -60,14 +61,16 @@ def words(server):
     return list(r.words), list(r.common)
 
 
-def spawn(port: int, *args: str, color: bool = False) -> pexpect.spawn:
+def spawn(port: int, *args: str, color: bool = False, sigint_ignored: bool = False) -> pexpect.spawn:
     env = dict(os.environ, PYTHONUNBUFFERED="1", COLUMNS="100", LINES="40")
     env.pop("NO_COLOR", None)
     cmd = [sys.executable, "-m", "clients.play", *args, "--target", f"127.0.0.1:{port}"]
     if not color:
         cmd.append("--no-color")
+    # sigint_ignored: started as a background job of a script is (SIGINT ignored, inherited through exec)
     c = pexpect.spawn(cmd[0], cmd[1:], cwd=str(ROOT), env=env, encoding="utf-8", timeout=30,
-                      dimensions=(40, 100))
+                      dimensions=(40, 100),
+                      preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None)
     c.transcript = []
     c.logfile_read = _Log(c.transcript)
     return c
@@ -422,13 +425,16 @@ def test_hangman_full_game(server):
 
 # ------------------------------------------------------------------------------------------ leaving
 def test_ctrl_c_and_end_of_input_leave_cleanly(server):
+    """Ctrl-C leaves also when the client inherited SIGINT ignored (as under a test run or a script started
+    in the background: Python keeps SIG_IGN, and this test used to hang whenever pytest was started so)."""
     port, _, _ = server
-    c = spawn(port, "dudo", "--variant", DUDO, "--seed", "1")
-    c.expect("WOULD YOU LIKE TO OPEN")
-    c.sendintr()
-    c.expect(pexpect.EOF)
-    c.close()
-    assert "Traceback" not in text(c) and c.exitstatus == 130
+    for ignored in (False, True):
+        c = spawn(port, "dudo", "--variant", DUDO, "--seed", "1", sigint_ignored=ignored)
+        c.expect("WOULD YOU LIKE TO OPEN")
+        c.sendintr()
+        c.expect(pexpect.EOF)
+        c.close()
+        assert "Traceback" not in text(c) and c.exitstatus == 130, ignored
     c = spawn(port, "jotto", "--variant", J3, "--seed", "1")
     c.expect("WOULD YOU LIKE TO GO FIRST")
     c.sendline("y")
