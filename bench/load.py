@@ -740,10 +740,10 @@ def main(argv=None) -> int:
     mode = "table"
     if argv and argv[0] in ("refresh-run", "http"):
         mode, argv = argv[0], argv[1:]
-    from games.storage import DEFAULT_ROOT
+    from games.storage import stores_root
 
     ap = argparse.ArgumentParser(prog="python -m bench.load")
-    ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
+    ap.add_argument("--root", type=Path, default=stores_root())
     ap.add_argument("--variant", default="")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--threads", type=int, default=8)

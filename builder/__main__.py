@@ -28,7 +28,8 @@ for _k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 from builder import interrupt  # noqa: E402
 from builder.profiles import PROFILES  # noqa: E402
 from games.jotto.dictionary import Variant, VariantError, load_dictionary, register_list_file  # noqa: E402
-from games.storage import DEFAULT_ROOT, Store, StoreError, all_current_stores  # noqa: E402
+from builder.executor import KINDS  # noqa: E402
+from games.storage import Store, StoreError, all_current_stores, stores_root  # noqa: E402
 
 
 class Journal:
@@ -71,8 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--missing-only", action="store_true", help="skip variants that already have a store")
     ap.add_argument("--list", action="append", default=[], metavar="NAME=PATH",
                     help="register a word-list file as source file.NAME (repeatable)")
-    ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
-    ap.add_argument("--executor", choices=("process", "dask", "serial"), default="process",
+    ap.add_argument("--root", type=Path, default=stores_root())
+    ap.add_argument("--executor", choices=KINDS, default="process",
                     help="where parallel work runs (default: a local process pool)")
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
     ap.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="a running Dask scheduler (implies --executor dask)")

@@ -14,10 +14,9 @@ is computed for a round that no game reaches.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
-from games.storage import DEFAULT_ROOT, Store, current_stores
+from games.storage import Store, current_stores, stores_root
 
 
 def table(manifest: dict) -> str:
@@ -47,7 +46,7 @@ def table(manifest: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
+    ap.add_argument("--root", type=Path, default=stores_root())
     ap.add_argument("--variant", action="append", default=[])
     args = ap.parse_args(argv)
     stores = current_stores(args.root, "dudo")

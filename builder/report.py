@@ -6,13 +6,12 @@ plots of every published store (games.plots, the operations page's) and an index
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 import html
 
 from games.plots import plot_names, render
-from games.storage import DEFAULT_ROOT, Store, all_current_stores, current_stores
+from games.storage import Store, all_current_stores, current_stores, stores_root
 
 FIGS = ["guarantee", "hider_vs_gbr", "self_play", "epsilon_hider", "epsilon_guesser", "epsilon", "gap", "mixture_size",
         "mean_guesses_vs_uniform", "worst_guesses"]
@@ -85,7 +84,7 @@ def write_html(root: Path, out: Path) -> list[Path]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m builder.report")
-    ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
+    ap.add_argument("--root", type=Path, default=stores_root())
     ap.add_argument("--html", type=Path, metavar="DIR", help="write every store's plots (SVG) and an index.html here")
     args = ap.parse_args(argv)
     if args.html:

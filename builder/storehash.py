@@ -6,11 +6,10 @@ hash its manifest recorded at build time.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-from games.storage import DEFAULT_ROOT, Store, StoreError, all_current_stores
+from games.storage import Store, StoreError, all_current_stores, stores_root
 
 
 def store_hashes(root: Path) -> dict[str, tuple[str, str, str]]:
@@ -27,7 +26,7 @@ def store_hashes(root: Path) -> dict[str, tuple[str, str, str]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m builder.storehash", description=__doc__.splitlines()[0])
-    ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
+    ap.add_argument("--root", type=Path, default=stores_root())
     args = ap.parse_args(argv)
     try:
         hashes = store_hashes(args.root)

@@ -19,10 +19,10 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from games.storage import DEFAULT_ROOT, current_stores
+from games.storage import current_stores, stores_root
 from server import live
 from server.settings import HTTP_PORT
 
@@ -68,7 +68,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog="gamestrategy-server", description=__doc__.splitlines()[0])
     ap.add_argument("--host", default=_env("HOST", "127.0.0.1"))
     ap.add_argument("--port", type=int, default=int(_env("PORT", "50051")), help="0 = any free port")
-    ap.add_argument("--root", type=Path, default=Path(_env("STORES", str(DEFAULT_ROOT))), help="store root")
+    ap.add_argument("--root", type=Path, default=stores_root(), help="store root (GAMESTRATEGY_STORES)")
     ap.add_argument("--workers", type=int, default=int(_env("WORKERS", "0")),
                     help="server processes sharing the port (SO_REUSEPORT); 0 = number of cores, 1 = no fork")
     ap.add_argument("--threads", type=int, default=int(_env("THREADS", "8")), help="handler threads per worker")
@@ -276,21 +276,25 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run_workers(args, tokens, log, write_ports) -> int:
     warm_kernels(args.root, log)  # before any fork: compiled code and the on-disk cache are shared
-    try:
-        reserve = _reserve_port(args.host, args.port)
-        port = reserve.__enter__()
-    except (OSError, RuntimeError) as e:
-        log.error("cannot bind", extra={"fields": {"address": f"{args.host}:{args.port}", "error": str(e)}})
-        return 1
-    http_port, reserve_http = None, None
-    if args.http_port >= 0:  # one HTTP port every worker shares, as for gRPC
+    with ExitStack() as stack:
         try:
-            reserve_http = _reserve_port(args.http_host, args.http_port)
-            http_port = reserve_http.__enter__()
+            port = stack.enter_context(_reserve_port(args.host, args.port))
         except (OSError, RuntimeError) as e:
-            log.error("cannot bind", extra={"fields": {"address": f"{args.http_host}:{args.http_port}", "error": str(e)}})
-            reserve.__exit__(None, None, None)
+            log.error("cannot bind", extra={"fields": {"address": f"{args.host}:{args.port}", "error": str(e)}})
             return 1
+        http_port = None
+        if args.http_port >= 0:  # one HTTP port every worker shares, as for gRPC
+            try:
+                http_port = stack.enter_context(_reserve_port(args.http_host, args.http_port))
+            except (OSError, RuntimeError) as e:
+                log.error("cannot bind", extra={"fields": {"address": f"{args.http_host}:{args.http_port}",
+                                                           "error": str(e)}})
+                return 1
+        return _fork_workers(args, tokens, log, write_ports, port, http_port)
+
+
+def _fork_workers(args, tokens, log, write_ports, port: int, http_port: int | None) -> int:
+    """Fork the workers on the reserved ports, forward signals to them, wait for them all."""
     children: list[int] = []
     ready_r, ready_w = os.pipe()
     for w in range(args.workers):
@@ -341,9 +345,6 @@ def _run_workers(args, tokens, log, write_ports) -> int:
         if code:
             rc = 1
             log.error("worker exited", extra={"fields": {"pid": pid, "exit_code": code}})
-    reserve.__exit__(None, None, None)
-    if reserve_http is not None:
-        reserve_http.__exit__(None, None, None)
     log.info("stopped")
     return rc
 

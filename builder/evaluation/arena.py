@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from builder.evaluation.race import BernsteinRace, RaceResult
+from builder.executor import KINDS, make_executor
 from games.seeding import game_rng
 
 
@@ -74,7 +75,6 @@ def use_executor(executor) -> None:
 def _pool(workers: int):
     if _DEFAULT is not None:
         return _DEFAULT
-    from builder.executor import make_executor
     if workers not in _POOLS:
         import atexit
         _POOLS[workers] = make_executor("process", workers)
@@ -83,14 +83,13 @@ def _pool(workers: int):
 
 
 def add_executor_args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--executor", choices=("process", "dask", "serial"), default="process")
+    ap.add_argument("--executor", choices=KINDS, default="process")
     ap.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run games on this Dask scheduler")
 
 
 def start_executor(args) -> None:
     """Install the executor the CLI flags ask for (``--executor dask`` / ``--scheduler``)."""
     if args.executor == "dask" or args.scheduler:
-        from builder.executor import make_executor
         use_executor(make_executor("dask", args.workers, args.scheduler))
 
 
