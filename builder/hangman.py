@@ -8,7 +8,7 @@ strategy over ``eval_games`` seeded games (seats alternated).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np

@@ -3,7 +3,6 @@ and the sampler that measures the peak memory of the build's processes."""
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 

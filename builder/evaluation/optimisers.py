@@ -127,7 +127,15 @@ def _accept(verdict: str, score: float, limited: bool) -> bool:
     return verdict == BETTER or (limited and verdict == NOT_SEPARABLE and score > 0.5)
 
 
-SIGMA_MIN = 0.05
+SIGMA_MIN = 0.05  # the strategies are piecewise constant in their parameters: never a smaller step
+SIGMA_MAX = 0.5  # at most half the (scaled) box
+STEP_UP = 2.0  # on a success
+STEP_DOWN = 2 ** -0.25  # on a failure: four failures undo one success (the one-fifth rule's balance)
+
+
+def one_fifth_step(sigma: float, success: bool) -> float:
+    """The (1+1)-ES one-fifth rule's step size after a success or a failure, within [SIGMA_MIN, SIGMA_MAX]."""
+    return min(sigma * STEP_UP, SIGMA_MAX) if success else max(sigma * STEP_DOWN, SIGMA_MIN)
 
 
 def _seed(rng) -> int:
@@ -146,10 +154,10 @@ def naive(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap
                                         min(cap, max(2, (budget - run.games) // 2)), executor=executor)
         run.games += g
         if _accept(verdict, score, limited):
-            x, sigma = y, min(sigma * 2.0, 0.5)
+            x, sigma = y, one_fifth_step(sigma, True)
             run.log("accept", x, verdict=verdict, score=score, sigma=sigma)
         else:
-            sigma = max(sigma * 2 ** -0.25, SIGMA_MIN)
+            sigma = one_fifth_step(sigma, False)
             run.log("reject", y, verdict=verdict, score=score, sigma=sigma)
     run.best = x
     return run
@@ -167,10 +175,10 @@ def iterative(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05,
                                   min(cap, max(2, budget - run.games)), workers, executor)
         run.games += g
         if _accept(verdict, score, limited):
-            base, sigma = y, min(sigma * 2.0, 0.5)
+            base, sigma = y, one_fifth_step(sigma, True)
             run.log("new-baseline", base, verdict=verdict, score=score, sigma=sigma)
         else:
-            sigma = max(sigma * 2 ** -0.25, SIGMA_MIN)
+            sigma = one_fifth_step(sigma, False)
             run.log("reject", y, verdict=verdict, score=score, sigma=sigma)
     run.best = base
     return run
@@ -197,10 +205,10 @@ def real_coevolution(problem: Problem, budget: int, seed: int = 0, delta: float 
                 break
         if ok:
             pop = pop[1:] + [y]
-            last, sigma = y, min(sigma * 2.0, 0.5)
+            last, sigma = y, one_fifth_step(sigma, True)
             run.log("accept", y, score=score, sigma=sigma)
         else:
-            sigma = max(sigma * 2 ** -0.25, SIGMA_MIN)
+            sigma = one_fifth_step(sigma, False)
             run.log("reject", y, verdict=verdict, score=score, sigma=sigma)
     run.best = last
     run.extra["population"] = [list(p) for p in pop]
@@ -224,10 +232,10 @@ def approx_coevolution(problem: Problem, budget: int, seed: int = 0, delta: floa
         run.games += g
         if _accept(verdict, score, limited):
             pop[j] = y
-            last, sigma = y, min(sigma * 2.0, 0.5)
+            last, sigma = y, one_fifth_step(sigma, True)
             run.log("accept", y, replaced=j, score=score, sigma=sigma)
         else:
-            sigma = max(sigma * 2 ** -0.25, SIGMA_MIN)
+            sigma = one_fifth_step(sigma, False)
             run.log("reject", y, verdict=verdict, score=score, sigma=sigma)
     run.best = last
     run.extra["population"] = [list(p) for p in pop]

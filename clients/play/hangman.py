@@ -104,14 +104,14 @@ class Hangman:
                 hit = letter in program_word
                 self.ui.say(f"You ask {letter.upper()}: {'in' if hit else '[bold red]not in[/]'} your word"
                             + ("" if hit else " (a piece on your diagram)")
-                            + (f"; in mine too" if letter in person_word else "") + ".")
+                            + ("; in mine too" if letter in person_word else "") + ".")
             else:
                 asked = "".join(ALPHABET[c] for _, c in st.history)
                 letter = self.service.hangman_letter(self.variant, self.level, seed, person_word, asked,
                                                      st.pattern(1))
                 hit = letter in person_word
                 self.ui.say(f"I ask [bold magenta]{letter.upper()}[/]: {'in' if hit else 'not in'} my word"
-                            + (f"; in yours too" if letter in program_word else "") + ".")
+                            + ("; in yours too" if letter in program_word else "") + ".")
             st.ask(ALPHABET.index(letter))
             self.board(st, (program_word, person_word))
         you, _ = st.result

@@ -14,7 +14,6 @@ lexicon words consistent with what was revealed of it ("possible worlds"). Lette
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.jotto.oracle import JottoOracle, state_key  # noqa: F401  (re-exported)
+from games.jotto.oracle import JottoOracle
 from games.jotto.solvers import fp_hider
 from games.seeding import seeded_uniform
 
@@ -61,13 +61,3 @@ class GuesserStrategy:
     def move(self, oracle: JottoOracle, c: int, state: np.ndarray) -> int:
         """Live oracle move of member c at a state."""
         return oracle.move(state, self.member_hider(c), self.kind)
-
-
-def obtain_guesser_strategy(strategy: GuesserStrategy, oracle: JottoOracle, state: np.ndarray, seed: int) -> int:
-    """ObtainGuesserStrategy (Alg. 14), seeded: the test word of the mixture member the seed draws.
-
-    Ganzfried draws i uniformly from the strategy file's lines; fictitious play's mixture here is the
-    uniform one over lines 0..t* (the lines whose greedy responses ANG averages), the double oracle's
-    the LP weights over its member hiders.
-    """
-    return strategy.move(oracle, strategy.member_for_seed(seed), state)
