@@ -187,53 +187,47 @@ def iterative(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05,
 def real_coevolution(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap: int = 2000,
                      sigma: float = 0.3, population: int = 4, workers: int = 1, limited: bool = True, executor=None,
                      **_) -> Run:
+    return _coevolution("real_coevolution", problem, budget, seed, delta, cap, sigma, population, workers, limited,
+                        executor, parisian=False)
+
+
+def approx_coevolution(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap: int = 2000,
+                       sigma: float = 0.3, population: int = 4, workers: int = 1, limited: bool = True, executor=None,
+                       **_) -> Run:
+    return _coevolution("approx_coevolution", problem, budget, seed, delta, cap, sigma, population, workers,
+                        limited, executor, parisian=True)
+
+
+def _coevolution(method: str, problem: Problem, budget: int, seed: int, delta: float, cap: int, sigma: float,
+                 population: int, workers: int, limited: bool, executor, parisian: bool) -> Run:
+    """A proposal (mutation of a random member) raced against every member, entering in place of the
+    oldest if it beats them all (real); or against one member drawn at random, replacing it (Parisian)."""
     rng = np.random.Generator(np.random.PCG64(seed))
-    run = Run("real_coevolution", problem.name, seed, budget)
+    run = Run(method, problem.name, seed, budget)
     pop = [problem.uniform_point(rng) for _ in range(population)]
     last = pop[0]
     for p in pop:
         run.log("member", p)
     while run.games < budget:
         y = problem.mutate(pop[int(rng.integers(len(pop)))], sigma, rng)
+        opponents = [int(rng.integers(len(pop)))] if parisian else range(len(pop))
         ok = True
-        for p in pop:
-            verdict, g, score = _race(problem, problem.make(y), problem.make(p), _seed(rng), delta,
+        for j in opponents:
+            verdict, g, score = _race(problem, problem.make(y), problem.make(pop[j]), _seed(rng), delta,
                                       min(cap, max(2, budget - run.games)), workers, executor)
             run.games += g
             if not _accept(verdict, score, limited):
                 ok = False
                 break
         if ok:
-            pop = pop[1:] + [y]
+            if parisian:
+                pop[opponents[0]] = y
+                where = {"replaced": opponents[0]}
+            else:
+                pop = pop[1:] + [y]
+                where = {}
             last, sigma = y, one_fifth_step(sigma, True)
-            run.log("accept", y, score=score, sigma=sigma)
-        else:
-            sigma = one_fifth_step(sigma, False)
-            run.log("reject", y, verdict=verdict, score=score, sigma=sigma)
-    run.best = last
-    run.extra["population"] = [list(p) for p in pop]
-    return run
-
-
-def approx_coevolution(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap: int = 2000,
-                       sigma: float = 0.3, population: int = 4, workers: int = 1, limited: bool = True, executor=None,
-                       **_) -> Run:
-    rng = np.random.Generator(np.random.PCG64(seed))
-    run = Run("approx_coevolution", problem.name, seed, budget)
-    pop = [problem.uniform_point(rng) for _ in range(population)]
-    last = pop[0]
-    for p in pop:
-        run.log("member", p)
-    while run.games < budget:
-        y = problem.mutate(pop[int(rng.integers(len(pop)))], sigma, rng)
-        j = int(rng.integers(len(pop)))
-        verdict, g, score = _race(problem, problem.make(y), problem.make(pop[j]), _seed(rng), delta,
-                                  min(cap, max(2, budget - run.games)), workers, executor)
-        run.games += g
-        if _accept(verdict, score, limited):
-            pop[j] = y
-            last, sigma = y, one_fifth_step(sigma, True)
-            run.log("accept", y, replaced=j, score=score, sigma=sigma)
+            run.log("accept", y, **where, score=score, sigma=sigma)
         else:
             sigma = one_fifth_step(sigma, False)
             run.log("reject", y, verdict=verdict, score=score, sigma=sigma)
