@@ -1,0 +1,99 @@
+"""Every command shown in the README's shell blocks runs against the default stores' variants.
+
+The stores are built once per session with the default profile's variant names and small budgets (the
+commands check that things work, not the figures). A command a test cannot run here is listed in
+NOT_RUN with the reason, so a new README command must be either run or explained.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+PORT = "127.0.0.1:50051"
+
+NOT_RUN = {
+    "make serve": "builds the full default stores (minutes) and serves until stopped; its two steps "
+                  "(python -m builder --missing-only, python -m server) are run by tests/server and tests/builder",
+    "make test": "this very test run",
+    "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
+    "make build-stores": "full solves (about 40 minutes); the builder's options are tested in tests/builder",
+}
+
+
+def readme_commands() -> list[str]:
+    """The commands of the ```sh blocks, continuation lines joined, comments dropped."""
+    text = (ROOT / "README.md").read_text()
+    out = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        pending = ""
+        for line in re.sub(r"\\\n\s*", " ", block).splitlines():
+            pending = f"{pending} {line.strip()}" if pending else line
+            if pending.count("'") % 2:  # a quoted argument goes on on the next line
+                continue
+            cmd = re.sub(r"\s+#[^'\"]*$", "", pending).strip()
+            pending = ""
+            if cmd and not cmd.startswith("#"):
+                out.append(cmd)
+    return out
+
+
+def _reason_not_run(cmd: str) -> str | None:
+    name = cmd.replace(".venv/bin/", "")
+    return next((why for prefix, why in NOT_RUN.items() if name.startswith(prefix)), None)
+
+
+@pytest.fixture(scope="session")
+def default_service(tmp_path_factory):
+    """A server on the default profile's variants, built small (the README names these variants)."""
+    from builder.dudo import build_dudo_store
+    from builder.guesswho import GuessWhoParams, build_guesswho_store
+    from builder.hangman import HangmanParams, build_hangman_store
+    from builder.jotto import JottoParams, build_jotto_store
+    from builder.profiles import DEFAULT
+    from games.dudo.store import DudoParams
+    from server.app import build_server
+    from server.registry import Registry
+
+    root = tmp_path_factory.mktemp("readme-stores")
+    for variant, params in DEFAULT.items():
+        if isinstance(params, DudoParams):
+            build_dudo_store(DudoParams(max_dice=params.max_dice, iterations=20, exact_br_total=0), root)
+        elif isinstance(params, GuessWhoParams):
+            build_guesswho_store(GuessWhoParams(params.n, budget=2000), root)
+        elif isinstance(params, HangmanParams):
+            build_hangman_store(HangmanParams(params.length, eval_games=2), root)
+        elif variant.endswith("-5-ganzfried"):  # the README's Jotto variant; the others add nothing here
+            build_jotto_store(variant, JottoParams(fp_iterations=2, do_iterations=1), root)
+    registry = Registry(root)
+    registry.refresh()
+    server, port = build_server(registry, "127.0.0.1:0")
+    server.start()
+    yield root, port
+    server.stop(0).wait()
+    registry.close()
+
+
+def test_every_readme_command_is_run_or_explained():
+    cmds = readme_commands()
+    assert any(c.startswith(".venv/bin/gamestrategy ") for c in cmds)
+    for cmd in cmds:
+        runnable = cmd.startswith((".venv/bin/gamestrategy ", ".venv/bin/grpcurl "))
+        assert runnable or _reason_not_run(cmd), f"README command neither run by a test nor explained: {cmd}"
+
+
+@pytest.mark.parametrize("cmd", [c for c in readme_commands() if not _reason_not_run(c)])
+def test_readme_command_runs(cmd, default_service):
+    _, port = default_service
+    target = f"127.0.0.1:{port}"
+    cmd = cmd.replace(".venv/bin/", f"{BIN}/").replace(PORT, target)
+    if cmd.startswith(f"{BIN}/gamestrategy "):
+        cmd = cmd.replace(f"{BIN}/gamestrategy ", f"{BIN}/gamestrategy --target {target} ", 1)
+    r = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"{cmd}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
+    assert r.stdout.strip()
