@@ -48,13 +48,21 @@ class Http:
             body = json_format.MessageToJson(body)
         if isinstance(body, str):
             body = body.encode()
-        try:
-            self.conn.request(verb, f"/v1/{method}", body=body, headers={**self.headers, **(headers or {})})
-            r = self.conn.getresponse()
-            data = r.read()
-        except Exception:
-            self.conn.close()  # a fresh connection for the next call
-            raise
+        for attempt in (0, 1):
+            try:
+                self.conn.request(verb, f"/v1/{method}", body=body, headers={**self.headers, **(headers or {})})
+                r = self.conn.getresponse()
+                data = r.read()
+                break
+            except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+                # The server closes a kept-alive connection idle past its keep-alive timeout (uvicorn: 5 s,
+                # reached when the machine is busy); as HTTP clients do, send again once on a new one.
+                self.conn.close()
+                if attempt:
+                    raise
+            except Exception:
+                self.conn.close()  # a fresh connection for the next call
+                raise
         assert r.getheader("content-type", "").startswith("application/json"), (r.status, data[:200])
         return r.status, json.loads(data)
 
