@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 PORT = "127.0.0.1:50051"
+HTTP_PORT = "127.0.0.1:8080"
 
 NOT_RUN = {
     "make serve": "builds the full default stores (minutes) and serves until stopped; its two steps "
@@ -58,8 +59,10 @@ def default_service(tmp_path_factory):
     from builder.profiles import DEFAULT
     from games.dudo.store import DudoParams
     from server.app import build_server
+    from server.http_api import HttpApi, HttpServer
     from server.registry import Registry
 
+    named = set(re.findall(r"[a-z]+(?:-[A-Za-z0-9_]+)+", (ROOT / "README.md").read_text()))
     root = tmp_path_factory.mktemp("readme-stores")
     for variant, params in DEFAULT.items():
         if isinstance(params, DudoParams):
@@ -68,13 +71,17 @@ def default_service(tmp_path_factory):
             build_guesswho_store(GuessWhoParams(params.n, budget=2000), root)
         elif isinstance(params, HangmanParams):
             build_hangman_store(HangmanParams(params.length, eval_games=2), root)
-        elif variant.endswith("-5-ganzfried"):  # the README's Jotto variant; the others add nothing here
+        elif variant in named:  # the README's Jotto variants; the others add nothing here
             build_jotto_store(variant, JottoParams(fp_iterations=2, do_iterations=1), root)
     registry = Registry(root)
     registry.refresh()
     server, port = build_server(registry, "127.0.0.1:0")
     server.start()
-    yield root, port
+    api = HttpApi(server.servicer, threads=2)
+    http = HttpServer(api.app, "127.0.0.1", 0).start()
+    yield root, port, http.port
+    http.stop(0)
+    api.close()
     server.stop(0).wait()
     registry.close()
 
@@ -83,15 +90,15 @@ def test_every_readme_command_is_run_or_explained():
     cmds = readme_commands()
     assert any(c.startswith(".venv/bin/gamestrategy ") for c in cmds)
     for cmd in cmds:
-        runnable = cmd.startswith((".venv/bin/gamestrategy ", ".venv/bin/grpcurl "))
+        runnable = cmd.startswith((".venv/bin/gamestrategy ", ".venv/bin/grpcurl ", "curl "))
         assert runnable or _reason_not_run(cmd), f"README command neither run by a test nor explained: {cmd}"
 
 
 @pytest.mark.parametrize("cmd", [c for c in readme_commands() if not _reason_not_run(c)])
 def test_readme_command_runs(cmd, default_service):
-    _, port = default_service
+    _, port, http_port = default_service
     target = f"127.0.0.1:{port}"
-    cmd = cmd.replace(".venv/bin/", f"{BIN}/").replace(PORT, target)
+    cmd = cmd.replace(".venv/bin/", f"{BIN}/").replace(PORT, target).replace(HTTP_PORT, f"127.0.0.1:{http_port}")
     if cmd.startswith(f"{BIN}/gamestrategy "):
         cmd = cmd.replace(f"{BIN}/gamestrategy ", f"{BIN}/gamestrategy --target {target} ", 1)
     r = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=120)
