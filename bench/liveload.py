@@ -251,10 +251,10 @@ def _measure(args, sp, port, variant, tmp) -> int:
 
 
 def main(argv=None) -> int:
-    from games.storage import DEFAULT_ROOT
+    from games.storage import stores_root
 
     ap = argparse.ArgumentParser(prog="python -m bench.liveload")
-    ap.add_argument("--root", type=Path, default=Path(os.environ.get("GAMESTRATEGY_STORES", DEFAULT_ROOT)))
+    ap.add_argument("--root", type=Path, default=stores_root())
     ap.add_argument("--seconds", type=float, default=40.0)
     ap.add_argument("--phase", type=float, default=5.0)
     ap.add_argument("--workers", type=int, default=2)
