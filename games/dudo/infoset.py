@@ -17,7 +17,8 @@ Encoding (all integers, 0-based)
 * block offset: blocks are ordered by (own dice, opponent dice) lexicographically over
   1..``max_dice``; ``block_offset(o, p) = sum over earlier blocks (o', p') of R(o') NW(6(o'+p'), m')``
   where a block's memory ``m'`` is ``m``, or perfect recall (None) when ``o' + p' <=
-  perfect_recall_total`` (default 0: every block uses ``m``).
+  perfect_recall_total`` (default 0: every block uses ``m``), or, when ``m`` is a per-group plan
+  (``memory_plan``), the memory the plan gives the group {o', p'}.
 * ``infoset_id = block_offset(o, p) + roll_index * NW(6(o + p), m') + widx``.
 
 The ID space is dense: every (o, p, roll, window) combination has an ID, including windows that
@@ -80,8 +81,23 @@ def last_claims(history, m: int | None) -> tuple[int, ...]:
     return tuple(h if m is None else h[max(0, len(h) - m):])
 
 
-def block_memory(own: int, opp: int, m: int | None, perfect_recall_total: int = 0):
+def block_memory(own: int, opp: int, m, perfect_recall_total: int = 0):
+    """Memory of block (own, opp): ``m`` is one memory for every block (int, or None = perfect
+    recall) or a per-group plan ``((a, b, m_ab), ...)`` over groups a <= b (``memory_plan``)."""
+    if isinstance(m, tuple):
+        return _plan_dict(m)[(min(own, opp), max(own, opp))]
     return None if own + opp <= perfect_recall_total else m
+
+
+@lru_cache(maxsize=None)
+def _plan_dict(plan: tuple) -> dict:
+    return {(int(a), int(b)): mm for a, b, mm in plan}
+
+
+def memory_plan(memories: dict) -> tuple:
+    """A {(a, b): m} dict as the hashable per-group plan that ``block_offsets`` and ``infoset_id``
+    take for ``m``."""
+    return tuple(sorted((int(a), int(b), mm) for (a, b), mm in memories.items()))
 
 
 @lru_cache(maxsize=None)

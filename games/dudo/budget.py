@@ -1,0 +1,99 @@
+"""Memory per dice group chosen by a budget: a cost model of a group's solver tables.
+
+A group {a, b} with memory m (``None`` = perfect recall) has ``window_actions(K, m)`` (window,
+action) slots per roll (``K = 6 (a + b)`` claims); its tables are
+
+* per side s with ``n_s`` rolls: regrets, strategy sums, current strategy (+ the predictive-CFR+
+  term when the seats share nodes) and the average strategy, float64, ``window_actions * n_s``
+  entries each (perfect recall, ``tree.TreeSolver``: regrets and strategy sums only);
+* node value matrices, ``windows * n_a * n_b`` per side, of which the blocked kernel's pool holds
+  ``POOL_FRACTION`` at once (all of them at m = 1), float64 (float32 past 1 GB), and the per-node
+  reach vectors.
+
+One training iteration costs ``SECONDS_PER_PAIR`` per (window action x roll pair) and per backward
+pass (two with alternating updates: two sides or perfect recall), and ``SECONDS_PER_ROLL`` per
+(window action x roll) for the perfect-recall tree walk.  These constants were measured with
+``python -m bench.dudo_cost`` (CPU seconds per iteration divided by the model's work, median over the
+groups it times, on the development machine); they are constants, not measurements at build time, so
+the memory chosen for a group (and with it the store's content) is the same on every machine.
+
+``choose_memory``: perfect recall where it fits both budgets, else the largest m whose tables fit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+from .infoset import num_windows
+from .rules import MAX_DICE, num_rolls
+
+SECONDS_PER_PAIR = 2.0e-9
+SECONDS_PER_ROLL = 3.0e-8
+POOL_FRACTION = 0.6  # blocked kernel: value matrices held at once / windows (measured 0.46-0.56 for m >= 2)
+MAX_MEMORY = 12     # windows grow like C(K, m): no group of the real game fits more within any budget here
+
+
+def window_actions(K: int, m: int | None) -> int:
+    """Action slots summed over all windows (``infoset.window_tables``' ``act_off[-1]``): the empty
+    window has K + 1 slots; a window of k claims whose last is L (C(L, k - 1) of them) has K - L."""
+    mm = K if m is None else min(m, K)
+    total = K + 1
+    for k in range(1, mm + 1):
+        total += sum(comb(L, k - 1) * (K - L) for L in range(k - 1, K))
+    return total
+
+
+@dataclass(frozen=True)
+class GroupCost:
+    m: int | None
+    windows: int
+    window_actions: int
+    bytes: int                      # peak table memory of training plus evaluation (model)
+    seconds_per_iteration: float    # model, one core
+
+
+def group_cost(a: int, b: int, m: int | None) -> GroupCost:
+    """The cost model of group {a, b} with memory ``m`` (see the module docstring)."""
+    K = 6 * (a + b)
+    perfect = m is None or m >= K
+    m = None if perfect else m
+    ns = [num_rolls(a)] if a == b else [num_rolls(a), num_rolls(b)]
+    nw, wa = num_windows(K, m), window_actions(K, m)
+    rows = wa * sum(ns)
+    pair = ns[0] * ns[-1]
+    if perfect:
+        arrays, passes = 3, 2
+        seconds = SECONDS_PER_ROLL * passes * rows
+    else:
+        shared = len(ns) == 1           # one side: the seats share nodes (simultaneous predictive CFR+)
+        arrays, passes = (5 if shared else 4), (1 if shared else 2)
+        seconds = SECONDS_PER_PAIR * passes * wa * pair * len(ns)
+    values = nw * pair * len(ns) * (1.0 if m == 1 else POOL_FRACTION)
+    values = int(values * (8 if values * 8 <= 1 << 30 else 4))      # float32 past 1 GB (fast.FastSolver)
+    reach = 8 * 2 * len(ns) * nw * max(ns)
+    return GroupCost(m, nw, wa, 8 * arrays * rows + values + reach, seconds)
+
+
+def choose_memory(a: int, b: int, iterations: int, memory_bytes: int, seconds: float,
+                  max_memory: int = MAX_MEMORY) -> int | None:
+    """Perfect recall (None) if group {a, b}'s tables fit ``memory_bytes`` and ``iterations`` fit
+    ``seconds``; else the largest m (1 at least, at most ``max_memory``) that fits."""
+    def fits(c: GroupCost) -> bool:
+        return c.bytes <= memory_bytes and c.seconds_per_iteration * iterations <= seconds
+    K = 6 * (a + b)
+    if fits(group_cost(a, b, None)):
+        return None
+    best = 1
+    for m in range(2, min(max_memory, K - 1) + 1):
+        if not fits(group_cost(a, b, m)):
+            break
+        best = m
+    return best
+
+
+def choose_memories(max_dice: int, iterations, memory_bytes: int, seconds: float) -> dict:
+    """{(a, b): m} for every group a <= b <= ``max_dice``; ``iterations`` is a function (a, b) -> int."""
+    if not 1 <= max_dice <= MAX_DICE:
+        raise ValueError(f"max_dice {max_dice} out of 1..{MAX_DICE}")
+    return {(a, b): choose_memory(a, b, int(iterations(a, b)), memory_bytes, seconds)
+            for a in range(1, max_dice + 1) for b in range(a, max_dice + 1)}
