@@ -24,6 +24,12 @@ regrets, strategy sums, current strategy and the predictive-CFR+ term are float6
 252 x 252 at once (3.9 GB instead of 8.5); measured peak 8.5 GB.  Strategy sums stay float64: in
 float32 a sum weighted by t**2 over many iterations loses the late iterations' low digits, and
 the stored average would depend on that rounding.
+
+Same bits on every machine: no kernel here uses ``fastmath`` (which lets LLVM reassociate sums, fuse
+multiply-adds and pick the vector width of the host CPU) or BLAS (whose kernel and summation order
+OpenBLAS picks per CPU); sums over rolls run in one fixed order (``dot_fixed``, ``expected_value``).
+With only IEEE-754 basic operations in a fixed order, the strategies, values and best responses (and
+so the stores) are the same on any x86-64 CPU, with any executor.
 """
 from __future__ import annotations
 
@@ -44,6 +50,49 @@ def update_regret(reg, pred, ssum, strat, idx, inst, mode, pos_disc, neg_disc, a
         if mode == 2:
             pred[idx] = inst
     ssum[idx] += avg_reach * strat[idx]
+
+
+@njit(cache=True, inline="always")
+def dot_fixed(a, ao, b, bo, n):
+    """sum_i a[ao + i] * b[bo + i] in float64 in a fixed order: eight interleaved partial sums, then a
+    fixed tree.  Only exact IEEE operations (no fastmath, no BLAS), so the result has the same bits
+    whether the compiler vectorises it or not, on any x86-64 CPU."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    s4 = 0.0
+    s5 = 0.0
+    s6 = 0.0
+    s7 = 0.0
+    i = 0
+    while i + 8 <= n:
+        s0 += np.float64(a[ao + i]) * np.float64(b[bo + i])
+        s1 += np.float64(a[ao + i + 1]) * np.float64(b[bo + i + 1])
+        s2 += np.float64(a[ao + i + 2]) * np.float64(b[bo + i + 2])
+        s3 += np.float64(a[ao + i + 3]) * np.float64(b[bo + i + 3])
+        s4 += np.float64(a[ao + i + 4]) * np.float64(b[bo + i + 4])
+        s5 += np.float64(a[ao + i + 5]) * np.float64(b[bo + i + 5])
+        s6 += np.float64(a[ao + i + 6]) * np.float64(b[bo + i + 6])
+        s7 += np.float64(a[ao + i + 7]) * np.float64(b[bo + i + 7])
+        i += 8
+    t = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+    while i < n:
+        t += np.float64(a[ao + i]) * np.float64(b[bo + i])
+        i += 1
+    return t
+
+
+@njit(cache=True)
+def expected_value(p_row, M, p_col):
+    """p_row @ M @ p_col summed in a fixed order (row by row), for the same bits on every machine."""
+    v = 0.0
+    for y in range(M.shape[0]):
+        r = 0.0
+        for x in range(M.shape[1]):
+            r += np.float64(M[y, x]) * p_col[x]
+        v += p_row[y] * r
+    return v
 
 
 @njit(cache=True)
@@ -138,7 +187,7 @@ def forward_reach(strat, mreach, oreach, ns, oth, probs, root_w, rbase, order, a
                     oreach[o, c, x] += mreach[s, w, x] * strat[base + j * n + x]
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, terminal,
                     rbase, order, act_off, last, child, NW, reachable, update, avg_w, mode,
                     pos_disc, neg_disc, pred, seat, phase, voff):
@@ -329,17 +378,19 @@ def structural_reach(ns, oth, root_w, order, act_off, child, NW):
     return reach
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def blocked_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, terminal, rbase,
                      act_off, last, child, reachable, update, avg_w, mode, pos_disc, neg_disc,
                      pred, seat, phase, bside, brep, boff, bmem, vslot, maxp, br_side, choice):
-    """Algorithm 2 (FSICFR) backward pass over all roll pairs, blocked by suffix class: GEMMs.
+    """Algorithm 2 (FSICFR) backward pass over all roll pairs, blocked by suffix class.
 
     Same results as ``fsicfr_backward`` (up to summation order) but every child's value matrix
     is read once per block of parents sharing the child list: per child j the parents'
     counterfactual values are G[p, j, :] = -Q @ V_j^T (Q: the parents' opponent reach), and per
     own roll x the parents' node values are B[p, x, :] = S_x @ (-V_j[x, :])_j (S_x: their
-    strategies at x), in V's dtype (G by BLAS, B by a loop skipping zero probabilities).  V is the slot pool (nslots, n0 * n1):
+    strategies at x), G by ``dot_fixed`` in float64 (a fixed summation order: no BLAS, whose kernel
+    and order depend on the CPU), B in V's dtype by a loop skipping zero probabilities.  V is the slot
+    pool (nslots, n0 * n1):
     V[vslot[s, w], y * n + x] is the value (+-1) to the mover of (s, w) with roll x against y.
     Regrets are computed only where they are updated.  With ``br_side >= 0`` that side plays a
     best response by counterfactual value (first best slot, stored in ``choice``) instead of
@@ -395,16 +446,14 @@ def blocked_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, 
                     T[x, y] = terminal[s, L, cx + rc[o, y, r]]
         if need_g:
             if L >= 0:
-                Gj = np.dot(Q, T.T)
                 for p in range(P):
                     for x in range(n):
-                        G[p, 0, x] = Gj[p, x]
+                        G[p, 0, x] = dot_fixed(Qb, p * no, Tb, x * no, no)
             for j in range(1, na):
-                Vj = V[vslot[o, child[act_off[w0] + j]]][:n * no].reshape((n, no))
-                Gj = np.dot(Q, Vj.T)
+                Vj = V[vslot[o, child[act_off[w0] + j]]]
                 for p in range(P):
                     for x in range(n):
-                        G[p, j, x] = -Gj[p, x]
+                        G[p, j, x] = -dot_fixed(Qb, p * no, Vj, x * no, no)
         S = Sb[:P * na].reshape((P, na))
         X = Xb[:na * no].reshape((na, no))
         for x in range(n):
@@ -436,7 +485,7 @@ def blocked_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, 
                     if a0 == 1:
                         S[p, 0] = 0.0
             # B[p, x, :] = S_x @ X_x by hand: CFR+ strategies are mostly zero (about 80% after
-            # a few iterations), and skipping them beats the GEMM (4v4: 0.41 s vs 0.60 s)
+            # a few iterations), and skipping them beat a GEMM (4v4: 0.41 s vs 0.60 s)
             for p in range(P):
                 bo = Bout[p]
                 for y in range(no):

@@ -8,8 +8,8 @@ import time
 import numpy as np
 
 from .game import Group
-from .kernels import (assign_slots, blocked_backward, br_backward, forward_reach, fsicfr_backward,
-                      normalize_average, regret_matching, structural_reach)
+from .kernels import (assign_slots, blocked_backward, br_backward, expected_value, forward_reach,
+                      fsicfr_backward, normalize_average, regret_matching, structural_reach)
 from .training import train
 
 
@@ -65,8 +65,8 @@ class FastSolver:
             sizes = [g.NW * pair for s in range(g.nsides)]
             self.voff = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
             nvals = int(self.voff[-1])
-        if value_dtype is None:   # float32 node values (and GEMMs) when float64 would pass 1 GB:
-            # half the memory traffic and twice the BLAS rate (4v4 and larger at m = 3)
+        if value_dtype is None:   # float32 node values when float64 would pass 1 GB: half the memory
+            # and its traffic (4v4 and larger at m = 3); sums over them stay float64 (dot_fixed)
             value_dtype = np.float64 if nvals * 8 <= 1 << 30 else np.float32
         if kernel == "blocked":
             self.V = np.zeros((self.blocks["nslots"], pair), dtype=value_dtype)
@@ -183,7 +183,7 @@ def evaluate(solver: FastSolver, strat: np.ndarray) -> np.ndarray:
     for s in range(g.nsides):
         n, no = g.ns[s], g.ns[g.oth[s]]
         M = solver.root_matrix(s)
-        vals[s] = g.probs[g.oth[s], :no] @ M @ g.probs[s, :n]
+        vals[s] = expected_value(g.probs[g.oth[s], :no], M, g.probs[s, :n])
     return vals
 
 
@@ -215,7 +215,7 @@ def abstract_best_response(g: Group, strat: np.ndarray, br_side: int, kernel: st
         for s in range(g.nsides):
             if g.root_w[s] > 0:
                 no = g.ns[g.oth[s]]
-                vals[s] = g.probs[g.oth[s], :no] @ solver.root_matrix(s) @ g.probs[s, :g.ns[s]]
+                vals[s] = expected_value(g.probs[g.oth[s], :no], solver.root_matrix(s), g.probs[s, :g.ns[s]])
         if not build_response:
             return vals, None
     # the response as a strategy table
