@@ -1,5 +1,6 @@
 """Build the Dudo store: every dice-count group solved bottom-up, every information set with its
-whole action distribution, and the per-round statistics (value, exploitability and its kind)."""
+whole action distribution (quantised, one entry per window: ``games.dudo.store``), and the per-round
+statistics (memory, value, exploitability and its kind)."""
 from __future__ import annotations
 
 import time
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from builder import interrupt
 from games.dudo.solve import solve_params
-from games.dudo.store import DudoParams, iter_rows, manifest_parameters, round_stats
+from games.dudo.store import DudoParams, format_fields, iter_rows, manifest_parameters, round_stats
 from games.storage import StoreWriter, code_version
 
 
@@ -19,9 +20,9 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map) -> Path:
     work.mkdir(parents=True, exist_ok=True)
     sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested)
     with StoreWriter(root, "dudo", params.variant) as writer:
-        n = writer.put_many("infosets", iter_rows(sol))
-        manifest = dict(game="dudo", variant=params.variant, parameters=manifest_parameters(params), infosets=n,
-                        rounds=round_stats(sol), code_version=code_version(),
+        n = writer.put_many("windows", iter_rows(sol))
+        manifest = dict(game="dudo", variant=params.variant, parameters=manifest_parameters(params),
+                        **format_fields(params), windows=n, rounds=round_stats(sol), code_version=code_version(),
                         build_seconds=time.perf_counter() - t0)
         path = writer.publish(manifest)
     for pat in ("*.npz", "*.npy", "*.json"):

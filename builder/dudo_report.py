@@ -22,7 +22,9 @@ from games.storage import Store, current_stores, stores_root
 def table(manifest: dict) -> str:
     md = int(manifest["parameters"]["max_dice"])
     rounds = manifest["rounds"]
-    lines = [f"{manifest['variant']}: {manifest['infosets']} information sets, build"
+    size = (f"{manifest['windows']} windows (row format {manifest.get('row_format')})" if "windows" in manifest
+             else f"{manifest['infosets']} information sets")
+    lines = [f"{manifest['variant']}: {size}, build"
              f" {manifest.get('build_seconds', float('nan')):.0f} s, store {manifest.get('store_version', '?')}",
              f"{'round':>6} {'memory':>8} {'iters':>6} {'train s':>8} {'value':>9} {'BR opener':>10}"
              f" {'BR other':>9} {'exploit.':>9} {'BR kind':>21}"]

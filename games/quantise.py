@@ -51,14 +51,3 @@ def quantise(p) -> np.ndarray:
         raise ValueError("a distribution needs at least one finite non-negative probability")
     return largest_remainder(p, np.zeros(p.size, dtype=np.int64), UNIT)
 
-
-def draw(units, u: float) -> int:
-    """Index drawn from integer ``units`` (sum ``UNIT``) by a uniform ``u`` in [0, 1): the first
-    whose cumulative units exceed ``floor(u * UNIT)`` (integer arithmetic after one exact scaling)."""
-    target = int(u * UNIT)
-    acc = 0
-    for i, c in enumerate(units):
-        acc += int(c)
-        if acc > target:
-            return i
-    return len(units) - 1

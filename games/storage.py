@@ -24,7 +24,8 @@ import lmdb
 import numpy as np
 
 FORMAT_VERSION = 1
-MAP_SIZE = 8 << 30
+INITIAL_MAP_SIZE = 64 << 20  # the writer's map doubles whenever it fills (MapFullError)
+BATCH_BYTES = 64 << 20  # put_many commits about this much at a time
 MAX_DBS = 32
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ROOT = REPO_ROOT / "stores"
@@ -105,7 +106,7 @@ class StoreWriter:
         self.base.mkdir(parents=True, exist_ok=True)
         self.tmp = self.base / f".build-{uuid.uuid4().hex[:8]}"
         self.tmp.mkdir()
-        self.env = lmdb.open(str(self.tmp), map_size=MAP_SIZE, max_dbs=MAX_DBS, subdir=True, sync=False)
+        self.env = lmdb.open(str(self.tmp), map_size=INITIAL_MAP_SIZE, max_dbs=MAX_DBS, subdir=True, sync=False)
         self._dbs: dict[str, object] = {}
         self.published: Path | None = None
 
@@ -121,17 +122,32 @@ class StoreWriter:
             self._dbs[name] = self.env.open_db(name.encode())
         return self._dbs[name]
 
+    def _commit(self, db: str, batch: list) -> None:
+        """Write ``batch`` in one transaction, doubling the map until it fits (the map follows the data)."""
+        handle = self._db(db)
+        while True:
+            try:
+                with self.env.begin(write=True, db=handle) as txn:
+                    for k, v in batch:
+                        txn.put(k, v)
+                return
+            except lmdb.MapFullError:
+                self.env.set_mapsize(2 * self.env.info()["map_size"])
+
     def put(self, db: str, key: bytes, value: bytes) -> None:
-        with self.env.begin(write=True, db=self._db(db)) as txn:
-            txn.put(key, value)
+        self._commit(db, [(key, value)])
 
     def put_many(self, db: str, items) -> int:
-        n = 0
-        with self.env.begin(write=True, db=self._db(db)) as txn:
-            for k, v in items:
-                txn.put(k, v)
-                n += 1
-        return n
+        """Write ``(key, value)`` pairs, committing about ``BATCH_BYTES`` at a time."""
+        n, size, batch = 0, 0, []
+        for k, v in items:
+            batch.append((k, v))
+            size += len(k) + len(v)
+            if size >= BATCH_BYTES:
+                self._commit(db, batch)
+                n, size, batch = n + len(batch), 0, []
+        self._commit(db, batch)
+        return n + len(batch)
 
     def put_array(self, key: str, a: np.ndarray) -> None:
         self.put("arrays", key.encode(), array_bytes(a))
@@ -192,7 +208,9 @@ class Store:
             raise StoreError(f"store {self.path}: no data.mdb")
         self._dbs: dict[str, object] = {}
         try:
-            self.env = lmdb.open(str(self.path), readonly=True, lock=False, max_dbs=MAX_DBS, subdir=True)
+            # map what the file holds (LMDB raises a smaller map to the data's size)
+            self.env = lmdb.open(str(self.path), readonly=True, lock=False, max_dbs=MAX_DBS, subdir=True,
+                                 map_size=(self.path / "data.mdb").stat().st_size)
             raw = self._get("meta", b"manifest")
         except lmdb.Error as e:
             raise StoreError(f"store {self.path}: unreadable LMDB ({e})") from e

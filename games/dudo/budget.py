@@ -10,12 +10,13 @@ action) slots per roll (``K = 6 (a + b)`` claims); its tables are
   ``POOL_FRACTION`` at once (all of them at m = 1), float64 (float32 past 1 GB), and the per-node
   reach vectors.
 
-One training iteration costs ``SECONDS_PER_PAIR`` per (window action x roll pair) and per backward
-pass (two with alternating updates: two sides or perfect recall), and ``SECONDS_PER_ROLL`` per
-(window action x roll) for the perfect-recall tree walk.  These constants were measured with
-``python -m bench.dudo_cost`` (CPU seconds per iteration divided by the model's work, median over the
-groups it times, on the development machine); they are constants, not measurements at build time, so
-the memory chosen for a group (and with it the store's content) is the same on every machine.
+One training iteration costs, per backward pass (two with alternating updates: two sides or perfect
+recall), ``SECONDS_PER_PAIR`` per (window action x roll pair) for the node values and
+``SECONDS_PER_ROLL`` per (window action x roll) for regrets and strategies (the whole cost of the
+perfect-recall tree walk, which has no roll-pair matrices).  The constants were measured with
+``python -m bench.dudo_cost`` (CPU seconds per iteration against the model's work, over groups of 1v1
+to 5v5, on the development machine); they are constants, not measurements at build time, so the
+memory chosen for a group (and with it the store's content) is the same on every machine.
 
 ``choose_memory``: perfect recall where it fits both budgets, else the largest m whose tables fit.
 """
@@ -67,7 +68,7 @@ def group_cost(a: int, b: int, m: int | None) -> GroupCost:
     else:
         shared = len(ns) == 1           # one side: the seats share nodes (simultaneous predictive CFR+)
         arrays, passes = (5 if shared else 4), (1 if shared else 2)
-        seconds = SECONDS_PER_PAIR * passes * wa * pair * len(ns)
+        seconds = passes * (SECONDS_PER_PAIR * wa * pair * len(ns) + SECONDS_PER_ROLL * rows)
     values = nw * pair * len(ns) * (1.0 if m == 1 else POOL_FRACTION)
     values = int(values * (8 if values * 8 <= 1 << 30 else 4))      # float32 past 1 GB (fast.FastSolver)
     reach = 8 * 2 * len(ns) * nw * max(ns)

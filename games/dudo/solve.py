@@ -2,7 +2,9 @@
 
 ``solve_game`` trains every dice group {a, b} with ``solver.FastSolver``; the continuation value of
 a challenge is the game-winning probability of the position it leads to under the strategies
-already solved.  Groups with at most ``perfect_recall_total`` dice in play use perfect recall.
+already solved.  Groups with at most ``perfect_recall_total`` dice in play use perfect recall, the
+others memory ``m``; or ``m`` is a per-group plan (``infoset.memory_plan``, e.g. of the memories
+``budget.choose_memories`` picks) giving each group its own memory.
 
 Statistics per round (opener dice a, other dice b), all in win-probability units:
 * ``value``: opener's game-winning probability under the solved strategies (both sides).
@@ -27,9 +29,9 @@ from .exploit import best_response_value
 from .solver import FastSolver
 from .tree import TreeSolver
 from .game import Group, make_group, round_reachable
-from .infoset import last_claims, memory_size, window_index
+from .infoset import block_memory, last_claims, memory_plan, memory_size, window_index
 from .rules import MAX_DICE, roll_index
-from .store import DudoParams, group_iterations
+from .store import DudoParams
 
 
 def groups_in_order(max_dice: int = MAX_DICE):
@@ -164,7 +166,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     a, b = int(group[0]), int(group[1])
     D = a + b
     br_open, br_other = dict(br_open or {}), dict(br_other or {})
-    mg = None if D <= perfect_recall_total else m
+    mg = block_memory(a, b, m, perfect_recall_total)
     its = int(iterations(a, b) if callable(iterations) else iterations)
     os.makedirs(checkpoint_dir, exist_ok=True)
     stem = os.path.join(checkpoint_dir, f"dudo_{a}v{b}_m{mg}")
@@ -187,7 +189,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     solver.solve(max(0, its - solver.t), checkpoint=ckpt, every=max(1, its // 10),
                  progress=progress, desc=f"dudo {a}v{b}", should_stop=should_stop)
     strat = solver.average_strategy()
-    t_done, train_seconds = solver.t, solver.seconds
+    t_done, train_seconds, train_cpu = solver.t, solver.seconds, solver.cpu_seconds
     del solver          # free regrets and node values before evaluating and best responses
     ev = FastSolver(g, train=False)
     openers = [op for op in ([a] if a == b else [a, b]) if round_reachable(op, D - op, max_dice)]
@@ -198,8 +200,8 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     stats, new_open, new_other = {}, {}, {}
     for op in openers:
         oth = D - op
-        st = {"value": Wg[(op, oth)], "memory": "perfect" if mg is None else mg,
-              "iterations": t_done, "train_seconds": train_seconds}
+        st = {"value": Wg[(op, oth)], "memory": "perfect" if mg is None else str(mg),
+              "iterations": t_done, "train_seconds": train_seconds, "train_cpu_seconds": train_cpu}
         if D <= exact_br_total:
             t1 = time.perf_counter()
             e_o = best_response_value(g, strat, op, True, br_open, br_other)
@@ -245,12 +247,13 @@ def _meta_out(meta: dict) -> dict:
                 t=meta["t"], train_seconds=meta["train_seconds"], seconds=meta["seconds"])
 
 
-def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
+def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                perfect_recall_total: int = 2, exact_br_total: int = 4, progress: bool = True,
                checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
                max_total: int | None = None, map_fn=map, should_stop=None):
     """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
-    or a function (a, b) -> int.
+    or a function (a, b) -> int; ``m`` one memory (int, None = perfect recall) or a per-group plan
+    (a {(a, b): m} dict or ``infoset.memory_plan`` tuple).
 
     The groups of one total of dice are independent: they run as ``map_fn(solve_group_task,
     groups)`` (any map, e.g. an executor's; results are consumed in input order, so the result
@@ -260,6 +263,8 @@ def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
     """
     import functools
     import tempfile
+    if isinstance(m, dict):
+        m = memory_plan(m)
     sol = DudoSolution(m, max_dice, perfect_recall_total)
     br_open, br_other = {}, {}
     cdir = checkpoint_dir or tempfile.mkdtemp(prefix="dudo_solve_")
@@ -275,7 +280,7 @@ def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
                                br_open=dict(br_open), br_other=dict(br_other),
                                progress=progress, log=log, should_stop=should_stop)
         for (a, b), res in zip(level, map_fn(fn, level)):
-            mg = None if D <= perfect_recall_total else m
+            mg = block_memory(a, b, m, perfect_recall_total)
             sol.groups[(a, b)] = make_group(a, b, mg, sol.W, max_dice)
             sol.strategies[(a, b)] = np.load(res["path"], mmap_mode="r")
             sol.W.update(res["W"])
@@ -290,10 +295,8 @@ def solve_game(max_dice: int = MAX_DICE, m: int | None = 3, iterations=1000,
 
 def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str | None = None, map_fn=map,
                  should_stop=None) -> DudoSolution:
-    """``solve_game`` with a store's parameters (its per-total iteration schedule included)."""
-    import functools
-    its = functools.partial(group_iterations, params.iterations, tuple(params.iterations_by_total))
-    return solve_game(max_dice=params.max_dice, m=params.memory, iterations=its,
+    """``solve_game`` with a store's parameters (its per-total iteration schedule and per-group memory)."""
+    return solve_game(max_dice=params.max_dice, m=params.memories(), iterations=params.group_iterations,
                       perfect_recall_total=params.perfect_recall_total, exact_br_total=params.exact_br_total,
                       progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
                       should_stop=should_stop)

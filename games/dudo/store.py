@@ -1,57 +1,169 @@
-"""The Dudo store's format: its parameters, the information-set key and row codec, and the manifest's
-parameters and per-round statistics; the builder writes it and the server reads it through this module."""
+"""The Dudo store's format: its parameters, keys and row codec, the manifest's format fields,
+parameters and per-round statistics; the builder writes it and the server reads it through this module.
+
+Row format 2: one LMDB entry (database ``windows``) per reachable (own dice, opponent dice, window of
+remembered claims), holding every roll's action distribution quantised to integer units
+(``games.quantise``: zero-probability actions dropped, the rest summing to exactly ``UNIT``); see
+``encode_window``.  A lookup is one read (``lookup_row``).  The window index uses the memory of the
+dice group, which the manifest records per group (``memory_by_group``).
+"""
 from __future__ import annotations
 
 import struct
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from numba import njit
 
-ROW_HEADER = struct.Struct("<H")  # number of actions; then int16 actions (-1 = Dudo) and float64 probs
+from games.quantise import UNIT, largest_remainder
+
+from .budget import choose_memories
+from .infoset import block_memory, last_claims, memory_size, window_index
+from .kernels import structural_reach
+from .rules import num_rolls, roll_index
+
+WINDOW_KEY = struct.Struct(">BBI")  # own dice, opponent dice, window index (big-endian: key order)
+ROW_FORMAT = 2  # one entry per (own, opp, window) holding every roll's quantised row (``encode_window``)
 
 
 @dataclass(frozen=True)
 class DudoParams:
     max_dice: int
     iterations: int
-    memory: int = 3  # the paper's m: claims remembered
+    memory: int = 3  # the paper's m: claims remembered (every group, without budgets)
     perfect_recall_total: int = 2  # groups with at most this many dice in play are solved without forgetting
     exact_br_total: int = 4  # exact perfect-recall best response up to this many dice in play
     # (total dice in play, iterations) overriding ``iterations`` for the groups of that total
     iterations_by_total: tuple = ()
+    # memory per group by budget (``games.dudo.budget``): perfect recall where it fits, else the largest m
+    # whose tables fit ``memory_budget`` bytes and whose planned iterations fit ``time_budget`` seconds
+    # (cost model, one core); 0 = every group uses ``memory`` (perfect recall up to perfect_recall_total)
+    memory_budget: int = 0
+    time_budget: float = 0.0
+    label: str = "auto"  # names a budgeted variant: dudo-<max_dice>dice-<label>
+
+    @property
+    def budgeted(self) -> bool:
+        return self.memory_budget > 0 or self.time_budget > 0
 
     @property
     def variant(self) -> str:
+        """dudo-m<m>-<N>dice with one memory for every group; dudo-<N>dice-<label> with memory by budget."""
+        if self.budgeted:
+            return f"dudo-{self.max_dice}dice-{self.label}"
         return f"dudo-m{self.memory}-{self.max_dice}dice"
 
+    def group_iterations(self, a: int, b: int) -> int:
+        return group_iterations(self.iterations, tuple(self.iterations_by_total), a, b)
 
-def infoset_key(iid: int) -> bytes:
-    return struct.pack(">Q", iid)  # big-endian: LMDB's key order is the ID order
-
-
-def encode_row(actions, probs) -> bytes:
-    a = np.asarray(actions, dtype="<i2")
-    return ROW_HEADER.pack(len(a)) + a.tobytes() + np.asarray(probs, dtype="<f8").tobytes()
-
-
-def decode_row(raw: bytes) -> tuple[np.ndarray, np.ndarray]:
-    (n,) = ROW_HEADER.unpack_from(raw)
-    o = ROW_HEADER.size
-    actions = np.frombuffer(raw, dtype="<i2", count=n, offset=o)
-    probs = np.frombuffer(raw, dtype="<f8", count=n, offset=o + 2 * n)
-    return actions, probs
+    def memories(self) -> dict:
+        """{(a, b): m} for every group a <= b (None = perfect recall)."""
+        if not self.budgeted:
+            return {(a, b): block_memory(a, b, self.memory, self.perfect_recall_total)
+                    for a in range(1, self.max_dice + 1) for b in range(a, self.max_dice + 1)}
+        return choose_memories(self.max_dice, self.group_iterations, self.memory_budget or 1 << 62,
+                               self.time_budget or float("inf"))
 
 
-def read_row(store, params: DudoParams, own: int, opp: int, roll, history) -> tuple[np.ndarray, np.ndarray]:
-    """The stored (actions, probabilities) of one information set; StoreError if the store lacks it."""
-    from games.dudo.infoset import infoset_id
+def window_key(own: int, opp: int, window: int) -> bytes:
+    return WINDOW_KEY.pack(own, opp, window)
+
+
+@njit(cache=True)
+def encode_window(strat, base, n, a0, na, out):
+    """One window's value: every roll's distribution (``strat[base + j * n + x]``, action slots
+    ``a0 .. na - 1``) quantised (``games.quantise``) and packed into ``out``; returns the length.
+
+    Layout: counts[n] uint8 | slots[S] uint8 | units[S - n] little-endian uint16, where roll x has
+    counts[x] >= 1 actions with positive units, listed by increasing slot (0 = Dudo, j >= 1 = claim
+    last + j), and ``units`` holds all but each roll's last action (whose units are ``UNIT`` minus
+    the others': a roll's units sum to ``UNIT`` exactly and every stored value fits 16 bits)."""
+    k = na - a0
+    p = np.empty(k)
+    u = np.empty(n * k, dtype=np.int64)
+    nslots = 0
+    for x in range(n):
+        for j in range(k):
+            p[j] = strat[base + (a0 + j) * n + x]
+        largest_remainder(p, u[x * k:(x + 1) * k], UNIT)
+        c = 0
+        for j in range(k):
+            if u[x * k + j] > 0:
+                out[n + nslots + c] = a0 + j
+                c += 1
+        out[x] = c
+        nslots += c
+    uo = n + nslots
+    for x in range(n):
+        c = out[x]
+        seen = 0
+        for j in range(k):
+            v = u[x * k + j]
+            if v > 0:
+                seen += 1
+                if seen < c:
+                    out[uo] = v & 0xFF
+                    out[uo + 1] = v >> 8
+                    uo += 2
+    return uo
+
+
+def decode_window_row(raw: bytes, x: int, n: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+    """(actions, units) of roll ``x`` (of ``n``) in a window's value: actions as claim strengths,
+    -1 = Dudo, ``last`` = the window's last claim (-1 for the empty window); units sum to ``UNIT``."""
+    c = np.frombuffer(raw, dtype=np.uint8, count=n)
+    before = int(c[:x].sum(dtype=np.int64))
+    k = int(c[x])
+    total = int(c.sum(dtype=np.int64))
+    slots = np.frombuffer(raw, dtype=np.uint8, count=k, offset=n + before).astype(np.int64)
+    units = np.empty(k, dtype=np.int64)
+    units[:k - 1] = np.frombuffer(raw, dtype="<u2", count=k - 1, offset=n + total + 2 * (before - x))
+    units[k - 1] = UNIT - int(units[:k - 1].sum())
+    return np.where(slots == 0, -1, last + slots), units
+
+
+def lookup_row(get, memories: dict, own: int, opp: int, roll, history) -> tuple[np.ndarray, np.ndarray]:
+    """(actions, probabilities) stored for a player with ``roll`` after the round's claim ``history``
+    (claim strengths, oldest first); ``get(key)`` reads the store's ``windows`` database (None if
+    absent: KeyError), ``memories`` is the store's {(a, b): m} (``store_memories``).  Probabilities are
+    the quantised units / ``UNIT``: exact binary fractions whose sums and running sums are exact, so
+    ``games.seeding.seeded_pick`` draws from them the same index on every machine."""
+    K = 6 * (own + opp)
+    mb = memories[(min(own, opp), max(own, opp))]
+    win = last_claims(history, memory_size(K, mb))
+    raw = get(window_key(own, opp, window_index(win, K)))
+    if raw is None:
+        raise KeyError(f"no stored window for {own} v {opp} dice after {list(history)}")
+    actions, units = decode_window_row(raw, roll_index(roll), num_rolls(own), win[-1] if win else -1)
+    return actions, units / UNIT
+
+
+def read_row(store, memories: dict, own: int, opp: int, roll, history) -> tuple[np.ndarray, np.ndarray]:
+    """``lookup_row`` in a published store; StoreError if the store lacks the window."""
     from games.storage import StoreError
 
-    iid = infoset_id(own, opp, roll, history, params.memory, params.max_dice, params.perfect_recall_total)
-    raw = store.get("infosets", infoset_key(iid))
-    if raw is None:
-        raise StoreError(f"store {store.path}: no information set {iid}")
-    return decode_row(raw)
+    try:
+        return lookup_row(lambda key: store.get("windows", key), memories, own, opp, roll, history)
+    except KeyError as e:
+        raise StoreError(f"store {store.path}: {e.args[0]}") from None
+
+
+def format_fields(params: DudoParams) -> dict:
+    """The manifest fields a reader needs to decode the rows: row format, probability unit and the
+    memory of every group ("perfect" = perfect recall)."""
+    return dict(row_format=ROW_FORMAT, probability_unit=UNIT,
+                memory_by_group=[[a, b, "perfect" if m is None else m] for (a, b), m in sorted(params.memories().items())])
+
+
+def store_memories(manifest: dict) -> dict:
+    """{(a, b): m (None = perfect recall)} of a store, from its manifest; StoreError if its rows are not
+    in row format ``ROW_FORMAT`` (a store built before it: rebuild)."""
+    from games.storage import StoreError
+
+    if manifest.get("row_format") != ROW_FORMAT or manifest.get("probability_unit") != UNIT:
+        raise StoreError(f"Dudo store {manifest.get('variant')}: row format {manifest.get('row_format', 1)} is not "
+                         f"the supported {ROW_FORMAT}; rebuild it (make build-default-stores)")
+    return {(int(a), int(b)): (None if m == "perfect" else int(m)) for a, b, m in manifest["memory_by_group"]}
 
 
 def group_iterations(default: int, by_total: tuple, a: int, b: int) -> int:
@@ -60,31 +172,22 @@ def group_iterations(default: int, by_total: tuple, a: int, b: int) -> int:
 
 
 def iter_rows(sol):
-    """(key, row) of every information set in key order (ID order, so LMDB fills its pages):
-    the same rows as ``sol.iter_infosets()``, encoded a roll at a time."""
-    from games.dudo.infoset import block_offsets
-    for (own, opp), (off, _size) in sorted(block_offsets(sol.m, sol.max_dice, sol.perfect_recall_total).items(),
-                                           key=lambda kv: kv[1][0]):
-        key = sol.group_key(own, opp)
-        if key not in sol.groups:
-            continue
-        g, strat = sol.groups[key], sol.strategies[key]
-        side = 0 if g.nsides == 1 else g.dice.index(own)
-        n, NW = int(g.ns[side]), g.NW
-        total = int(g.act_off[-1])
-        a0 = (g.last < 0).astype(np.int64)
-        lo = g.act_off[:-1] + a0
-        hi = g.act_off[1:]
-        prefix = [ROW_HEADER.pack(int(hi[w] - lo[w]))
-                  + np.array([-1 if j == 0 else int(g.last[w]) + j for j in range(int(a0[w]), int(hi[w] - g.act_off[w]))],
-                             dtype="<i2").tobytes() for w in range(NW)]
-        lo8, hi8 = (8 * lo).tolist(), (8 * hi).tolist()
-        block = np.asarray(strat[g.rbase[side]:g.rbase[side] + total * n]).reshape(total, n)
-        for x in range(n):
-            pb = np.ascontiguousarray(block[:, x], dtype="<f8").tobytes()
-            kb = (off + x * NW + np.arange(NW, dtype=np.int64)).astype(">u8").tobytes()
-            for w in range(NW):
-                yield kb[8 * w:8 * w + 8], prefix[w] + pb[lo8[w]:hi8[w]]
+    """(key, value) of every reachable (own dice, opponent dice, window) in key order: the window's
+    rows of every roll, quantised (``encode_window``)."""
+    for (a, b), g in sorted(sol.groups.items()):
+        strat = sol.strategies[(a, b)]
+        reach = structural_reach(g.ns, g.oth, g.root_w, g.order, g.act_off, g.child, g.NW)
+        for own, opp in sorted({(a, b), (b, a)}):
+            s = 0 if g.nsides == 1 else g.dice.index(own)
+            n = int(g.ns[s])
+            out = np.empty(n * (1 + 3 * (g.K + 1)), dtype=np.uint8)
+            for w in range(g.NW):
+                if not reach[s, w]:
+                    continue
+                a0 = 1 if g.last[w] < 0 else 0
+                base = int(g.rbase[s] + g.act_off[w] * n)
+                size = encode_window(strat, base, n, a0, int(g.act_off[w + 1] - g.act_off[w]), out)
+                yield window_key(own, opp, w), out[:size].tobytes()
 
 
 def round_stats(sol) -> dict[str, dict]:

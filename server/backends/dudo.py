@@ -7,7 +7,8 @@ import numpy as np
 from games.dudo.game import round_reachable
 from games.dudo.live import live_cost, solve_live
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
-from games.dudo.store import DudoParams, read_row
+from games.dudo.store import DudoParams, read_row, store_memories
+from games.quantise import UNIT
 from games.seeding import seeded_pick
 from games.storage import Store, StoreError
 from server.backends import BadRequest, MoveResult
@@ -34,6 +35,7 @@ class DudoBackend:
         self.max_dice = self.params.max_dice
         if not 1 <= self.max_dice <= MAX_DICE:
             raise StoreError(f"store {store.path}: max_dice {self.max_dice} out of 1..{MAX_DICE}")
+        self.memories = store_memories(m)  # StoreError for a store of another row format
 
     def warm(self) -> None:
         pass
@@ -74,7 +76,7 @@ class DudoBackend:
 
     # ------------------------------------------------------------------ lookup
     def _row(self, own: int, opp: int, roll, history):
-        return read_row(self.store, self.params, own, opp, roll, history)
+        return read_row(self.store, self.memories, own, opp, roll, history)
 
     def _live_distribution(self, own, opp, roll, history, need: int, live: LiveCall):
         """From the game with `need` dice a player (the smallest whose play reaches this round: a store of
@@ -111,7 +113,7 @@ class DudoBackend:
         if need is None:
             raise BadRequest(f"no Dudo game reaches a round opened by a player with {opener} dice against {other}")
         if need <= self.max_dice:
-            actions, probs = self._row(own, opp, roll, history)
+            actions, probs = self._row(own, opp, roll, history)  # exact units / UNIT
             source = "book"
         else:
             actions, probs = self._live_distribution(own, opp, roll, history, need, live)
@@ -131,9 +133,9 @@ class DudoBackend:
         v.strategies.add(name="fsicfr", description=self._description(), members=1, served_default=True)
 
     def _description(self) -> str:
-        p = self.params
-        return (f"full-width FSICFR (CFR+) on the imperfect-recall abstraction (last {p.memory} claims; perfect "
-                f"recall up to {p.perfect_recall_total} dice in play), every group up to {p.max_dice} dice a player")
+        mem = ", ".join(f"{a}v{b} {'perfect' if m is None else m}" for (a, b), m in sorted(self.memories.items()))
+        return (f"full-width FSICFR (CFR+) on the imperfect-recall abstraction (last m claims; m per dice group: "
+                f"{mem}), every group up to {self.max_dice} dice a player; probabilities in 1/{UNIT} units")
 
     def stats(self, v) -> None:
         v.served_strategy = "fsicfr"

@@ -161,3 +161,24 @@ def test_dudo_training_stops_at_an_iteration_boundary_and_resumes_identically(tm
     assert resumed.t == 7
     resumed.solve(20 - resumed.t, progress=False)
     assert np.array_equal(resumed.average_strategy(), ref.average_strategy())
+
+
+def test_dudo_store_same_hash_on_every_executor(tmp_path):
+    """A small Dudo store with a memory per group (budgets) built serially, on the process pool and on
+    Dask: one content hash (every float that reaches it is computed in a fixed order, no BLAS, no
+    fastmath, then quantised; see games/dudo/kernels.py)."""
+    from builder.dudo import build_dudo_store
+    from games.dudo.store import DudoParams
+    params = DudoParams(max_dice=2, iterations=4, exact_br_total=2, memory_budget=1 << 30, time_budget=0.05,
+                        label="hash")
+    hashes = []
+    for kind in ("serial", "process", "dask"):
+        with make_executor(kind, 2) as ex:
+            path = build_dudo_store(params, tmp_path / kind, map_fn=ex.map)
+        s = Store(path)
+        try:
+            hashes.append(s.manifest["content_hash"])
+            assert len({m for _, _, m in s.manifest["memory_by_group"]}) > 1
+        finally:
+            s.close()
+    assert len(set(hashes)) == 1

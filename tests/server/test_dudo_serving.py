@@ -5,9 +5,9 @@ import pytest
 
 from builder.dudo import build_dudo_store
 from games.dudo.solve import solve_params
-from games.dudo.store import DudoParams, decode_row, infoset_key
-from games.dudo.infoset import infoset_id
+from games.dudo.store import DudoParams, lookup_row, store_memories
 from games.dudo.rules import strength
+from games.quantise import UNIT, quantise
 from games.storage import Store
 from protos import gamestrategy_pb2 as pb
 from server.app import build_server
@@ -44,12 +44,16 @@ def test_store_holds_every_information_set_with_the_solvers_distribution(dudo_se
     _, path = dudo_service
     sol = solve_params(PARAMS, progress=False)
     store = Store(path)
-    rows = 0
+    get, mem = (lambda k: store.get("windows", k)), store_memories(store.manifest)
+    windows = set()
     for iid, own, opp, roll, window, actions, probs in sol.iter_infosets():
-        a, p = decode_row(store.get("infosets", infoset_key(int(iid))))
-        assert a.tolist() == list(actions) and np.allclose(p, probs, atol=1e-12)
-        rows += 1
-    assert rows == store.manifest["infosets"] > 0
+        a, p = lookup_row(get, mem, own, opp, roll, list(window))
+        q = quantise(np.asarray(probs))
+        assert a.tolist() == [ac for ac, u in zip(actions, q) if u > 0] and (p * UNIT).tolist() == q[q > 0].tolist()
+        assert p.sum() == 1.0 and np.abs(p - np.asarray(probs)[q > 0]).max() < 1 / UNIT
+        windows.add((own, opp, window))
+    assert len(windows) == store.manifest["windows"] > 0
+    assert store.manifest["memory_by_group"] == [[1, 1, "perfect"]]
     store.close()
 
 
@@ -62,11 +66,12 @@ def test_sample_move_reads_the_book_and_is_reproducible(dudo_service):
     assert "dudo" not in [d.move for d in r1.distribution]  # no challenge before the first claim
     after = stub.SampleMove(req(history=[(1, 4)], opened=False), timeout=10)
     moves = [d.move for d in after.distribution]
-    assert "dudo" in moves and "1x2" not in moves and "2x2" in moves  # only stronger claims follow 1x4
+    assert "dudo" in moves and all(m == "dudo" or strength(*map(int, m.split("x")), 2) > strength(1, 4, 2)
+                                   for m in moves)  # only stronger claims follow 1x4 (zero-probability ones are left out)
     store = Store(path)
-    a, p = decode_row(store.get("infosets", infoset_key(infoset_id(1, 1, (3,), [strength(1, 4, 2)], 3, 1, 2))))
+    a, p = lookup_row(lambda k: store.get("windows", k), store_memories(store.manifest), 1, 1, (3,), [strength(1, 4, 2)])
     assert dict(zip([d.move for d in after.distribution], [d.probability for d in after.distribution]))["dudo"] == \
-        pytest.approx(p[a.tolist().index(-1)] / p.sum())
+        p[a.tolist().index(-1)]
     store.close()
 
 
@@ -103,4 +108,38 @@ def test_stats_per_round(dudo_service):
     # the 1v1 round value against the exact game value -7/258 of the first claimant (NOTES.md)
     assert r11.figures["value"] == pytest.approx(0.5 * (1 - 7 / 258), abs=2e-3)
     assert r11.labels["br_kind"] == "exact-perfect-recall" and r11.figures["exploitability"] >= 0
+    assert r11.labels["memory"] == "perfect"
+
+
+TINY5 = DudoParams(max_dice=5, iterations=1, exact_br_total=0, memory_budget=1, time_budget=1e-9, label="tiny")
+
+
+def test_five_dice_store_with_memory_by_budget_answers_every_round_from_the_book(tmp_path):
+    """Budgets too small for anything give every group m = 1; a 5 v 5 question (and every reachable
+    round's first move) is then a book answer, and GetStats shows each round's memory."""
+    assert TINY5.variant == "dudo-5dice-tiny" and set(TINY5.memories().values()) == {1}
+    build_dudo_store(TINY5, tmp_path)
+    registry = Registry(tmp_path)
+    registry.refresh()
+    server, port = build_server(registry, "127.0.0.1:0")
+    server.start()
+    from protos import gamestrategy_pb2_grpc as pb_grpc
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+            stub = pb_grpc.GameStrategyStub(ch)
+            r = stub.SampleMove(req(5, 5, (1, 2, 3, 4, 6), history=[(3, 4)], opened=False, variant=TINY5.variant),
+                                timeout=10)
+            assert r.source == pb.SampleMoveReply.BOOK and sum(d.probability for d in r.distribution) == 1.0
+            for op in range(1, 6):
+                for oth in range(1, 6):
+                    if oth == 5 and op < 5:     # no game reaches it
+                        continue
+                    r = stub.SampleMove(req(op, oth, (2,) * op, variant=TINY5.variant), timeout=10)
+                    assert r.source == pb.SampleMoveReply.BOOK
+            v = stub.GetStats(pb.GetStatsRequest(variant=TINY5.variant), timeout=10).variants[0]
+            memory = {s.strategy: s.labels["memory"] for s in v.strategies if s.strategy.startswith("round")}
+            assert memory["round 5v5"] == "1" and len(memory) == 21
+    finally:
+        server.stop(0).wait()
+        registry.close()
 

@@ -1,0 +1,71 @@
+"""The Dudo store's row codec (one value per window, every roll's quantised row) and the cost model
+that chooses each group's memory."""
+import numpy as np
+import pytest
+
+from games.dudo.budget import choose_memory, group_cost, window_actions
+from games.dudo.game import make_group
+from games.dudo.infoset import decode_infoset_id, infoset_id, memory_plan, num_windows, window_tables
+from games.dudo.solver import FastSolver
+from games.dudo.store import DudoParams, decode_window_row, encode_window
+from games.quantise import UNIT, quantise
+
+
+def test_window_codec_round_trips_random_distributions():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n, a0 = int(rng.integers(1, 40)), int(rng.integers(0, 2))
+        na = a0 + int(rng.integers(1, 61))
+        strat = np.zeros(na * n)
+        for x in range(n):
+            p = rng.random(na - a0) ** 4 * (rng.random(na - a0) < 0.5)
+            if p.sum() == 0:
+                p[rng.integers(na - a0)] = 1.0
+            strat[a0 * n + x::n][:na - a0] = p / p.sum()
+        out = np.zeros(n * (1 + 3 * (na - a0)), dtype=np.uint8)
+        raw = out[:encode_window(strat, 0, n, a0, na, out)].tobytes()
+        last = int(rng.integers(-1, 5)) if a0 == 0 else -1
+        for x in range(n):
+            actions, units = decode_window_row(raw, x, n, last)
+            p = strat[a0 * n + x::n][:na - a0]
+            q = quantise(p)
+            assert units.sum() == UNIT and (units > 0).all()                  # exact sum, no zero actions
+            assert units.tolist() == q[q > 0].tolist()
+            assert actions.tolist() == [-1 if a0 + j == 0 else last + a0 + j for j in np.flatnonzero(q)]
+            assert (np.abs(units / UNIT - p[q > 0]) < 1 / UNIT).all()
+
+
+def test_window_actions_and_memory_by_budget():
+    for K, m in [(12, 1), (12, 3), (12, None), (18, 2), (24, 3)]:
+        assert window_actions(K, m) == int(window_tables(K, m)[2][-1])
+    its = 100
+    assert choose_memory(1, 1, its, 1 << 40, 1e9) is None                    # everything fits: perfect recall
+    assert choose_memory(5, 5, its, 1, 1e-9) == 1                             # nothing fits: the least memory
+    ms = [choose_memory(3, 4, its, 1 << 40, s) for s in (1, 10, 100, 1000)]
+    assert ms == sorted(ms) and ms[0] < ms[-1]                                # more time, more memory
+    m = choose_memory(2, 3, its, 1 << 40, 60)
+    assert group_cost(2, 3, m).seconds_per_iteration * its <= 60 < group_cost(2, 3, m + 1).seconds_per_iteration * its
+
+
+@pytest.mark.parametrize("a,b,m", [(1, 2, 3), (2, 2, 2), (2, 3, 1)])
+def test_cost_model_bytes_cover_the_solvers_arrays(a, b, m):
+    g = make_group(a, b, m, {(x, y): 0.5 for x in range(1, 4) for y in range(1, 4)}, 3)
+    s = FastSolver(g)
+    arrays = sum(v.nbytes for v in vars(s).values() if isinstance(v, np.ndarray)) + 8 * g.nrows  # + average
+    c = group_cost(a, b, m)
+    assert c.windows == g.NW == num_windows(g.K, m) and arrays <= c.bytes
+
+
+def test_ids_with_a_memory_per_group():
+    params = DudoParams(max_dice=3, iterations=10, memory_budget=1 << 30, time_budget=2.0, label="t")
+    mem = params.memories()
+    assert params.variant == "dudo-3dice-t" and len(set(mem.values())) > 1
+    plan = memory_plan(mem)
+    seen = set()
+    for own, opp, roll, hist in [(1, 1, (2,), [0, 3]), (2, 3, (1, 6), [0, 5, 9, 12]), (3, 3, (1, 1, 4), [7]),
+                                 (3, 1, (2, 2, 5), [1, 2, 3, 4, 5, 6])]:
+        iid = infoset_id(own, opp, roll, hist, plan, 3)
+        m = mem[(min(own, opp), max(own, opp))]
+        kept = tuple(hist if m is None else hist[max(0, len(hist) - m):])
+        assert decode_infoset_id(iid, plan, 3) == (own, opp, roll, kept) and iid not in seen
+        seen.add(iid)
