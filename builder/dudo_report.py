@@ -1,7 +1,7 @@
 """Issue 3 item 4 from a published Dudo store's manifest: value and exploitability of every
 (opener dice, other dice) round.
 
-  python -m builder.dudo_report [--root stores] [--variant dudo-m3-5dice]
+  python -m builder.dudo_report [--root stores] [--variant dudo-5dice-default]
 
 value = the opener's game-winning probability under the stored strategies; exploitability = the
 sum of both seats' best-response gains (win probability), by the best response named in "BR kind"

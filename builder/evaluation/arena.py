@@ -13,7 +13,7 @@ CLI::
     python -m builder.evaluation.arena guesswho:optimal guesswho:bisection --delta 0.05 --cap 20000
     python -m builder.evaluation.arena hangman5:ours hangman5:seed --cap 4000 --workers 2
     python -m builder.evaluation.arena jotto-en_US80-3-ganzfried:double_oracle jotto-en_US80-3-ganzfried:benchmark
-    python -m builder.evaluation.arena dudo2:dudo-m3-2dice dudo2:random
+    python -m builder.evaluation.arena dudo5:dudo-5dice-default dudo5:random
     python -m builder.evaluation.arena --list
 """
 from __future__ import annotations
@@ -239,10 +239,11 @@ class DudoStore:
     information set, or (a round the store's games never reach) the game solved live with enough dice."""
 
     def __init__(self, store):
-        from games.dudo.store import DudoParams
+        from games.dudo.store import DudoParams, store_memories
 
         self.store = store
         self.params = DudoParams(**store.manifest["parameters"])
+        self.memories = store_memories(store.manifest)
         self._live: dict = {}
 
     def distribution(self, own: int, opp: int, roll, history, opened: bool):
@@ -254,7 +255,7 @@ class DudoStore:
         opener, other = (own, opp) if opened else (opp, own)
         need = next(d for d in range(max(own, opp), MAX_DICE + 1) if round_reachable(opener, other, d))
         if need <= self.params.max_dice:
-            return read_row(self.store, self.params, own, opp, tuple(sorted(roll)), history)
+            return read_row(self.store, self.memories, own, opp, tuple(sorted(roll)), history)
         if need not in self._live:
             p = self.params
             self._live[need] = solve_params(DudoParams(max_dice=need, iterations=p.iterations, memory=p.memory,
@@ -389,7 +390,7 @@ def main(argv=None) -> int:
         print("guesswho[N]:{bisection,optimal,random,random-parametric,nica,param=behind,shift,frac,pow2}")
         print("hangman<L>[m<misses>]:{seed,ours,<seedwords|uniform|hardwords>+<seedletters|scored|scored=a,b,k,d,e>}")
         print("<jotto variant of a published store>:{served,double_oracle,fp,benchmark,beeler}")
-        print("dudo<D>:{random,<dudo variant of a published store, e.g. dudo-m3-2dice>}")
+        print("dudo<D>:{random,<dudo variant of a published store, e.g. dudo-5dice-default>}")
         return 0 if args.list else 2
     try:
         game_a, a = resolve(args.a)

@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.game == "dudo":
             from clients.play.dudo import Dudo
 
-            v = service.choose_variant("dudo", args.variant, ["dudo-m3-2dice"])
+            v = service.choose_variant("dudo", args.variant, ["dudo-5dice-default"])
             Dudo(ui, service, v.variant, args.seed).run()
         else:
             from clients.play.hangman import Hangman
