@@ -51,7 +51,8 @@ def table(root: Path) -> str:
     return "\n".join(lines)
 
 
-FACTS = ("game", "store_version", "build_time", "build_seconds", "code_version", "content_hash", "served", "infosets")
+FACTS = ("game", "store_version", "build_time", "build_seconds", "code_version", "content_hash", "served", "infosets",
+         "windows", "row_format", "memory_by_group")
 
 
 def write_html(root: Path, out: Path) -> list[Path]:

@@ -174,7 +174,7 @@ def dudo_exploitability(store: Store):
     for k, st in rounds.items():
         a, b = (int(x) for x in k.split("v"))
         mem = st.get("memory", "")
-        mem = "perfect" if mem == "perfect" else f"m={int(mem)}" if isinstance(mem, (int, float)) else str(mem)
+        mem = "perfect" if mem == "perfect" else f"m={int(mem)}" if str(mem).isdigit() or isinstance(mem, (int, float)) else str(mem)
         txt = (f"{st.get('exploitability', float('nan')):.4f}\n{_kind(str(st.get('br_kind', '')))}\n"
                f"v={st.get('value', float('nan')):.3f}\n{mem}, {int(st.get('iterations', 0))} it")
         ax.text(b, a, txt, ha="center", va="center", fontsize=6.5, color="white",

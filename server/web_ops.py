@@ -9,7 +9,8 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from server import metrics
 
 FACT_KEYS = ("game", "variant", "store_version", "content_hash", "format_version", "build_time", "build_seconds",
-             "code_version", "parameters", "build", "served", "infosets", "dictionary")
+             "code_version", "parameters", "build", "served", "infosets", "windows", "row_format",
+             "probability_unit", "memory_by_group", "dictionary")
 
 
 def store_facts(registry) -> dict:

@@ -36,6 +36,8 @@ function factsTable(v, s, f) {
     ["served strategy", s?.servedStrategy]];
   if (v.words) rows.push(["words", v.words], ["dictionary sha256", v.dictionarySha256]);
   if (f?.infosets) rows.push(["information sets", f.infosets]);
+  if (f?.windows) rows.push(["windows (row format " + f.row_format + ", units of 1/" + f.probability_unit + ")", f.windows]);
+  if (f?.memory_by_group) rows.push(["memory by dice group", f.memory_by_group.map(([a, b, m]) => `${a}v${b} ${m}`).join(", ")]);
   if (f?.parameters) rows.push(["parameters", JSON.stringify(f.parameters)]);
   if (f?.build) rows.push(["build", JSON.stringify(f.build)]);
   const t = table(`Build facts of ${v.variant}`, ["fact", "value"], rows.filter((r) => r[1] !== undefined && r[1] !== ""));

@@ -24,3 +24,28 @@ def test_html_report_writes_every_plot(small_store, tmp_path):
         assert f"{m['strategies'][s]['figures']['guarantee']:.2f}" in guessers  # the bars carry the store's figures
     index = (out / "index.html").read_text()
     assert m["store_version"] in index and f'src="{SMALL_VARIANT}.fp.svg"' in index
+
+
+def test_html_report_of_a_dudo_store_with_memory_per_group(tmp_path):
+    """The Dudo heat map and the index carry row format 2's facts: each round's memory chosen by budget."""
+    from builder.dudo import build_dudo_store
+    from builder.report import main
+    from games.dudo.store import DudoParams, store_memories
+    from games.storage import Store
+
+    params = DudoParams(max_dice=2, iterations=3, exact_br_total=0, memory_budget=1 << 30, time_budget=0.05, label="t")
+    path = build_dudo_store(params, tmp_path / "stores")
+    m = Store(path).manifest
+    mem = store_memories(m)
+    assert len(set(mem.values())) > 1
+    out = tmp_path / "report"
+    assert main(["--root", str(tmp_path / "stores"), "--html", str(out)]) == 0
+    svg = (out / f"{params.variant}.exploitability.svg").read_text()
+    ET.fromstring(svg)
+    for k, st in m["rounds"].items():
+        a, b = sorted(int(x) for x in k.split("v"))
+        label = "perfect" if mem[(a, b)] is None else f"m={mem[(a, b)]}"
+        assert st["memory"] == ("perfect" if mem[(a, b)] is None else str(mem[(a, b)]))
+        assert f"{label}, {int(st['iterations'])} it" in svg
+    index = (out / "index.html").read_text()
+    assert f"<td>windows</td><td>{m['windows']}</td>" in index and "memory_by_group" in index
