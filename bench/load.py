@@ -158,7 +158,7 @@ def _requests(kind: str, variant: str, live_histories):
         import random
         import re as _re
 
-        d = int(_re.search(r"-(\d)dice$", variant).group(1))
+        d = int(_re.search(r"-(\d)dice(?:-|$)", variant).group(1))  # dudo-m3-2dice, dudo-5dice-default
         rnd = random.Random(0)
         bodies = []
         for s in range(256):
