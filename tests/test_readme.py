@@ -6,6 +6,8 @@ NOT_RUN with the reason, so a new README command must be either run or explained
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import re
 import subprocess
 import sys
@@ -66,7 +68,9 @@ def default_service(tmp_path_factory):
     root = tmp_path_factory.mktemp("readme-stores")
     for variant, params in DEFAULT.items():
         if isinstance(params, DudoParams):
-            build_dudo_store(DudoParams(max_dice=params.max_dice, iterations=20, exact_br_total=0), root)
+            # the default's name and dice with budgets that fit nothing: m = 1 everywhere, one iteration
+            build_dudo_store(replace(params, iterations=1, iterations_by_total=(), exact_br_total=0, memory_budget=1,
+                                     time_budget=1e-9), root)
         elif isinstance(params, GuessWhoParams):
             build_guesswho_store(GuessWhoParams(params.n, budget=2000), root)
         elif isinstance(params, HangmanParams):
