@@ -5,8 +5,9 @@
 
 value = the opener's game-winning probability under the stored strategies; exploitability = the
 sum of both seats' best-response gains (win probability), by the best response named in "BR kind"
-(exact-perfect-recall: responder with perfect recall; abstract-local: responder within the same
-abstraction, a lower bound).  A round opened by a player with fewer than max dice against max dice
+(exact-perfect-recall: responder with perfect recall; "lower bound: best response with memory m'":
+a responder that remembers the last m' claims, ``games.dudo.bound``, a lower bound; abstract-local,
+in stores built before that: the same with m' = the abstraction's m).  A round opened by a player with fewer than max dice against max dice
 cannot happen (the winner of a challenge opens, and a max-dice player has lost nothing): those
 pairs are listed as unreachable; their groups are solved (the max-dice side opens) but no value
 is computed for a round that no game reaches.
@@ -27,7 +28,7 @@ def table(manifest: dict) -> str:
     lines = [f"{manifest['variant']}: {size}, build"
              f" {manifest.get('build_seconds', float('nan')):.0f} s, store {manifest.get('store_version', '?')}",
              f"{'round':>6} {'memory':>8} {'iters':>6} {'train s':>8} {'value':>9} {'BR opener':>10}"
-             f" {'BR other':>9} {'exploit.':>9} {'BR kind':>21}"]
+             f" {'BR other':>9} {'exploit.':>9}  BR kind"]
     for op in range(1, md + 1):
         for oth in range(1, md + 1):
             st = rounds.get(f"{op}v{oth}")
@@ -42,7 +43,7 @@ def table(manifest: dict) -> str:
                 f"{op}v{oth:<4} {str(mem):>8} {int(st['iterations']):>6}"
                 f" {st['train_seconds']:>8.1f} {st['value']:>9.5f}"
                 f" {st.get('br_opener', float('nan')):>10.5f} {st.get('br_other', float('nan')):>9.5f}"
-                f" {(f'{e:.2e}' if e is not None else '-'):>9} {st['br_kind']:>21}")
+                f" {(f'{e:.2e}' if e is not None else '-'):>9}  {st['br_kind']}")
     return "\n".join(lines)
 
 

@@ -13,10 +13,12 @@ Statistics per round (opener dice a, other dice b), all in win-probability units
 * ``exploitability`` = (br_opener - value) + (br_other - (1 - value)): the sum of both seats'
   gains (equals NashConv / 2 in +-1 units, OpenSpiel's "exploitability").
 * ``br_kind``: "exact-perfect-recall" (responder sees the whole history; <= 4 dice in play),
-  "abstract-local" (responder restricted to the same abstraction, plus its seat, choosing by
-  counterfactual value on the DAG: a lower bound on the best gain within the abstraction; its
-  continuation values are the responder values of the smaller rounds, exact or abstract as
-  labelled there) or "none" where not computed.
+  "lower bound: best response with memory m'" (``bound.memory_best_response``: the responder
+  remembers the last m' >= m claims and its seat and chooses by counterfactual value on the
+  m'-window DAG; a legal strategy, so its gain is a lower bound on the exploitability; its
+  continuation values are the responder values of the smaller rounds, exact or bounds as labelled
+  there) or "none" where not computed.  Stores built before the bound existed say
+  "abstract-local" for m' = m.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .bound import br_kind, memory_best_response
 from .exploit import best_response_value
 from .solver import FastSolver
 from .tree import TreeSolver
@@ -105,32 +108,6 @@ def iter_group_infosets(g: Group, strat, m: int | None, max_dice: int = MAX_DICE
                 yield off + x * g.NW + w, own, opp, rl[x], win, actions, block[:, x]
 
 
-def _abstract_br(g: Group, strat, op: int, oth: int, m, W, br_open, br_other, max_dice):
-    """(responder-as-opener, responder-as-other) winning probabilities within the abstraction."""
-    from .exploit import _resp_tables
-    from .solver import abstract_best_response
-    if op == oth:
-        gs = make_group(op, oth, m, W, max_dice, split=True)
-        st2 = np.concatenate([strat, strat])
-        s_open = 0
-    else:
-        gs = make_group(g.dice[0], g.dice[1], m, W, max_dice, openers=(op,))  # same side order
-        st2 = strat
-        s_open = gs.dice.index(op)
-    out = []
-    for resp_is_opener in (True, False):
-        s_resp = s_open if resp_is_opener else 1 - s_open
-        s_fix = 1 - s_resp
-        T_resp, T_fix = _resp_tables(gs, s_resp, s_fix, br_open, br_other)
-        gs.terminal = np.zeros_like(gs.terminal)
-        gs.terminal[s_resp] = 2 * T_resp - 1
-        gs.terminal[s_fix] = 1 - 2 * T_fix
-        vals, _ = abstract_best_response(gs, st2, s_resp, build_response=False)
-        v_open = vals[s_open]
-        out.append(0.5 * (1 + v_open) if resp_is_opener else 0.5 * (1 - v_open))
-    return tuple(out)
-
-
 def _round_value(solver, opener: int, strat) -> float:
     g = solver.g
     vals = solver.root_values(strat)
@@ -150,7 +127,7 @@ def _unpairs(rows) -> dict:
 def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkpoint_dir: str,
                 perfect_recall_total: int = 2, exact_br_total: int = 4, abstract_br: bool = True,
                 br_open: dict | None = None, br_other: dict | None = None, progress: bool = False,
-                log=None, should_stop=None) -> dict:
+                log=None, should_stop=None, br_memory=None) -> dict:
     """Solve one dice group {a, b} (a task: top level and picklable, for any ``map``).
 
     Trains the group on the continuation values ``W`` of the rounds with fewer dice, writes its
@@ -160,6 +137,10 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     larger rounds' best responses), the iterations ``t`` and ``seconds``.  If that .npy and a
     JSON with the same inputs exist, they are returned without recomputing; an unfinished
     group resumes from its solver checkpoint (.npz), giving bit-identical results.
+
+    Beyond ``exact_br_total`` dice in play the exploitability is the lower bound of a responder
+    with memory ``br_memory(a, b)`` (an int, a function of the group, or None: the group's own m)
+    claims, when ``abstract_br``.
     """
     import json
     import os
@@ -170,9 +151,14 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     its = int(iterations(a, b) if callable(iterations) else iterations)
     os.makedirs(checkpoint_dir, exist_ok=True)
     stem = os.path.join(checkpoint_dir, f"dudo_{a}v{b}_m{mg}")
+    m_resp = br_memory(a, b) if callable(br_memory) else br_memory
+    if mg is None or m_resp is None or (isinstance(m_resp, int) and m_resp < mg):
+        m_resp = mg
     inputs = dict(group=[a, b], m=mg, max_dice=max_dice, iterations=its,
                   exact_br_total=exact_br_total, abstract_br=bool(abstract_br), W=_pairs(W),
                   br_open=_pairs(br_open), br_other=_pairs(br_other))
+    if m_resp != mg and D > exact_br_total and abstract_br:
+        inputs["br_memory"] = m_resp
     meta_path, npy = stem + ".json", stem + ".npy"
     if os.path.exists(meta_path) and os.path.exists(npy):
         with open(meta_path) as f:
@@ -209,8 +195,8 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
             kind = "exact-perfect-recall"
         elif abstract_br:
             t1 = time.perf_counter()
-            e_o, e_n = _abstract_br(g, strat, op, oth, mg, W, br_open, br_other, max_dice)
-            kind = "abstract-local"
+            e_o, e_n = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, max_dice)
+            kind = br_kind(m_resp)
         else:
             kind = None
         if kind is None:
@@ -250,7 +236,7 @@ def _meta_out(meta: dict) -> dict:
 def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                perfect_recall_total: int = 2, exact_br_total: int = 4, progress: bool = True,
                checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
-               max_total: int | None = None, map_fn=map, should_stop=None):
+               max_total: int | None = None, map_fn=map, should_stop=None, br_memory=None):
     """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
     or a function (a, b) -> int; ``m`` one memory (int, None = perfect recall) or a per-group plan
     (a {(a, b): m} dict or ``infoset.memory_plan`` tuple).
@@ -278,7 +264,8 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                                perfect_recall_total=perfect_recall_total,
                                exact_br_total=exact_br_total, abstract_br=abstract_br,
                                br_open=dict(br_open), br_other=dict(br_other),
-                               progress=progress, log=log, should_stop=should_stop)
+                               progress=progress, log=log, should_stop=should_stop,
+                               br_memory=br_memory)
         for (a, b), res in zip(level, map_fn(fn, level)):
             mg = block_memory(a, b, m, perfect_recall_total)
             sol.groups[(a, b)] = make_group(a, b, mg, sol.W, max_dice)

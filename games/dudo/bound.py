@@ -1,0 +1,111 @@
+"""A lower bound on a Dudo round's exploitability: the best response of a responder with memory m'.
+
+The fixed player's abstract strategy depends only on its last ``m`` claims, so on the public DAG of
+a longer window ``m' >= m`` it is the same strategy, looked up by the last ``m`` claims of each
+``m'``-window (``lift_strategy``): the ``m'``-DAG with the lifted strategy is the same game for the
+fixed player.  On that DAG the responder picks, per (window, roll), the action with the best
+counterfactual value (``abstract_best_response``); that pure response remembers ``m'`` claims, is a
+legal strategy of the round, and its value is computed exactly, so its gain is a lower bound on the
+exploitability.  It grows with ``m'`` (the responder's choices are per window, and a longer window
+splits the shorter one's) and equals the exact best response when ``m'`` covers the whole round
+(the DAG is then a tree).  Label: ``br_kind(m')``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .exploit import _resp_tables
+from .game import Group, make_group
+from .infoset import memory_size
+
+
+def br_kind(m_resp) -> str:
+    """The label of a responder-memory bound (manifest ``br_kind``, ``GetStats``, reports); with
+    perfect recall (None) the DAG is a tree and the response is the exact one."""
+    if m_resp is None:
+        return "exact-perfect-recall"
+    return f"lower bound: best response with memory {m_resp}"
+
+
+@njit(cache=True)
+def suffix_map(order, act_off_big, child_big, act_off_small, child_small, NW_big):
+    """phi[w'] = the window of the small memory holding the last claims of window w' (same K):
+    phi(empty) = empty, and a claim moves both windows along the same action slot."""
+    phi = np.full(NW_big, -1, dtype=np.int64)
+    phi[0] = 0
+    for k in range(NW_big):
+        w = order[k]
+        ws = phi[w]
+        for j in range(1, act_off_big[w + 1] - act_off_big[w]):
+            c = child_big[act_off_big[w] + j]
+            cs = child_small[act_off_small[ws] + j]
+            if phi[c] < 0:
+                phi[c] = cs
+    return phi
+
+
+@njit(cache=True)
+def _lift(strat, out, phi, n, base_small, base_big, act_off_small, act_off_big, NW_big):
+    for w in range(NW_big):
+        na = act_off_big[w + 1] - act_off_big[w]
+        src = base_small + act_off_small[phi[w]] * n
+        dst = base_big + act_off_big[w] * n
+        for i in range(na * n):
+            out[dst + i] = strat[src + i]
+
+
+def lift_strategy(g_small: Group, strat, g_big: Group, sides_small, sides_big, dtype=np.float64):
+    """``strat`` (on ``g_small``) as a strategy of ``g_big`` (same rounds, longer memory): side
+    ``sides_big[i]`` of the big group plays what side ``sides_small[i]`` of the small one plays;
+    the other sides' entries stay zero (the responder's, never read by the best response)."""
+    if g_small.K != g_big.K:
+        raise ValueError("the two groups must have the same dice")
+    phi = suffix_map(g_big.order, g_big.act_off, g_big.child, g_small.act_off, g_small.child, g_big.NW)
+    out = np.zeros(g_big.nrows, dtype=dtype)
+    for ss, sb in zip(sides_small, sides_big):
+        n = int(g_small.ns[ss])
+        if n != int(g_big.ns[sb]):
+            raise ValueError("sides hold different dice")
+        _lift(strat, out, phi, n, int(g_small.rbase[ss]), int(g_big.rbase[sb]), g_small.act_off,
+              g_big.act_off, g_big.NW)
+    return out
+
+
+def memory_best_response(g: Group, strat, opener: int, m_resp, W, br_open: dict, br_other: dict,
+                         max_dice: int):
+    """(responder-as-opener, responder-as-other) game-winning probabilities of a responder with
+    memory ``m_resp`` (>= the group's ``m``; None = perfect recall) in the round of group ``g``
+    opened by the player with ``opener`` dice, against ``strat``.  Continuations: ``br_open`` /
+    ``br_other`` are the responder's winning probabilities in the later rounds (as for
+    ``exploit.best_response_value``)."""
+    from .solver import abstract_best_response
+    a, b = g.dice[0], g.dice[-1]
+    other = a + b - opener
+    if memory_size(g.K, m_resp) < memory_size(g.K, g.m):
+        raise ValueError("the responder must remember at least the abstraction's claims")
+    out = []
+    for resp_is_opener in (True, False):
+        if a == b:   # one side: split into two seats, side 0 opens
+            gs = make_group(a, b, m_resp, W, max_dice, split=True)
+            s_open = 0
+            s_resp = 0 if resp_is_opener else 1
+            s_fix = 1 - s_resp
+            small_fix = 0
+        else:
+            gs = make_group(a, b, m_resp, W, max_dice, openers=(opener,))   # same side order
+            s_open = gs.dice.index(opener)
+            s_resp = s_open if resp_is_opener else 1 - s_open
+            s_fix = 1 - s_resp
+            small_fix = s_fix
+        dtype = np.float64 if gs.nrows * 8 <= 1 << 30 else np.float32
+        lifted = lift_strategy(g, strat, gs, [small_fix], [s_fix], dtype)
+        T_resp, T_fix = _resp_tables(gs, s_resp, s_fix, br_open, br_other)
+        gs.terminal = np.zeros_like(gs.terminal)
+        gs.terminal[s_resp] = 2 * T_resp - 1
+        gs.terminal[s_fix] = 1 - 2 * T_fix
+        vals, _ = abstract_best_response(gs, lifted, s_resp, build_response=False)
+        del lifted
+        v_open = vals[s_open]
+        out.append(0.5 * (1 + v_open) if resp_is_opener else 0.5 * (1 - v_open))
+    return tuple(out)
