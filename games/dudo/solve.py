@@ -22,6 +22,7 @@ Statistics per round (opener dice a, other dice b), all in win-probability units
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ import numpy as np
 from .bound import br_kind, memory_best_response
 from .exploit import best_response_value
 from .solver import FastSolver
+from .training import train_to_floor
 from .tree import TreeSolver
 from .game import Group, make_group, round_reachable
 from .infoset import block_memory, last_claims, memory_plan, memory_size, window_index
@@ -108,13 +110,6 @@ def iter_group_infosets(g: Group, strat, m: int | None, max_dice: int = MAX_DICE
                 yield off + x * g.NW + w, own, opp, rl[x], win, actions, block[:, x]
 
 
-def _round_value(solver, opener: int, strat) -> float:
-    g = solver.g
-    vals = solver.root_values(strat)
-    s = 0 if g.nsides == 1 else g.dice.index(opener)
-    return 0.5 * (1.0 + vals[s])
-
-
 def _pairs(d: dict) -> list:
     """A {(a, b): float} dict as a sorted JSON-able list (exact: floats round-trip)."""
     return [[int(a), int(b), float(v)] for (a, b), v in sorted(d.items())]
@@ -127,7 +122,7 @@ def _unpairs(rows) -> dict:
 def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkpoint_dir: str,
                 perfect_recall_total: int = 2, exact_br_total: int = 4, abstract_br: bool = True,
                 br_open: dict | None = None, br_other: dict | None = None, progress: bool = False,
-                log=None, should_stop=None, br_memory=None) -> dict:
+                log=None, should_stop=None, br_memory=None, stop_rel: float = 0.0) -> dict:
     """Solve one dice group {a, b} (a task: top level and picklable, for any ``map``).
 
     Trains the group on the continuation values ``W`` of the rounds with fewer dice, writes its
@@ -141,6 +136,12 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     Beyond ``exact_br_total`` dice in play the exploitability is the lower bound of a responder
     with memory ``br_memory(a, b)`` (an int, a function of the group, or None: the group's own m)
     claims, when ``abstract_br``.
+
+    With ``stop_rel > 0`` the iterations are a cap: the group trains to its floor
+    (``training.train_to_floor``: the worst round's exploitability, exact or the bound above,
+    measured at every doubling from ``cap >> FLOOR_DOUBLINGS``, less than ``stop_rel`` better over
+    a doubling); each round's stats record the curve (``curve_iterations``,
+    ``curve_exploitability``, ``curve_seconds``) and ``stop`` ("floor" or "cap").
     """
     import json
     import os
@@ -159,6 +160,8 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
                   br_open=_pairs(br_open), br_other=_pairs(br_other))
     if m_resp != mg and D > exact_br_total and abstract_br:
         inputs["br_memory"] = m_resp
+    if stop_rel > 0:
+        inputs["stop_rel"] = float(stop_rel)
     meta_path, npy = stem + ".json", stem + ".npy"
     if os.path.exists(meta_path) and os.path.exists(npy):
         with open(meta_path) as f:
@@ -172,45 +175,59 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     ckpt = stem + ".npz"
     if os.path.exists(ckpt):
         solver.load(ckpt)
-    solver.solve(max(0, its - solver.t), checkpoint=ckpt, every=max(1, its // 10),
-                 progress=progress, desc=f"dudo {a}v{b}", should_stop=should_stop)
+    openers = [op for op in ([a] if a == b else [a, b]) if round_reachable(op, D - op, max_dice)]
+    figures = functools.partial(_round_figures, g, openers=openers, W=W, br_open=br_open,
+                                br_other=br_other, max_dice=max_dice, exact_br_total=exact_br_total,
+                                m_resp=m_resp if abstract_br else False)
+    curve, stop = None, None
+    if stop_rel > 0:
+        curve_path = stem + ".curve.json"
+        if os.path.exists(curve_path) and os.path.exists(ckpt):
+            with open(curve_path) as f:
+                curve = json.load(f)
+
+        def on_point(c):
+            with open(curve_path + ".tmp", "w") as f:
+                json.dump(c, f)
+            os.replace(curve_path + ".tmp", curve_path)
+
+        def measure(st):
+            es = [r[3] for r in figures(st).values() if r[3] is not None]
+            return max(es) if es else 0.0
+
+        curve, stop = train_to_floor(solver, measure, its, max(1, its >> FLOOR_DOUBLINGS), stop_rel,
+                                     curve, on_point, ckpt, progress, f"dudo {a}v{b}", should_stop,
+                                     log)
+    else:
+        solver.solve(max(0, its - solver.t), checkpoint=ckpt, every=max(1, its // 10),
+                     progress=progress, desc=f"dudo {a}v{b}", should_stop=should_stop)
     strat = solver.average_strategy()
     t_done, train_seconds, train_cpu = solver.t, solver.seconds, solver.cpu_seconds
     del solver          # free regrets and node values before evaluating and best responses
-    ev = FastSolver(g, train=False)
-    openers = [op for op in ([a] if a == b else [a, b]) if round_reachable(op, D - op, max_dice)]
-    Wg = {}
-    for op in openers:
-        Wg[(op, D - op)] = _round_value(ev, op, strat)
-    del ev
+    t1 = time.perf_counter()
+    figs = figures(strat)
+    br_seconds = time.perf_counter() - t1
+    Wg = {rnd: f[0] for rnd, f in figs.items()}
     stats, new_open, new_other = {}, {}, {}
-    for op in openers:
-        oth = D - op
-        st = {"value": Wg[(op, oth)], "memory": "perfect" if mg is None else str(mg),
+    for (op, oth), (value, e_o, e_n, expl, kind) in figs.items():
+        st = {"value": value, "memory": "perfect" if mg is None else str(mg),
               "iterations": t_done, "train_seconds": train_seconds, "train_cpu_seconds": train_cpu}
-        if D <= exact_br_total:
-            t1 = time.perf_counter()
-            e_o = best_response_value(g, strat, op, True, br_open, br_other)
-            e_n = best_response_value(g, strat, op, False, br_open, br_other)
-            kind = "exact-perfect-recall"
-        elif abstract_br:
-            t1 = time.perf_counter()
-            e_o, e_n = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, max_dice)
-            kind = br_kind(m_resp)
-        else:
-            kind = None
         if kind is None:
             st.update(br_kind="none")
         else:
             new_open[(op, oth)] = e_o
             new_other[(op, oth)] = e_n
-            st.update(br_opener=e_o, br_other=e_n,
-                      exploitability=(e_o - st["value"]) + (e_n - (1 - st["value"])),
-                      br_kind=kind, br_seconds=time.perf_counter() - t1)
+            st.update(br_opener=e_o, br_other=e_n, exploitability=expl, br_kind=kind,
+                      br_seconds=br_seconds / len(figs))
+        if curve is not None:
+            st.update(stop=stop, curve_iterations=[int(p[0]) for p in curve],
+                      curve_exploitability=[float(p[1]) for p in curve],
+                      curve_seconds=[float(p[2]) for p in curve])
         stats[(op, oth)] = st
         if log:
             log(f"round {op}v{oth}: " + ", ".join(
-                f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in st.items()))
+                f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in st.items()
+                if not k.startswith("curve")))
     tmp = stem + ".tmp.npy"
     np.save(tmp, strat)
     os.replace(tmp, npy)
@@ -221,9 +238,37 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     with open(meta_path + ".tmp", "w") as f:
         json.dump(meta, f)
     os.replace(meta_path + ".tmp", meta_path)
-    if os.path.exists(ckpt):
-        os.unlink(ckpt)
+    for p in (ckpt, stem + ".curve.json"):
+        if os.path.exists(p):
+            os.unlink(p)
     return _meta_out(meta)
+
+
+FLOOR_DOUBLINGS = 4    # train_to_floor measures from cap / 16 on: at most 5 measurements a group
+
+
+def _round_figures(g: Group, strat, openers, W, br_open, br_other, max_dice, exact_br_total,
+                   m_resp) -> dict:
+    """{(opener, other): (value, BR as opener, BR as other, exploitability, br_kind)} of the group's
+    rounds: exact best response up to ``exact_br_total`` dice in play, else the responder-memory
+    bound with memory ``m_resp`` (``False``: none; then the BR figures are None)."""
+    D = g.dice[0] + g.dice[-1]
+    vals = FastSolver(g, train=False).root_values(strat)
+    out = {}
+    for op in openers:
+        value = 0.5 * (1.0 + vals[0 if g.nsides == 1 else g.dice.index(op)])
+        if D <= exact_br_total:
+            e_o = best_response_value(g, strat, op, True, br_open, br_other)
+            e_n = best_response_value(g, strat, op, False, br_open, br_other)
+            kind = "exact-perfect-recall"
+        elif m_resp is not False:
+            e_o, e_n = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, max_dice)
+            kind = br_kind(m_resp)
+        else:
+            out[(op, D - op)] = (value, None, None, None, None)
+            continue
+        out[(op, D - op)] = (value, e_o, e_n, (e_o - value) + (e_n - (1 - value)), kind)
+    return out
 
 
 def _meta_out(meta: dict) -> dict:
@@ -236,7 +281,8 @@ def _meta_out(meta: dict) -> dict:
 def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                perfect_recall_total: int = 2, exact_br_total: int = 4, progress: bool = True,
                checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
-               max_total: int | None = None, map_fn=map, should_stop=None, br_memory=None):
+               max_total: int | None = None, map_fn=map, should_stop=None, br_memory=None,
+               stop_rel: float = 0.0):
     """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
     or a function (a, b) -> int; ``m`` one memory (int, None = perfect recall) or a per-group plan
     (a {(a, b): m} dict or ``infoset.memory_plan`` tuple).
@@ -247,7 +293,6 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
     temporary directory if None) and loaded memory-mapped; finished groups are reused on a
     rerun with the same parameters.
     """
-    import functools
     import tempfile
     if isinstance(m, dict):
         m = memory_plan(m)
@@ -265,7 +310,7 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                                exact_br_total=exact_br_total, abstract_br=abstract_br,
                                br_open=dict(br_open), br_other=dict(br_other),
                                progress=progress, log=log, should_stop=should_stop,
-                               br_memory=br_memory)
+                               br_memory=br_memory, stop_rel=stop_rel)
         for (a, b), res in zip(level, map_fn(fn, level)):
             mg = block_memory(a, b, m, perfect_recall_total)
             sol.groups[(a, b)] = make_group(a, b, mg, sol.W, max_dice)

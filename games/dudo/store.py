@@ -191,10 +191,15 @@ def iter_rows(sol):
 
 
 def round_stats(sol) -> dict[str, dict]:
+    """Per-round statistics for the manifest: numbers, labels and lists of numbers (the training curve
+    of ``training.train_to_floor``; its seconds sit under keys naming seconds, outside the content hash)."""
+    def scalar(v):
+        return v if isinstance(v, str) else float(v)
     out = {}
     for (op, oth), st in sorted(sol.stats.items()):
-        out[f"{op}v{oth}"] = {k: (v if isinstance(v, str) else float(v)) for k, v in st.items()
-                              if isinstance(v, (str, int, float, np.floating, np.integer))}
+        out[f"{op}v{oth}"] = {k: ([scalar(x) for x in v] if isinstance(v, list) else scalar(v))
+                              for k, v in st.items()
+                              if isinstance(v, (str, int, float, list, np.floating, np.integer))}
     return out
 
 

@@ -1,4 +1,5 @@
-"""The training loop of a Dudo group solver: iterations with a progress bar, checkpoints, graceful stop."""
+"""The training loop of a Dudo group solver: iterations with a progress bar, checkpoints, graceful stop,
+and training to the floor (a stopping rule on the measured exploitability)."""
 from __future__ import annotations
 
 
@@ -24,3 +25,46 @@ def train(solver, iterations: int, checkpoint: str | None = None, every: int = 0
     if checkpoint:
         solver.save(checkpoint)
     return solver
+
+
+def doubling_targets(first: int, cap: int) -> list[int]:
+    """Where ``train_to_floor`` measures: first, 2 first, 4 first, ... and ``cap`` (if not on the way)."""
+    out, t = [], max(1, int(first))
+    while t < cap:
+        out.append(t)
+        t *= 2
+    return out + [int(cap)]
+
+
+def floor_reached(curve, rel: float) -> bool:
+    """The stopping rule: the last doubling improved the exploitability by less than ``rel``."""
+    return len(curve) >= 2 and curve[-1][1] > (1.0 - rel) * curve[-2][1]
+
+
+def train_to_floor(solver, measure, cap: int, first: int, rel: float = 0.1, curve=None, on_point=None,
+                   checkpoint: str | None = None, progress: bool = True, desc: str = "", should_stop=None,
+                   log=None):
+    """Train until the exploitability stops improving: measure it (``measure(average strategy)``) at
+    ``doubling_targets(first, cap)`` iterations and stop when a doubling improved it by less than
+    ``rel`` (``floor_reached``) or at ``cap``.  The decision depends only on computed values, never
+    on time, so the result is the same on any machine; a time budget enters as ``cap`` (planned from
+    a cost model).  ``curve``: the points [iterations, exploitability, seconds] of an interrupted run
+    (resume: the solver loaded from its checkpoint); ``on_point(curve)`` is called after every
+    measurement (with the checkpoint saved), so a resumed run repeats none.  Returns (curve, reason)
+    with reason "floor" or "cap"."""
+    curve = [list(p) for p in (curve or [])]
+    if floor_reached(curve, rel):
+        return curve, "floor"
+    for target in doubling_targets(first, cap):
+        if curve and curve[-1][0] >= target:
+            continue
+        train(solver, target - solver.t, checkpoint, max(1, (target - solver.t) // 4), progress, desc,
+              should_stop)
+        curve.append([solver.t, float(measure(solver.average_strategy())), solver.seconds])
+        if on_point is not None:
+            on_point(curve)
+        if log:
+            log(f"{desc}: {solver.t} iterations, {solver.seconds:.1f} s, exploitability {curve[-1][1]:.3e}")
+        if floor_reached(curve, rel):
+            return curve, "floor"
+    return curve, "cap"
