@@ -5,7 +5,11 @@
 Sections: fig4 (ms per FSICFR / full-width iteration per dice pair), curve (1v1 exploitability vs
 seconds of the full-width solver), fig5 (1v1 win rate of memory m = 1..4 against the exact
 equilibrium), fig3 (2v2 head-to-head at equal training seconds), game (value and exploitability
-per round, small games), pr3 (rounds with <= 3 dice in play solved with perfect recall).  Single-threaded.
+per round, small games), pr3 (rounds with <= 3 dice in play solved with perfect recall); issue 11:
+mtable (exploitability against memory m on every round with <= 4 dice in play, each trained to its
+floor), rules (update rules: exploitability against solver CPU seconds on 2v2, 1v3 and 3v3), bounds
+(the responder-memory lower bound against the exact best response and the abstraction's bound).
+Single-threaded.
 """
 from __future__ import annotations
 
@@ -294,12 +298,214 @@ def fixedpoint(seconds=60.0, m=3):
               flush=True)
 
 
+
+# ---------------------------------------------------------------------------------------------
+# Issue 11: memory against exploitability, update rules, the responder-memory bound
+
+def _round_exploitability(g, strat, W, br_open, br_other, m_resp="exact"):
+    """{(opener, other): (value, BR as opener, BR as other, exploitability)} of every round of group
+    ``g`` (win probability), by the exact perfect-recall best response (``m_resp="exact"``) or the
+    responder-memory lower bound (``bound.memory_best_response`` with memory ``m_resp``)."""
+    from games.dudo.bound import memory_best_response
+    a, b = g.dice[0], g.dice[-1]
+    vals = evaluate(FastSolver(g, train=False), strat)
+    out = {}
+    for op in ([a] if a == b else [a, b]):
+        s = 0 if g.nsides == 1 else g.dice.index(op)
+        v = 0.5 * (1 + vals[s])
+        if m_resp == "exact":
+            eo = best_response_value(g, strat, op, True, br_open, br_other)
+            en = best_response_value(g, strat, op, False, br_open, br_other)
+        else:
+            eo, en = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, 5)
+        out[(op, a + b - op)] = (v, eo, en, (eo - v) + (en - (1 - v)))
+    return out
+
+
+def _solve_to_floor(a, b, m, W, br_open, br_other, cap, first, log=print):
+    """Train group {a, b} with memory m (None: perfect recall) to its floor (``train_to_floor``,
+    exact best response at every doubling); returns (rounds, curve, reason, solver)."""
+    from games.dudo.training import train_to_floor
+    from games.dudo.tree import TreeSolver
+    g = make_group(a, b, m, W)
+    pr = m is None or m >= g.K
+    s = TreeSolver(g) if (pr and a + b > 2) else FastSolver(g)
+    last = {}
+
+    def measure(st):
+        last["r"] = _round_exploitability(g, st, W, br_open, br_other)
+        return max(x[3] for x in last["r"].values())
+
+    curve, reason = train_to_floor(s, measure, cap, first, progress=False,
+                                   log=lambda msg: log(f"    {msg}"), desc=f"{a}v{b} m={m}")
+    return last["r"], curve, reason, s
+
+
+MTABLE_CAPS = {2: 64000, 3: 16000, 4: 4096, (3, None): 512, (4, 4): 2048, (4, 5): 512, (4, 6): 256}
+
+
+def mtable(memories=(1, 2, 3, 4, 5, 6), caps=None, groups=((1, 1), (1, 2), (1, 3), (2, 2)),
+           cache=None):
+    """Fig. 5 re-measured: exploitability (exact best response) against memory m on every round with
+    at most 4 dice in play, each trained to its floor (less than 10% better over a doubling) or its
+    iteration cap.  The continuations (later rounds) are the perfect-recall solutions of the smaller
+    rounds, so a row measures the memory of its own round only.  ``cache``: a directory keeping each
+    finished (group, m) as JSON (rerun with other memories or groups without repeating them)."""
+    import json
+    import os
+    # iteration caps: by dice in play, and (dice, m) where an iteration is expensive
+    caps = {**MTABLE_CAPS, **(caps or {})}
+    W, bo, bn = {}, {}, {}
+    rows = []
+    print("\nExploitability against memory m (exact perfect-recall best response, win probability;"
+          " continuations: the smaller rounds with perfect recall)")
+    for a, b in groups:
+        D = a + b
+        for m in list(memories) + [None]:
+            if m is not None and m >= 6 * D:
+                continue
+            if m is None and D > 3:
+                print(f"  {a}v{b} perfect recall: not measured (2**{6 * D} claim histories)")
+                continue
+            path = cache and os.path.join(cache, f"mtable_{a}v{b}_m{m}.json")
+            if path and os.path.exists(path):
+                with open(path) as f:
+                    res = json.load(f)
+            else:
+                cap = caps.get((D, m), caps[D])
+                first = max(32, cap >> 5) if m is not None else max(250, cap >> 5)
+                r, curve, reason, s = _solve_to_floor(a, b, m, dict(W), bo, bn, cap, first)
+                res = dict(rounds=[[op, oth, *map(float, x)] for (op, oth), x in sorted(r.items())],
+                           curve=curve, reason=reason, t=s.t, seconds=s.seconds)
+                if path:
+                    os.makedirs(cache, exist_ok=True)
+                    with open(path, "w") as f:
+                        json.dump(res, f)
+            curve = res["curve"]
+            imp = (1 - curve[-1][1] / curve[-2][1]) if len(curve) > 1 else float("nan")
+            best = min(p[1] for p in curve)
+            mm = "perfect" if m is None else m
+            for op, oth, v, eo, en, e in res["rounds"]:
+                rows.append((f"{op}v{oth}", mm, res["t"], res["reason"], imp, res["seconds"], v, e, best))
+                print(f"  {op}v{oth} m={mm}: {res['t']} iterations ({res['reason']}; last doubling"
+                      f" {100 * imp:.0f}% better), {res['seconds']:.0f} s, value {v:.5f},"
+                      f" exploitability {e:.2e}", flush=True)
+                if m is None:       # the continuations of the larger rounds
+                    W[(op, oth)], bo[(op, oth)], bn[(op, oth)] = v, eo, en
+    print(f"\n{'round':>6} {'m':>8} {'iters':>7} {'stop':>6} {'last dbl':>9} {'train s':>8} {'value':>9}"
+          f" {'exploit.':>9} {'best seen':>9}")
+    for rnd, m, t, reason, imp, sec, v, e, best in rows:
+        print(f"{rnd:>6} {str(m):>8} {t:>7} {reason:>6} {100 * imp:>8.0f}% {sec:>8.0f} {v:>9.5f} {e:>9.2e}"
+              f" {best:>9.2e}")
+    print("exploit.: the worst round of the group at the last measurement (exact best response);"
+          " best seen: the lowest along the curve")
+    return rows
+
+
+RULES = (("CFR+, linear avg", dict(mode="cfr+", avg_power=1.0)),
+         ("CFR+, quadratic avg", dict(mode="cfr+", avg_power=2.0)),
+         ("DCFR(1.5, 0, 2)", dict(mode="dcfr", avg_power=2.0)),
+         ("PCFR+, quadratic avg", dict(mode="pcfr+", avg_power=2.0)),
+         ("PCFR+, linear avg", dict(mode="pcfr+", avg_power=1.0)))
+
+
+def rules(group=(2, 2), m=3, budgets=(4, 16, 64, 256), m_resps=("exact",), alternate=(False,)):
+    """Update rules compared on one group in one process: exploitability of the average strategy
+    after each budget of solver CPU seconds, by each of ``m_resps`` ("exact": the exact best
+    response; an int k: the responder-memory lower bound with memory k, k = m being the
+    abstraction's own bound, which the solver drives down).  Continuations: placeholder values
+    (``fake_W``), the same for every rule (speed of convergence, not the game's values)."""
+    from games.dudo.bound import br_kind
+    a, b = group
+    W = fake_W(5)
+    bo, bn = dict(W), {k: 1 - v for k, v in W.items()}
+    g = make_group(a, b, m, W)
+    kinds = ["exact best response" if k == "exact" else br_kind(k) for k in m_resps]
+    print(f"\nUpdate rules on {a}v{b}, memory {m}: exploitability (worst round of the group; "
+          + " / ".join(kinds) + ") after each budget of solver CPU seconds (one process, same machine)")
+    print(f"{'rule':>24} {'updates':>12} " + " ".join(f"{f'{B:g} s':>{10 * len(m_resps) + 8}}" for B in budgets))
+    out = {}
+    for name, kw in RULES:
+        for alt in alternate:
+            if alt and g.nsides == 1:
+                continue    # the seats share the abstract nodes: no alternating updates
+            FastSolver(make_group(a, b, 1, W), alternate=alt, **kw).fsicfr_iteration()  # compile (same types)
+            s = FastSolver(g, alternate=alt, **kw)
+            cells = []
+            for B in budgets:
+                while s.cpu_seconds < B:
+                    s.fsicfr_iteration()
+                st = s.average_strategy()
+                es = tuple(max(x[3] for x in _round_exploitability(g, st, W, bo, bn, k).values())
+                           for k in m_resps)
+                cells.append((s.t, es))
+            out[(name, alt)] = cells
+            print(f"{name:>24} {'alternating' if alt else 'simultaneous':>12} "
+                  + " ".join(f"{' / '.join(f'{e:.2e}' for e in es) + f' ({t})':>{10 * len(m_resps) + 8}}"
+                             for t, es in cells), flush=True)
+    print("cells: exploitability " + " / ".join(kinds) + " (iterations)")
+    return out
+
+
+def bounds(groups=((2, 2), (1, 3)), m=3, its=256, m_resps=(3, 4, 5, 6), large=((2, 3), (3, 3)),
+           large_its=100, large_resps=(3, 4)):
+    """The responder-memory lower bound against the exact best response where it exists (4 dice in
+    play, continuations: the smaller rounds with perfect recall), and against the abstraction's bound
+    (memory m) on larger rounds (placeholder continuations, ``fake_W``)."""
+    from games.dudo.bound import br_kind
+    from games.dudo.tree import TreeSolver
+    W, bo, bn = {}, {}, {}
+    for a, b, n in ((1, 1, 4000), (1, 2, 256)):
+        g = make_group(a, b, None, W)
+        s = (FastSolver(g) if a + b == 2 else TreeSolver(g)).solve(n, progress=False)
+        for rnd, (v, eo, en, e) in _round_exploitability(g, s.average_strategy(), W, bo, bn).items():
+            W[rnd], bo[rnd], bn[rnd] = v, eo, en
+    print(f"\nLower bounds against the exact best response, memory m={m}, {its} iterations"
+          " (exploitability in win probability; 'memory k' = best response of a responder that"
+          " remembers the last k claims)")
+    print(f"{'round':>6} {'kind':>44} {'exploit.':>10} {'seconds':>8}")
+    for a, b in groups:
+        g = make_group(a, b, m, W)
+        st = FastSolver(g).solve(its, progress=False).average_strategy()
+        t0 = time.perf_counter()
+        ex = _round_exploitability(g, st, W, bo, bn)
+        t_ex = time.perf_counter() - t0
+        for rnd in sorted(ex):
+            print(f"{rnd[0]}v{rnd[1]:<4} {'exact best response (perfect recall)':>44} {ex[rnd][3]:>10.4e}"
+                  f" {t_ex / len(ex):>8.1f}", flush=True)
+        for mr in m_resps:
+            t0 = time.perf_counter()
+            r = _round_exploitability(g, st, W, bo, bn, mr)
+            dt = time.perf_counter() - t0
+            for rnd in sorted(r):
+                print(f"{rnd[0]}v{rnd[1]:<4} {br_kind(mr):>44} {r[rnd][3]:>10.4e} {dt / len(r):>8.1f}", flush=True)
+    Wf = fake_W(5)
+    bof, bnf = dict(Wf), {k: 1 - v for k, v in Wf.items()}
+    print(f"\nLarger rounds (placeholder continuations), memory m={m}, {large_its} iterations")
+    for a, b in large:
+        g = make_group(a, b, m, Wf)
+        st = FastSolver(g).solve(large_its, progress=False).average_strategy()
+        for mr in large_resps:
+            t0 = time.perf_counter()
+            r = _round_exploitability(g, st, Wf, bof, bnf, mr)
+            dt = time.perf_counter() - t0
+            for rnd in sorted(r):
+                print(f"{rnd[0]}v{rnd[1]:<4} {br_kind(mr):>44} {r[rnd][3]:>10.4e} {dt / len(r):>8.1f}", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("sections", nargs="*", default=["curve", "fig5", "fig4", "game"])
     ap.add_argument("--max-dice", type=int, default=5)
     ap.add_argument("--game-max-dice", type=int, default=3)
     ap.add_argument("--fsicfr-seconds", type=float, default=4.0)
+    ap.add_argument("--memories", default="1,2,3,4,5,6", help="mtable: memories m to measure")
+    ap.add_argument("--groups", default="1v1,1v2,1v3,2v2", help="mtable: dice groups, smaller first")
+    ap.add_argument("--caps", default="", help="mtable: iteration caps, e.g. 4:2048,4/5:512 (dice in"
+                    " play, or dice/memory)")
+    ap.add_argument("--cache", default=None, help="mtable: directory keeping finished (group, m) results")
+    ap.add_argument("--rule-groups", default="2v2,3v3", help="rules: dice groups")
+    ap.add_argument("--budgets", default="2,8,32", help="rules: solver CPU seconds at which to measure")
     args = ap.parse_args(argv)
     ref = None
     if "curve" in args.sections:
@@ -314,6 +520,23 @@ def main(argv=None):
         fig3()
     if "game" in args.sections:
         game(args.game_max_dice)
+    if "mtable" in args.sections:    # issue 11: exploitability against memory m, rounds with <= 4 dice
+        caps = {}
+        for item in filter(None, args.caps.split(",")):
+            k, v = item.split(":")
+            d, _, mm = k.partition("/")
+            caps[(int(d), None if mm == "perfect" else int(mm)) if mm else int(d)] = int(v)
+        mtable(memories=[int(x) for x in args.memories.split(",")], caps=caps, cache=args.cache,
+               groups=[tuple(int(x) for x in gr.split("v")) for gr in args.groups.split(",")])
+    if "rules" in args.sections:     # issue 11: update rules, 2v2 (exact) and 3v3 (lower bound)
+        budgets = [float(x) for x in args.budgets.split(",")]
+        groups = [tuple(int(x) for x in gr.split("v")) for gr in args.rule_groups.split(",")]
+        for gr in groups:
+            exact = sum(gr) <= 4
+            rules(gr, budgets=budgets, m_resps=("exact", 3) if exact else (3,),
+                  alternate=(False, True) if gr[0] != gr[1] else (False,))
+    if "bounds" in args.sections:    # issue 11: the responder-memory bound against the exact one
+        bounds()
     if "pr3" in args.sections:   # every round with <= 3 dice in play without abstraction
         game(5, iterations=lambda a, b: 6000 if a + b == 2 else 1000, perfect_recall_total=3,
              max_total=3)
