@@ -8,7 +8,7 @@ from pathlib import Path
 
 from builder import interrupt
 from games.dudo.solve import solve_params
-from games.dudo.store import DudoParams, format_fields, iter_rows, manifest_parameters, round_stats
+from games.dudo.store import DudoParams, format_fields, iter_rows, manifest_parameters, round_curves, round_stats
 from games.storage import StoreWriter, code_version
 
 
@@ -21,8 +21,10 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map) -> Path:
     sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested)
     with StoreWriter(root, "dudo", params.variant) as writer:
         n = writer.put_many("windows", iter_rows(sol))
+        curves = round_curves(sol)
         manifest = dict(game="dudo", variant=params.variant, parameters=manifest_parameters(params),
-                        **format_fields(params), windows=n, rounds=round_stats(sol), code_version=code_version(),
+                        **format_fields(params), windows=n, rounds=round_stats(sol),
+                        **({"curves": curves} if curves else {}), code_version=code_version(),
                         build_seconds=time.perf_counter() - t0)
         path = writer.publish(manifest)
     for pat in ("*.npz", "*.npy", "*.json"):

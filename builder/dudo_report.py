@@ -27,8 +27,8 @@ def table(manifest: dict) -> str:
              else f"{manifest['infosets']} information sets")
     lines = [f"{manifest['variant']}: {size}, build"
              f" {manifest.get('build_seconds', float('nan')):.0f} s, store {manifest.get('store_version', '?')}",
-             f"{'round':>6} {'memory':>8} {'iters':>6} {'train s':>8} {'value':>9} {'BR opener':>10}"
-             f" {'BR other':>9} {'exploit.':>9}  BR kind"]
+             f"{'round':>6} {'memory':>8} {'iters':>6} {'stop':>5} {'train s':>8} {'group s':>8} {'value':>9}"
+             f" {'BR opener':>10} {'BR other':>9} {'exploit.':>9}  BR kind"]
     for op in range(1, md + 1):
         for oth in range(1, md + 1):
             st = rounds.get(f"{op}v{oth}")
@@ -40,17 +40,32 @@ def table(manifest: dict) -> str:
             mem = st["memory"]
             mem = int(mem) if isinstance(mem, float) and mem.is_integer() else mem
             lines.append(
-                f"{op}v{oth:<4} {str(mem):>8} {int(st['iterations']):>6}"
-                f" {st['train_seconds']:>8.1f} {st['value']:>9.5f}"
+                f"{op}v{oth:<4} {str(mem):>8} {int(st['iterations']):>6} {st.get('stop', '-'):>5}"
+                f" {st['train_seconds']:>8.1f} {st.get('group_seconds', float('nan')):>8.1f} {st['value']:>9.5f}"
                 f" {st.get('br_opener', float('nan')):>10.5f} {st.get('br_other', float('nan')):>9.5f}"
                 f" {(f'{e:.2e}' if e is not None else '-'):>9}  {st['br_kind']}")
+    lines.append("stop: floor (a doubling of the iterations improved the group's exploitability by less than"
+                 f" {manifest['parameters'].get('stop_rel', 0):g}), cap (the iteration cap), - (fixed iterations);"
+                 " group s: training, measurements and best responses")
     return "\n".join(lines)
+
+
+def curves(manifest: dict) -> str:
+    """Each group's training curve (train_to_floor): its worst round's exploitability, of the kind
+    the round table names, at every doubling of the iterations."""
+    out = []
+    for rnd, c in manifest.get("curves", {}).items():
+        kind = manifest["rounds"][rnd].get("br_kind", "?")
+        out.append(f"{rnd} ({kind}): " + ", ".join(
+            f"{int(t)}: {e:.2e} ({s:.0f} s)" for t, e, s in zip(c["iterations"], c["exploitability"], c["seconds"])))
+    return "\n".join(["curves, iterations: exploitability (solver seconds)"] + out) if out else "no curves (fixed iterations)"
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=stores_root())
     ap.add_argument("--variant", action="append", default=[])
+    ap.add_argument("--curves", action="store_true", help="also each group's training curve")
     args = ap.parse_args(argv)
     stores = current_stores(args.root, "dudo")
     names = args.variant or sorted(stores)
@@ -64,6 +79,8 @@ def main(argv=None) -> int:
         s = Store(stores[v])
         try:
             print(table(dict(s.manifest)))
+            if args.curves:
+                print(curves(dict(s.manifest)))
         finally:
             s.close()
         print()

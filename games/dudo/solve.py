@@ -141,7 +141,8 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     (``training.train_to_floor``: the worst round's exploitability, exact or the bound above,
     measured at every doubling from ``cap >> FLOOR_DOUBLINGS``, less than ``stop_rel`` better over
     a doubling); each round's stats record the curve (``curve_iterations``,
-    ``curve_exploitability``, ``curve_seconds``) and ``stop`` ("floor" or "cap").
+    ``curve_exploitability``, ``curve_seconds``: solver seconds) and ``stop`` ("floor" or "cap").
+    ``group_seconds``: the group's wall time (training, measurements and best responses).
     """
     import json
     import os
@@ -179,7 +180,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     figures = functools.partial(_round_figures, g, openers=openers, W=W, br_open=br_open,
                                 br_other=br_other, max_dice=max_dice, exact_br_total=exact_br_total,
                                 m_resp=m_resp if abstract_br else False)
-    curve, stop = None, None
+    curve, stop, last = None, None, {}
     if stop_rel > 0:
         curve_path = stem + ".curve.json"
         if os.path.exists(curve_path) and os.path.exists(ckpt):
@@ -192,7 +193,8 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
             os.replace(curve_path + ".tmp", curve_path)
 
         def measure(st):
-            es = [r[3] for r in figures(st).values() if r[3] is not None]
+            last.update(t=solver.t, figs=figures(st))
+            es = [r[3] for r in last["figs"].values() if r[3] is not None]
             return max(es) if es else 0.0
 
         curve, stop = train_to_floor(solver, measure, its, max(1, its >> FLOOR_DOUBLINGS), stop_rel,
@@ -205,7 +207,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     t_done, train_seconds, train_cpu = solver.t, solver.seconds, solver.cpu_seconds
     del solver          # free regrets and node values before evaluating and best responses
     t1 = time.perf_counter()
-    figs = figures(strat)
+    figs = last["figs"] if last.get("t") == t_done else figures(strat)   # the floor's last measurement
     br_seconds = time.perf_counter() - t1
     Wg = {rnd: f[0] for rnd, f in figs.items()}
     stats, new_open, new_other = {}, {}, {}
@@ -219,6 +221,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
             new_other[(op, oth)] = e_n
             st.update(br_opener=e_o, br_other=e_n, exploitability=expl, br_kind=kind,
                       br_seconds=br_seconds / len(figs))
+        st["group_seconds"] = time.perf_counter() - t_start    # training, measurements, best responses
         if curve is not None:
             st.update(stop=stop, curve_iterations=[int(p[0]) for p in curve],
                       curve_exploitability=[float(p[1]) for p in curve],
@@ -327,8 +330,9 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
 
 def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str | None = None, map_fn=map,
                  should_stop=None) -> DudoSolution:
-    """``solve_game`` with a store's parameters (its per-total iteration schedule and per-group memory)."""
+    """``solve_game`` with a store's parameters (its per-total iteration schedule and per-group memory;
+    with ``stop_rel`` the iterations are caps and each group trains to its floor)."""
     return solve_game(max_dice=params.max_dice, m=params.memories(), iterations=params.group_iterations,
                       perfect_recall_total=params.perfect_recall_total, exact_br_total=params.exact_br_total,
                       progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
-                      should_stop=should_stop)
+                      should_stop=should_stop, stop_rel=params.stop_rel)

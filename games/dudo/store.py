@@ -41,6 +41,10 @@ class DudoParams:
     memory_budget: int = 0
     time_budget: float = 0.0
     label: str = "auto"  # names a budgeted variant: dudo-<max_dice>dice-<label>
+    # > 0: train each group to its floor (``training.train_to_floor``): stop when a doubling of the
+    # iterations improves the group's exploitability by less than this fraction; the planned iterations
+    # (the time budget's) are a cap
+    stop_rel: float = 0.0
 
     @property
     def budgeted(self) -> bool:
@@ -191,22 +195,33 @@ def iter_rows(sol):
 
 
 def round_stats(sol) -> dict[str, dict]:
-    """Per-round statistics for the manifest: numbers, labels and lists of numbers (the training curve
-    of ``training.train_to_floor``; its seconds sit under keys naming seconds, outside the content hash)."""
-    def scalar(v):
-        return v if isinstance(v, str) else float(v)
+    """Per-round statistics for the manifest (and ``GetStats``): numbers and labels."""
     out = {}
     for (op, oth), st in sorted(sol.stats.items()):
-        out[f"{op}v{oth}"] = {k: ([scalar(x) for x in v] if isinstance(v, list) else scalar(v))
-                              for k, v in st.items()
-                              if isinstance(v, (str, int, float, list, np.floating, np.integer))}
+        out[f"{op}v{oth}"] = {k: (v if isinstance(v, str) else float(v)) for k, v in st.items()
+                              if isinstance(v, (str, int, float, np.floating, np.integer))}
+    return out
+
+
+def round_curves(sol) -> dict[str, dict]:
+    """Each round's training curve of ``training.train_to_floor`` (the group's worst round's
+    exploitability at every doubling): {round: {iterations, exploitability, seconds}} (the seconds,
+    under a key naming seconds, stay outside the content hash); empty without the floor rule."""
+    out = {}
+    for (op, oth), st in sorted(sol.stats.items()):
+        if "curve_iterations" in st:
+            out[f"{op}v{oth}"] = dict(iterations=[int(x) for x in st["curve_iterations"]],
+                                      exploitability=[float(x) for x in st["curve_exploitability"]],
+                                      seconds=[float(x) for x in st["curve_seconds"]])
     return out
 
 
 def manifest_parameters(params: DudoParams) -> dict:
-    """The parameters as recorded in the manifest (an empty schedule is left out, so stores built
-    before it existed keep their manifest)."""
+    """The parameters as recorded in the manifest (an empty schedule and a zero ``stop_rel`` are left
+    out, so stores built before they existed keep their manifest)."""
     d = asdict(params)
+    if not d["stop_rel"]:
+        del d["stop_rel"]
     if not d["iterations_by_total"]:
         del d["iterations_by_total"]
     else:

@@ -82,6 +82,6 @@ def test_group_trains_to_its_floor_and_records_the_curve(tmp_path):
     # the recorded exploitability is the exact best response's, computed independently here
     g = make_group(1, 1, None)
     strat = np.load(res["path"])
-    W = 0.5 * (1 + st["value"])
-    e = (best_response_value(g, strat, 1, True, {}, {}) - W) + (best_response_value(g, strat, 1, False, {}, {}) - (1 - W))
+    # (br_opener - value) + (br_other - (1 - value)): the value cancels
+    e = best_response_value(g, strat, 1, True, {}, {}) + best_response_value(g, strat, 1, False, {}, {}) - 1
     assert st["exploitability"] == pytest.approx(e, abs=1e-12)

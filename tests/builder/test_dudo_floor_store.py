@@ -1,0 +1,79 @@
+"""The builder trains each Dudo group to its floor (DudoParams.stop_rel): the manifest, GetStats and
+builder.dudo_report carry each round's memory, iterations, stop reason, exploitability and its kind,
+and the group's curve."""
+import grpc
+import pytest
+
+from builder import dudo_report
+from builder.dudo import build_dudo_store
+from games.dudo.exploit import best_response_value
+from games.dudo.game import make_group
+from games.dudo.store import DudoParams
+from games.storage import Store
+from protos import gamestrategy_pb2 as pb
+from protos import gamestrategy_pb2_grpc as pb_grpc
+from server.app import build_server
+from server.registry import Registry
+
+# 1v1 with memory 1 (no perfect recall): its exploitability stops improving at once (floor about 0.33)
+FLOOR = DudoParams(max_dice=1, iterations=512, memory=1, perfect_recall_total=0, stop_rel=0.1)
+
+
+@pytest.fixture(scope="module")
+def floor_store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("dudofloor")
+    return root, build_dudo_store(FLOOR, root)
+
+
+def test_manifest_records_the_floor_and_the_curve(floor_store):
+    _, path = floor_store
+    s = Store(path)
+    m = dict(s.manifest)
+    s.close()
+    assert m["parameters"]["stop_rel"] == 0.1
+    st = m["rounds"]["1v1"]
+    assert st["stop"] == "floor" and st["iterations"] < 512 and st["memory"] == 1
+    assert st["br_kind"] == "exact-perfect-recall" and st["group_seconds"] >= st["train_seconds"]
+    c = m["curves"]["1v1"]
+    assert c["iterations"][0] == 512 >> 4 and c["iterations"][-1] == st["iterations"]
+    assert [b >= 2 * a for a, b in zip(c["iterations"], c["iterations"][1:])] == [True] * (len(c["iterations"]) - 1)
+    assert c["exploitability"][-1] == pytest.approx(st["exploitability"], abs=1e-12)
+    assert c["exploitability"][-1] > 0.9 * c["exploitability"][-2]        # the rule that stopped it
+    # the recorded exploitability is the exact best response's, recomputed here from a fresh solve
+    # of the same iterations (the solve is deterministic)
+    from games.dudo.solver import FastSolver
+    g = make_group(1, 1, 1)
+    strat = FastSolver(g).solve(int(st["iterations"]), progress=False).average_strategy()
+    e = best_response_value(g, strat, 1, True, {}, {}) + best_response_value(g, strat, 1, False, {}, {}) - 1
+    assert st["exploitability"] == pytest.approx(e, abs=1e-9)
+
+
+def test_report_and_getstats_show_the_stop_reason(floor_store, capsys):
+    root, path = floor_store
+    assert dudo_report.main(["--root", str(root), "--variant", FLOOR.variant, "--curves"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("1v1 "))
+    assert " floor " in row and "exact-perfect-recall" in row
+    assert "curves" in out and f"{512 >> 4}: " in out
+    registry = Registry(root)
+    registry.refresh()
+    server, port = build_server(registry, "127.0.0.1:0")
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+            reply = pb_grpc.GameStrategyStub(ch).GetStats(pb.GetStatsRequest(variant=FLOOR.variant), timeout=10)
+        rnd = next(s for v in reply.variants for s in v.strategies if s.strategy == "round 1v1")
+        assert rnd.labels["stop"] == "floor" and rnd.labels["br_kind"] == "exact-perfect-recall"
+        assert rnd.figures["iterations"] < 512 and rnd.figures["exploitability"] > 0.2
+    finally:
+        server.stop(0).wait()
+        registry.close()
+
+
+def test_fixed_iterations_leave_the_manifest_as_before(tmp_path):
+    path = build_dudo_store(DudoParams(max_dice=1, iterations=20), tmp_path)
+    s = Store(path)
+    m = dict(s.manifest)
+    s.close()
+    assert "curves" not in m and "stop_rel" not in m["parameters"] and "stop" not in m["rounds"]["1v1"]
+    assert m["rounds"]["1v1"]["iterations"] == 20
