@@ -12,8 +12,11 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # iterations per total of dice in play, fewer where an iteration costs more (one core: 1v2 with perfect
 # recall 0.5 s; blocked full-width solver about 0.15 s at 6 dice, 1 s at 7, 1-4 s at 8, 7 s at 9 and
 # 10), so the whole build takes about 50 minutes on 2 cores (groups of one total run in parallel)
-DUDO_FULL = DudoParams(max_dice=5, iterations=1000, perfect_recall_total=3,
-                       iterations_by_total=((3, 400), (5, 400), (6, 300), (7, 200), (8, 150), (9, 100), (10, 100)))
+# each group trains to its floor (stop_rel: less than 10% better over a doubling of the iterations; the
+# iterations are caps), 1v1 to 8000 (exploitability about 3e-6; 1e-4 at 1000)
+DUDO_FULL = DudoParams(max_dice=5, iterations=1000, perfect_recall_total=3, stop_rel=0.1,
+                       iterations_by_total=((2, 8000), (3, 400), (5, 400), (6, 300), (7, 200), (8, 150), (9, 100),
+                                            (10, 100)))
 
 # Ganzfried's Table 1 iteration counts for the full fictitious-play baseline.
 DEFAULT = {
