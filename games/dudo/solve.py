@@ -141,7 +141,9 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     (``training.train_to_floor``: the worst round's exploitability, exact or the bound above,
     measured at every doubling from ``cap >> FLOOR_DOUBLINGS``, less than ``stop_rel`` better over
     a doubling); each round's stats record the curve (``curve_iterations``,
-    ``curve_exploitability``, ``curve_seconds``: solver seconds) and ``stop`` ("floor" or "cap").
+    ``curve_exploitability``, ``curve_seconds``: solver seconds) and ``stop`` ("floor" or "cap");
+    the group keeps the measured average strategy of least exploitability (``iterations``; the
+    iterations trained in ``iterations_trained`` when more).
     ``group_seconds``: the group's wall time (training, measurements and best responses).
     """
     import json
@@ -180,12 +182,16 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     figures = functools.partial(_round_figures, g, openers=openers, W=W, br_open=br_open,
                                 br_other=br_other, max_dice=max_dice, exact_br_total=exact_br_total,
                                 m_resp=m_resp if abstract_br else False)
-    curve, stop, last = None, None, {}
+    curve, stop, best = None, None, {}
+    best_path = stem + ".best.npy"
+    measured = D <= exact_br_total or bool(abstract_br)
     if stop_rel > 0:
         curve_path = stem + ".curve.json"
         if os.path.exists(curve_path) and os.path.exists(ckpt):
             with open(curve_path) as f:
                 curve = json.load(f)
+            if curve and measured:      # the best measured so far is in best_path
+                best.update(t=min(curve, key=lambda p: p[1])[0], e=min(p[1] for p in curve))
 
         def on_point(c):
             with open(curve_path + ".tmp", "w") as f:
@@ -193,9 +199,13 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
             os.replace(curve_path + ".tmp", curve_path)
 
         def measure(st):
-            last.update(t=solver.t, figs=figures(st))
-            es = [r[3] for r in last["figs"].values() if r[3] is not None]
-            return max(es) if es else 0.0
+            figs = figures(st)
+            e = max((r[3] for r in figs.values() if r[3] is not None), default=0.0)
+            if measured and (not best or e < best["e"]):     # keep the least exploitable measured strategy
+                np.save(stem + ".best.tmp.npy", st)
+                os.replace(stem + ".best.tmp.npy", best_path)
+                best.update(t=solver.t, e=e, figs=figs)
+            return e
 
         curve, stop = train_to_floor(solver, measure, its, max(1, its >> FLOOR_DOUBLINGS), stop_rel,
                                      curve, on_point, ckpt, progress, f"dudo {a}v{b}", should_stop,
@@ -203,17 +213,22 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     else:
         solver.solve(max(0, its - solver.t), checkpoint=ckpt, every=max(1, its // 10),
                      progress=progress, desc=f"dudo {a}v{b}", should_stop=should_stop)
-    strat = solver.average_strategy()
-    t_done, train_seconds, train_cpu = solver.t, solver.seconds, solver.cpu_seconds
+    t_trained, train_seconds, train_cpu = solver.t, solver.seconds, solver.cpu_seconds
+    # with the floor rule the stored strategy is the measured one of least exploitability (with an
+    # imperfect-recall abstraction it can grow with the iterations); else the last
+    t_done = min(curve, key=lambda p: p[1])[0] if (curve and measured) else t_trained
+    strat = solver.average_strategy() if t_done == t_trained else np.load(best_path)
     del solver          # free regrets and node values before evaluating and best responses
     t1 = time.perf_counter()
-    figs = last["figs"] if last.get("t") == t_done else figures(strat)   # the floor's last measurement
+    figs = best["figs"] if (best.get("t") == t_done and "figs" in best) else figures(strat)
     br_seconds = time.perf_counter() - t1
     Wg = {rnd: f[0] for rnd, f in figs.items()}
     stats, new_open, new_other = {}, {}, {}
     for (op, oth), (value, e_o, e_n, expl, kind) in figs.items():
         st = {"value": value, "memory": "perfect" if mg is None else str(mg),
               "iterations": t_done, "train_seconds": train_seconds, "train_cpu_seconds": train_cpu}
+        if t_trained != t_done:
+            st["iterations_trained"] = t_trained
         if kind is None:
             st.update(br_kind="none")
         else:
@@ -241,7 +256,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     with open(meta_path + ".tmp", "w") as f:
         json.dump(meta, f)
     os.replace(meta_path + ".tmp", meta_path)
-    for p in (ckpt, stem + ".curve.json"):
+    for p in (ckpt, stem + ".curve.json", best_path):
         if os.path.exists(p):
             os.unlink(p)
     return _meta_out(meta)

@@ -71,10 +71,14 @@ def test_group_trains_to_its_floor_and_records_the_curve(tmp_path):
     from games.dudo.game import make_group
     res = solve_group((1, 1), 1, {}, 5, 512, str(tmp_path), perfect_recall_total=0, stop_rel=0.1)
     st = res["stats"][(1, 1)]
-    assert st["stop"] == "floor" and st["iterations"] < 512
-    assert st["curve_iterations"][0] == 32 and st["curve_iterations"][-1] == st["iterations"]
-    assert st["curve_exploitability"][-1] == pytest.approx(st["exploitability"], abs=1e-12)
+    trained = st.get("iterations_trained", st["iterations"])
+    assert st["stop"] == "floor" and trained < 512
+    assert st["curve_iterations"][0] == 32 and st["curve_iterations"][-1] == trained
     assert st["curve_exploitability"][-1] > 0.9 * st["curve_exploitability"][-2]
+    # the group keeps the least exploitable measured strategy
+    best = int(np.argmin(st["curve_exploitability"]))
+    assert st["iterations"] == st["curve_iterations"][best]
+    assert st["exploitability"] == pytest.approx(st["curve_exploitability"][best], abs=1e-12)
     res = solve_group((1, 1), None, {}, 5, 256, str(tmp_path), stop_rel=0.1)
     st = res["stats"][(1, 1)]
     assert st["stop"] == "cap" and st["curve_iterations"] == [16, 32, 64, 128, 256]
@@ -85,3 +89,18 @@ def test_group_trains_to_its_floor_and_records_the_curve(tmp_path):
     # (br_opener - value) + (br_other - (1 - value)): the value cancels
     e = best_response_value(g, strat, 1, True, {}, {}) + best_response_value(g, strat, 1, False, {}, {}) - 1
     assert st["exploitability"] == pytest.approx(e, abs=1e-12)
+
+
+def test_an_interrupted_group_resumes_to_the_same_strategy(tmp_path):
+    # stopped after its first measurement (32 iterations), resumed: the same curve, the same kept
+    # strategy (the least exploitable measured one) as a run without interruption
+    full = solve_group((1, 1), 1, {}, 5, 512, str(tmp_path / "a"), perfect_recall_total=0, stop_rel=0.1)
+    calls = iter([False] * 40 + [True] * 10_000)
+    with pytest.raises(TrainingStopped):
+        solve_group((1, 1), 1, {}, 5, 512, str(tmp_path / "b"), perfect_recall_total=0, stop_rel=0.1,
+                    should_stop=lambda: next(calls))
+    resumed = solve_group((1, 1), 1, {}, 5, 512, str(tmp_path / "b"), perfect_recall_total=0, stop_rel=0.1)
+    a, b = full["stats"][(1, 1)], resumed["stats"][(1, 1)]
+    assert [a[k] for k in ("iterations", "curve_iterations", "curve_exploitability", "exploitability")] == \
+        [b[k] for k in ("iterations", "curve_iterations", "curve_exploitability", "exploitability")]
+    np.testing.assert_array_equal(np.load(full["path"]), np.load(resumed["path"]))
