@@ -452,7 +452,6 @@ def bounds(groups=((2, 2), (1, 3)), m=3, its=256, m_resps=(3, 4, 5, 6), large=((
     """The responder-memory lower bound against the exact best response where it exists (4 dice in
     play, continuations: the smaller rounds with perfect recall), and against the abstraction's bound
     (memory m) on larger rounds (placeholder continuations, ``fake_W``)."""
-    from games.dudo.bound import br_kind
     from games.dudo.tree import TreeSolver
     W, bo, bn = {}, {}, {}
     for a, b, n in ((1, 1, 4000), (1, 2, 256)):
@@ -467,30 +466,81 @@ def bounds(groups=((2, 2), (1, 3)), m=3, its=256, m_resps=(3, 4, 5, 6), large=((
     for a, b in groups:
         g = make_group(a, b, m, W)
         st = FastSolver(g).solve(its, progress=False).average_strategy()
-        t0 = time.perf_counter()
-        ex = _round_exploitability(g, st, W, bo, bn)
-        t_ex = time.perf_counter() - t0
-        for rnd in sorted(ex):
-            print(f"{rnd[0]}v{rnd[1]:<4} {'exact best response (perfect recall)':>44} {ex[rnd][3]:>10.4e}"
-                  f" {t_ex / len(ex):>8.1f}", flush=True)
-        for mr in m_resps:
-            t0 = time.perf_counter()
-            r = _round_exploitability(g, st, W, bo, bn, mr)
-            dt = time.perf_counter() - t0
-            for rnd in sorted(r):
-                print(f"{rnd[0]}v{rnd[1]:<4} {br_kind(mr):>44} {r[rnd][3]:>10.4e} {dt / len(r):>8.1f}", flush=True)
+        _bound_rows(g, st, W, bo, bn, ("exact",) + tuple(m_resps))
     Wf = fake_W(5)
     bof, bnf = dict(Wf), {k: 1 - v for k, v in Wf.items()}
     print(f"\nLarger rounds (placeholder continuations), memory m={m}, {large_its} iterations")
     for a, b in large:
         g = make_group(a, b, m, Wf)
         st = FastSolver(g).solve(large_its, progress=False).average_strategy()
-        for mr in large_resps:
-            t0 = time.perf_counter()
-            r = _round_exploitability(g, st, Wf, bof, bnf, mr)
-            dt = time.perf_counter() - t0
-            for rnd in sorted(r):
-                print(f"{rnd[0]}v{rnd[1]:<4} {br_kind(mr):>44} {r[rnd][3]:>10.4e} {dt / len(r):>8.1f}", flush=True)
+        _bound_rows(g, st, Wf, bof, bnf, large_resps)
+
+
+def _bound_rows(g, st, W, bo, bn, m_resps):
+    """One row per round of group ``g`` and kind of best response ("exact", or a responder memory)."""
+    from games.dudo.bound import br_kind
+    for mr in m_resps:
+        t0 = time.perf_counter()
+        r = _round_exploitability(g, st, W, bo, bn, mr)
+        dt = time.perf_counter() - t0
+        kind = "exact best response (perfect recall)" if mr == "exact" else br_kind(mr)
+        for rnd in sorted(r):
+            print(f"{rnd[0]}v{rnd[1]:<4} {kind:>44} {r[rnd][3]:>10.4e} {dt / len(r):>8.1f}", flush=True)
+
+def largebounds(profile="default", extra=(1, 2), min_total=5, work=None, max_gb=6.0):
+    """Rounds beyond 4 dice in play of a profile's Dudo store (solved as the builder solves it, real
+    continuations; ``work`` keeps the solved groups for a rerun): the abstraction's bound (the
+    responder remembers the group's m claims, as in the manifest) against the responder-memory bound
+    with m' = m + k claims for k in ``extra``; a bound whose tables the cost model puts above
+    ``max_gb`` is not measured.  Continuations of a larger round use the strongest bound measured on
+    the smaller ones.  Wall seconds; the process's peak memory after each row."""
+    import resource
+    from builder.profiles import PROFILES
+    from games.dudo.bound import br_kind, memory_best_response
+    from games.dudo.solve import solve_params
+    params = next(p for v, p in PROFILES[profile].items() if v.startswith("dudo"))
+    t0 = time.perf_counter()
+    sol = solve_params(params, progress=False, checkpoint_dir=work)
+    print(f"\n{params.variant}: solved in {time.perf_counter() - t0:.0f} s (or reused from {work})")
+    bo = {rnd: st["br_opener"] for rnd, st in sol.stats.items() if "br_opener" in st}
+    bn = {rnd: st["br_other"] for rnd, st in sol.stats.items() if "br_other" in st}
+    print(f"{'round':>6} {'m':>3} {'iters':>6} {'value':>8} {'kind':>46} {'exploit.':>9} {'seconds':>8} {'peak GB':>8}")
+    for (a, b), g in sorted(sol.groups.items(), key=lambda kv: (sum(kv[0]), kv[0])):
+        if a + b < min_total:
+            continue
+        strat = sol.strategies[(a, b)]
+        for (op, oth), st in sorted(sol.stats.items()):
+            if {op, oth} != {a, b} or op + oth != a + b:
+                continue
+            v = st["value"]
+            print(f"{op}v{oth:<4} {str(g.m):>3} {int(st['iterations']):>6} {v:>8.5f} {st['br_kind']:>46}"
+                  f" {st.get('exploitability', float('nan')):>9.3e} {st.get('br_seconds', float('nan')):>8.1f}", flush=True)
+            for k in extra:
+                mr = g.m + k
+                gb = _bound_gb(a, b, mr)
+                if gb > max_gb:
+                    print(f"{op}v{oth:<4} {str(g.m):>3} {'':>6} {'':>8} {br_kind(mr):>46} {'not measured':>9}"
+                          f" (tables about {gb:.1f} GB > {max_gb:g})", flush=True)
+                    continue
+                t1 = time.perf_counter()
+                eo, en = memory_best_response(g, strat, op, mr, sol.W, bo, bn, params.max_dice)
+                dt = time.perf_counter() - t1
+                peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+                print(f"{op}v{oth:<4} {str(g.m):>3} {'':>6} {'':>8} {br_kind(mr):>46} {eo + en - 1:>9.3e}"
+                      f" {dt:>8.1f} {peak:>8.2f}", flush=True)
+                bo[(op, oth)], bn[(op, oth)] = max(bo.get((op, oth), 0), eo), max(bn.get((op, oth), 0), en)
+    print("exploit.: win probability, a lower bound of the kind named (the value of a legal response)")
+
+
+def _bound_gb(a, b, m):
+    """Model of the responder-memory bound's tables (GB): the m-window group's node values for one
+    seat pass and the lifted strategy (float64)."""
+    from games.dudo.infoset import num_windows
+    from games.dudo.rules import num_rolls
+    K = 6 * (a + b)
+    nw = num_windows(K, m)
+    na, nb = num_rolls(a), num_rolls(b)
+    return (nw * na * nb * 8 * 2 + nw * (K + 1) * (na + nb) * 8) / 1e9
 
 
 def main(argv=None):
@@ -504,6 +554,9 @@ def main(argv=None):
     ap.add_argument("--caps", default="", help="mtable: iteration caps, e.g. 4:2048,4/5:512 (dice in"
                     " play, or dice/memory)")
     ap.add_argument("--cache", default=None, help="mtable: directory keeping finished (group, m) results")
+    ap.add_argument("--profile", default="default", help="largebounds: the builder profile to solve")
+    ap.add_argument("--extra", default="1,2", help="largebounds: claims the responder remembers beyond m")
+    ap.add_argument("--work", default=None, help="largebounds: directory keeping the solved groups")
     ap.add_argument("--rule-groups", default="2v2,3v3", help="rules: dice groups")
     ap.add_argument("--budgets", default="2,8,32", help="rules: solver CPU seconds at which to measure")
     args = ap.parse_args(argv)
@@ -537,6 +590,8 @@ def main(argv=None):
                   alternate=(False, True) if gr[0] != gr[1] else (False,))
     if "bounds" in args.sections:    # issue 11: the responder-memory bound against the exact one
         bounds()
+    if "largebounds" in args.sections:   # issue 11: the stronger bound beyond 4 dice in play
+        largebounds(args.profile, tuple(int(x) for x in args.extra.split(",")), work=args.work)
     if "pr3" in args.sections:   # every round with <= 3 dice in play without abstraction
         game(5, iterations=lambda a, b: 6000 if a + b == 2 else 1000, perfect_recall_total=3,
              max_total=3)
