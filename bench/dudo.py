@@ -533,14 +533,17 @@ def largebounds(profile="default", extra=(1, 2), min_total=5, work=None, max_gb=
 
 
 def _bound_gb(a, b, m):
-    """Model of the responder-memory bound's tables (GB): the m-window group's node values for one
-    seat pass and the lifted strategy (float64)."""
+    """Model of the responder-memory bound's tables (GB): the m-window group's node values (the
+    blocked kernel's pool, ``budget.POOL_FRACTION`` of the windows, float32 past 1 GB) and the lifted
+    strategy (``budget.window_actions`` x rolls, float64)."""
+    from games.dudo.budget import POOL_FRACTION, window_actions
     from games.dudo.infoset import num_windows
     from games.dudo.rules import num_rolls
     K = 6 * (a + b)
-    nw = num_windows(K, m)
     na, nb = num_rolls(a), num_rolls(b)
-    return (nw * na * nb * 8 * 2 + nw * (K + 1) * (na + nb) * 8) / 1e9
+    values = POOL_FRACTION * num_windows(K, m) * na * nb * 8
+    values = values if values <= 1 << 30 else values / 2
+    return (values + window_actions(K, m) * (na + nb) * 8) / 1e9
 
 
 def main(argv=None):

@@ -33,7 +33,7 @@ def test_manifest_records_the_floor_and_the_curve(floor_store):
     assert m["parameters"]["stop_rel"] == 0.1
     st = m["rounds"]["1v1"]
     trained = st.get("iterations_trained", st["iterations"])
-    assert st["stop"] == "floor" and trained < 512 and st["memory"] == 1
+    assert st["stop"] == "floor" and trained < 512 and st["memory"] == "1"
     assert st["br_kind"] == "exact-perfect-recall" and st["group_seconds"] >= st["train_seconds"]
     c = m["curves"]["1v1"]
     assert c["iterations"][0] == 512 >> 4 and c["iterations"][-1] == trained
