@@ -1,3 +1,4 @@
+import contextlib
 import os
 from pathlib import Path
 
@@ -53,3 +54,24 @@ def serve(registry):
     for s in started:
         s.stop(0).wait()
         s.live_pool.close()
+
+
+@contextlib.contextmanager
+def stub_on(root):
+    """A gRPC stub of a server on the stores under ``root`` (its own registry), stopped afterwards."""
+    import grpc
+
+    from protos import gamestrategy_pb2_grpc as pb_grpc
+    from server.app import build_server
+    from server.registry import Registry
+
+    registry = Registry(root)
+    registry.refresh()
+    server, port = build_server(registry, "127.0.0.1:0")
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+            yield pb_grpc.GameStrategyStub(ch)
+    finally:
+        server.stop(0).wait()
+        registry.close()

@@ -1,7 +1,6 @@
 """The builder trains each Dudo group to its floor (DudoParams.stop_rel): the manifest, GetStats and
 builder.dudo_report carry each round's memory, iterations, stop reason, exploitability and its kind,
 and the group's curve."""
-import grpc
 import pytest
 
 from builder import dudo_report
@@ -11,9 +10,7 @@ from games.dudo.game import make_group
 from games.dudo.store import DudoParams
 from games.storage import Store
 from protos import gamestrategy_pb2 as pb
-from protos import gamestrategy_pb2_grpc as pb_grpc
-from server.app import build_server
-from server.registry import Registry
+from tests.conftest import stub_on
 
 # 1v1 with memory 1 (no perfect recall): its exploitability stops improving at once (floor about 0.33)
 FLOOR = DudoParams(max_dice=1, iterations=512, memory=1, perfect_recall_total=0, stop_rel=0.1)
@@ -58,19 +55,11 @@ def test_report_and_getstats_show_the_stop_reason(floor_store, capsys):
     row = next(line for line in out.splitlines() if line.startswith("1v1 "))
     assert " floor " in row and "exact-perfect-recall" in row
     assert "curves" in out and f"{512 >> 4}: " in out
-    registry = Registry(root)
-    registry.refresh()
-    server, port = build_server(registry, "127.0.0.1:0")
-    server.start()
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
-            reply = pb_grpc.GameStrategyStub(ch).GetStats(pb.GetStatsRequest(variant=FLOOR.variant), timeout=10)
-        rnd = next(s for v in reply.variants for s in v.strategies if s.strategy == "round 1v1")
-        assert rnd.labels["stop"] == "floor" and rnd.labels["br_kind"] == "exact-perfect-recall"
-        assert rnd.figures["iterations"] < 512 and rnd.figures["exploitability"] > 0.2
-    finally:
-        server.stop(0).wait()
-        registry.close()
+    with stub_on(root) as stub:
+        reply = stub.GetStats(pb.GetStatsRequest(variant=FLOOR.variant), timeout=10)
+    rnd = next(s for v in reply.variants for s in v.strategies if s.strategy == "round 1v1")
+    assert rnd.labels["stop"] == "floor" and rnd.labels["br_kind"] == "exact-perfect-recall"
+    assert rnd.figures["iterations"] < 512 and rnd.figures["exploitability"] > 0.2
 
 
 def test_fixed_iterations_leave_the_manifest_as_before(tmp_path):

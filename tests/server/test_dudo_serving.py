@@ -12,6 +12,7 @@ from games.storage import Store
 from protos import gamestrategy_pb2 as pb
 from server.app import build_server
 from server.registry import Registry
+from tests.conftest import stub_on
 
 PARAMS = DudoParams(max_dice=1, iterations=200)
 
@@ -119,27 +120,17 @@ def test_five_dice_store_with_memory_by_budget_answers_every_round_from_the_book
     round's first move) is then a book answer, and GetStats shows each round's memory."""
     assert TINY5.variant == "dudo-5dice-tiny" and set(TINY5.memories().values()) == {1}
     build_dudo_store(TINY5, tmp_path)
-    registry = Registry(tmp_path)
-    registry.refresh()
-    server, port = build_server(registry, "127.0.0.1:0")
-    server.start()
-    from protos import gamestrategy_pb2_grpc as pb_grpc
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
-            stub = pb_grpc.GameStrategyStub(ch)
-            r = stub.SampleMove(req(5, 5, (1, 2, 3, 4, 6), history=[(3, 4)], opened=False, variant=TINY5.variant),
-                                timeout=10)
-            assert r.source == pb.SampleMoveReply.BOOK and sum(d.probability for d in r.distribution) == 1.0
-            for op in range(1, 6):
-                for oth in range(1, 6):
-                    if oth == 5 and op < 5:     # no game reaches it
-                        continue
-                    r = stub.SampleMove(req(op, oth, (2,) * op, variant=TINY5.variant), timeout=10)
-                    assert r.source == pb.SampleMoveReply.BOOK
-            v = stub.GetStats(pb.GetStatsRequest(variant=TINY5.variant), timeout=10).variants[0]
-            memory = {s.strategy: s.labels["memory"] for s in v.strategies if s.strategy.startswith("round")}
-            assert memory["round 5v5"] == "1" and len(memory) == 21
-    finally:
-        server.stop(0).wait()
-        registry.close()
+    with stub_on(tmp_path) as stub:
+        r = stub.SampleMove(req(5, 5, (1, 2, 3, 4, 6), history=[(3, 4)], opened=False, variant=TINY5.variant),
+                            timeout=10)
+        assert r.source == pb.SampleMoveReply.BOOK and sum(d.probability for d in r.distribution) == 1.0
+        for op in range(1, 6):
+            for oth in range(1, 6):
+                if oth == 5 and op < 5:     # no game reaches it
+                    continue
+                r = stub.SampleMove(req(op, oth, (2,) * op, variant=TINY5.variant), timeout=10)
+                assert r.source == pb.SampleMoveReply.BOOK
+        v = stub.GetStats(pb.GetStatsRequest(variant=TINY5.variant), timeout=10).variants[0]
+        memory = {s.strategy: s.labels["memory"] for s in v.strategies if s.strategy.startswith("round")}
+        assert memory["round 5v5"] == "1" and len(memory) == 21
 
