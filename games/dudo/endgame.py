@@ -556,14 +556,23 @@ def posterior(reach_opp: np.ndarray, opp: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class EndgamePolicy:
-    """When and how to re-solve: at most ``threshold`` claims left, and the requester's blueprint
-    reach at the endgame's root (summed over its rolls) at least ``min_reach`` (below it the
-    blueprint almost never plays into this endgame, and keeps it: equally safe, and it bounds
-    the number of distinct endgames a round can need)."""
+    """When and how to re-solve: at most ``threshold`` claims left and an estimated re-solve time
+    (``estimate``, ``iterations`` of CFR+) within ``budget_seconds``, so the threshold in claims
+    is lower with more dice; and the requester's blueprint reach at the endgame's root (summed over
+    its rolls) at least ``min_reach`` (below it the blueprint almost never plays into this endgame
+    and keeps it: equally safe, and it bounds how many endgames a round can need)."""
     threshold: int = 8
     iterations: int = 300
     gadget: str = "maxmargin"
     min_reach: float = 1e-4
+    budget_seconds: float = 1.0
+
+    def remaining_limit(self, own: int, opp: int) -> int:
+        """The most claims left at which these dice get an endgame re-solve."""
+        R = self.threshold
+        while R > 0 and estimate(R, own, opp).seconds(self.iterations) > self.budget_seconds:
+            R -= 1
+        return R
 
 
 def endgame_root(history, threshold: int, K: int) -> int:
@@ -591,9 +600,10 @@ def endgame_rows(remaining: int, own: int, opp: int) -> int:
     return ((1 << (remaining + 1)) - 1) * n
 
 
-# seconds per (node x roll) per iteration of the CFR+ kernel, measured by ``bench.endgame``
-# (one core of the 2-core development machine; see the README's Dudo section)
-SECONDS_PER_NODE_ROLL = 1.0e-8
+# seconds per (node x roll) per walk of the CFR+ kernel: 0.4-2e-7 measured by ``bench.endgame``'s
+# timing table on the shared 2-core development machine at load 20 (1v1 to 5v5, 4 to 12 claims
+# left); an unloaded core is several times faster, so estimates made with it are conservative
+SECONDS_PER_NODE_ROLL = 1.0e-7
 
 
 @dataclass(frozen=True)
@@ -682,19 +692,12 @@ def best_response_values(off, st, k0, L0, requester_opened, ns, rc, claim_r, V, 
     return out[k0].copy()
 
 
-def prepare(blueprint, own: int, opp: int, history, requester_opened: bool, W,
-            reach=None) -> EndgameProblem:
-    """Set up the re-solve of the endgame whose root is after ``history`` (the requester holds
-    ``own`` dice; ``requester_opened``: it made the round's first claim).  ``reach``: the
-    (requester, opponent) reach per roll if already known (``ranges``; the opponent's may be None:
-    only the unsafe re-solve uses it)."""
-    D = own + opp
-    K = 6 * D
-    history = tuple(int(c) for c in history)
+def blueprint_layout(blueprint, own: int, opp: int, history, requester_opened: bool):
+    """(off, bp): the endgame's layout and the requester's blueprint strategy in it."""
+    K = 6 * (own + opp)
     k0 = len(history)
     L0 = history[-1] if history else -1
-    ns, rc, claim_r = _seat_arrays(own, opp)
-    U = utility_tables(own, opp, W)
+    ns, _, _ = _seat_arrays(own, opp)
     off = endgame_layout(k0, L0, requester_opened, K, ns)
     mm = memory_size(K, blueprint.memory(own, opp))
     hist = np.zeros(K + 1, dtype=np.int64)
@@ -718,8 +721,24 @@ def prepare(blueprint, own: int, opp: int, history, requester_opened: bool, W,
         wpos = np.full(int(uniq.max()) + 1 if uniq.size else 1, -1, dtype=np.int64)
         for w, p in wpos_d.items():
             wpos[w] = p
-    N = off.size - 1
-    bp = fill_blueprint(off, node_w, wpos, np.asarray(table, dtype=np.float64), int(ns[REQ]), N)
+    bp = fill_blueprint(off, node_w, wpos, np.asarray(table, dtype=np.float64), int(ns[REQ]),
+                        off.size - 1)
+    return off, bp
+
+
+def prepare(blueprint, own: int, opp: int, history, requester_opened: bool, W,
+            reach=None) -> EndgameProblem:
+    """Set up the re-solve of the endgame whose root is after ``history`` (the requester holds
+    ``own`` dice; ``requester_opened``: it made the round's first claim).  ``reach``: the
+    (requester, opponent) reach per roll if already known (``ranges``; the opponent's may be None:
+    only the unsafe re-solve uses it)."""
+    K = 6 * (own + opp)
+    history = tuple(int(c) for c in history)
+    k0 = len(history)
+    L0 = history[-1] if history else -1
+    ns, rc, claim_r = _seat_arrays(own, opp)
+    U = utility_tables(own, opp, W)
+    off, bp = blueprint_layout(blueprint, own, opp, history, requester_opened)
     reach_req, reach_opp = (ranges(blueprint, own, opp, history, requester_opened)
                             if reach is None else reach)
     if reach_opp is None:
@@ -830,11 +849,11 @@ def resolve_move(blueprint, own: int, opp: int, roll, history, requester_opened:
     answer does not depend on timing).
 
     The endgame is re-solved from its root (the first point of the round with at most
-    ``threshold`` claims left), also at later decisions in it: the same root, ranges and
+    ``policy.remaining_limit`` claims left), also at later decisions in it: the same root, ranges and
     iterations give the same strategy, so play stays consistent without keeping state."""
     history = tuple(int(c) for c in history)
     K = 6 * (own + opp)
-    k0 = endgame_root(history, policy.threshold, K)
+    k0 = endgame_root(history, policy.remaining_limit(own, opp), K)
     if k0 is None:
         return None
     reach = ranges(blueprint, own, opp, history[:k0], requester_opened)
