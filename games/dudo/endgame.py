@@ -46,6 +46,7 @@ from .exploit import _binom_tables, _widx
 from .game import challenge_win_prob
 from .infoset import memory_size, window_index
 from .rules import claim_table, roll_arrays, roll_index
+from .tree import dudo_values, node_strategy
 
 GADGETS = {"resolve": 0, "maxmargin": 1, "unsafe": 2}
 REQ, OPP = 0, 1   # seats: the requester (whose strategy is re-solved) and its opponent
@@ -149,44 +150,14 @@ def _cfr_enter(i, k, L, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U
     a0 = 1 if L < 0 else 0
     base = off[i]
     sg = sig[k]
-    for x in range(n):
-        tot = 0.0
-        for j in range(a0, na):
-            r = reg[base + j * n + x]
-            if r > 0:
-                tot += r
-        for j in range(a0, na):
-            r = reg[base + j * n + x]
-            sg[j, x] = (r / tot if r > 0 else 0.0) if tot > 0 else 1.0 / (na - a0)
-        if a0 == 1:
-            sg[0, x] = 0.0
+    node_strategy(reg, base, n, na, a0, sg)
     if L >= 0:
-        r = claim_r[L] - 1
-        c = cnt[k]
-        for t in range(c.shape[0]):
-            c[t] = 0.0
-        for y in range(no):
-            c[rc[q, y, r]] += rq[y]
+        G = cfv[k, 2]
+        dudo_values(L, p, q, n, no, rp, rq, sg, rc, claim_r, U[p], cnt[k], G, cq)
         for x in range(n):
-            cx = rc[p, x, r]
-            acc = 0.0
-            for t in range(c.shape[0]):
-                if c[t] != 0.0:
-                    acc += c[t] * U[p, L, cx + t]
-            cp[x] += sg[0, x] * acc
+            cp[x] += sg[0, x] * G[x]
             if upd == p:
-                reg[base + x] += acc        # the action's value; the node's value comes off later
-        for t in range(c.shape[0]):
-            c[t] = 0.0
-        for x in range(n):
-            c[rc[p, x, r]] += rp[x] * sg[0, x]
-        for y in range(no):
-            cy = rc[q, y, r]
-            acc = 0.0
-            for t in range(c.shape[0]):
-                if c[t] != 0.0:
-                    acc -= c[t] * U[p, L, t + cy]
-            cq[y] += acc
+                reg[base + x] += G[x]       # the action's value; the node's value comes off later
     return True
 
 

@@ -18,6 +18,55 @@ from .game import Group
 
 
 @njit(cache=True)
+def node_strategy(reg, base, n, na, a0, sg):
+    """Regret matching (Neller & Hnath Eq. 5) at one node for every roll x of the mover:
+    sg[j, x] from the regrets at ``reg[base + j * n + x]`` (uniform where none is positive;
+    slot 0, Dudo, is illegal when ``a0 == 1``)."""
+    for x in range(n):
+        tot = 0.0
+        for j in range(a0, na):
+            r = reg[base + j * n + x]
+            if r > 0:
+                tot += r
+        for j in range(a0, na):
+            r = reg[base + j * n + x]
+            sg[j, x] = (r / tot if r > 0 else 0.0) if tot > 0 else 1.0 / (na - a0)
+        if a0 == 1:
+            sg[0, x] = 0.0
+
+
+@njit(cache=True)
+def dudo_values(L, sp, sq, n, no, rp, rq, sg, rc, claim_r, util, c, G, cq):
+    """The Dudo action at a node whose last claim is L: G[x] = the mover's value (weighted by the
+    opponent's reach rq) of challenging with roll x, and the opponent's value of the mover's
+    challenge (mover's reach rp times its Dudo probability sg[0]) added to cq[y].  ``util[L, t]``
+    is the challenger's utility when t dice count (zero-sum); ``c`` is scratch of D + 1."""
+    r = claim_r[L] - 1
+    for t in range(c.shape[0]):
+        c[t] = 0.0
+    for y in range(no):
+        c[rc[sq, y, r]] += rq[y]
+    for x in range(n):
+        cx = rc[sp, x, r]
+        acc = 0.0
+        for t in range(c.shape[0]):
+            if c[t] != 0.0:
+                acc += c[t] * util[L, cx + t]
+        G[x] = acc
+    for t in range(c.shape[0]):
+        c[t] = 0.0
+    for x in range(n):
+        c[rc[sp, x, r]] += rp[x] * sg[0, x]
+    for y in range(no):
+        cy = rc[sq, y, r]
+        acc = 0.0
+        for t in range(c.shape[0]):
+            if c[t] != 0.0:
+                acc -= c[t] * util[L, t + cy]
+        cq[y] += acc
+
+
+@njit(cache=True)
 def _walk(k, L, hist, first, upd, reach, cfv, sig, cnt, nsides, ns, rc, claim_r, terminal,
           rbase, act_off, K, binom, size_off, reg, ssum, avg_w):
     """Fills cfv[k, p, :] (player p's counterfactual values) below history hist[:k]."""
@@ -48,45 +97,10 @@ def _walk(k, L, hist, first, upd, reach, cfv, sig, cnt, nsides, ns, rc, claim_r,
     a0 = 1 if L < 0 else 0
     base = rbase[sp] + act_off[w] * n
     sg = sig[k]
-    for x in range(n):
-        tot = 0.0
-        for j in range(a0, na):
-            r = reg[base + j * n + x]
-            if r > 0:
-                tot += r
-        for j in range(a0, na):
-            r = reg[base + j * n + x]
-            sg[j, x] = (r / tot if r > 0 else 0.0) if tot > 0 else 1.0 / (na - a0)
-        if a0 == 1:
-            sg[0, x] = 0.0
-    G = cfv[k, 2]         # scratch: mover's value of the current action
+    node_strategy(reg, base, n, na, a0, sg)
     if L >= 0:
-        r = claim_r[L] - 1
-        c = cnt[k]
-        for t in range(c.shape[0]):
-            c[t] = 0.0
-        for y in range(no):
-            c[rc[sq, y, r]] += rq[y]
-        # mover's action values and the opponent's values for the Dudo action
-        for x in range(n):
-            cx = rc[sp, x, r]
-            acc = 0.0
-            for t in range(c.shape[0]):
-                if c[t] != 0.0:
-                    acc += c[t] * terminal[sp, L, cx + t]
-            G[x] = acc
-        c2 = cnt[k + 1]
-        for t in range(c2.shape[0]):
-            c2[t] = 0.0
-        for x in range(n):
-            c2[rc[sp, x, r]] += rp[x] * sg[0, x]
-        for y in range(no):
-            cy = rc[sq, y, r]
-            acc = 0.0
-            for t in range(c2.shape[0]):
-                if c2[t] != 0.0:
-                    acc -= c2[t] * terminal[sp, L, t + cy]
-            cq[y] += acc
+        G = cfv[k, 2]         # scratch: mover's value of the Dudo action
+        dudo_values(L, sp, sq, n, no, rp, rq, sg, rc, claim_r, terminal[sp], cnt[k], G, cq)
         for x in range(n):
             cp[x] += sg[0, x] * G[x]
             if upd == p:
