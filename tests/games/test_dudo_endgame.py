@@ -6,7 +6,7 @@ import pytest
 
 from games.dudo import endgame as eg
 from games.dudo.exploit import best_response_value
-from games.dudo.fast import FastSolver
+from games.dudo.solver import FastSolver
 from games.dudo.game import challenge_win_prob, make_group
 from games.dudo.rules import claim, roll_arrays, rolls
 from games.dudo.solve import DudoSolution

@@ -1,0 +1,258 @@
+"""What endgame re-solving buys on Dudo: exact exploitability of blueprint + re-solving against the
+blueprint alone, and the re-solve's latency per move.
+
+    nice -n 10 .venv/bin/python -m bench.endgame [exploit] [--memory 3 2] [--max-total 3]
+        [--rounds 2v2 ...] [--threshold 8] [--iterations 300] [--min-reach 1e-4]
+    nice -n 10 .venv/bin/python -m bench.endgame timing     # re-solve seconds vs claims left
+
+For every round with at most ``--max-total`` dice in play (at most 4: where the exact perfect-recall
+best response is practical), blueprints with memory m are solved with the existing solver (every
+group abstracted; cached in ``--work``), then each seat of each round is evaluated by one walk over
+the round's claim histories:
+
+* above the threshold the seat plays the blueprint; at each endgame root (the first history with at
+  most ``threshold`` claims left) it re-solves the endgame (``games.dudo.endgame``: gadget, CFR+,
+  the policy's iterations) when its blueprint reach there is at least ``--min-reach``, and plays the
+  re-solved strategy below it;
+* the responder best-responds with perfect recall (its values per roll, maximised at its own
+  decisions), in win-probability units with the continuation values of the later rounds' best
+  responses, bottom-up, exactly as ``games.dudo.exploit`` / ``solve.solve_group`` define the
+  stored rounds' exploitability (the blueprint-only column reproduces those figures: a check).
+
+Exploitability of a round = (responder as opener) + (responder as other) - 1.  The latency column
+is the wall time of ``prepare`` + ``solve`` of each re-solved endgame (one per endgame root: a
+server re-solves from the root at every decision in the endgame, so this is the added latency of
+each such move), on this machine under its current load (printed).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from games.dudo import endgame as eg
+from games.dudo.exploit import _resp_tables
+from games.dudo.game import make_group
+from games.dudo.infoset import memory_size
+from games.dudo.rules import roll_arrays
+
+
+def payoff_tables(own: int, opp: int, W, resp_open: dict, resp_other: dict) -> np.ndarray:
+    """V[s, L, t]: the responder's (seat 1's) game-winning probability when seat s challenges
+    claim L and t dice count (seat 0 = the evaluated player with ``own`` dice)."""
+    g = make_group(min(own, opp), max(own, opp), 1, W)
+    s_fix = 0 if g.nsides == 1 else g.dice.index(own)
+    s_resp = s_fix if g.nsides == 1 else 1 - s_fix
+    T_resp, T_fix = _resp_tables(g, s_resp, s_fix, resp_open, resp_other)
+    return np.stack([T_fix, T_resp])
+
+
+def seat_values(bp, own: int, opp: int, opened: bool, W, V_bp, V_rs, policy: eg.EndgamePolicy,
+                progress: bool = True):
+    """Responder's best-response win probability against (blueprint, blueprint + re-solving) in
+    the round where the evaluated player holds ``own`` dice (``opened``: it opens), and the
+    re-solves' statistics."""
+    K = 6 * (own + opp)
+    R = policy.remaining_limit(own, opp)
+    ns, rc, claim_r = eg._seat_arrays(own, opp)
+    nr, no = int(ns[0]), int(ns[1])
+    mm = memory_size(K, bp.memory(own, opp))
+    D = own + opp
+    st = dict(endgames=0, resolved=0, kept_mass=0.0, times=[])
+    same = np.array_equal(V_bp, V_rs)
+
+    def endgame(hist, rr):
+        st["endgames"] += 1
+        if progress and st["endgames"] % 5000 == 0:
+            print(f"  {own}v{opp} opened={opened}: {st['endgames']} endgames, {st['resolved']} "
+                  f"re-solved", file=sys.stderr, flush=True)
+        if rr.sum() == 0:
+            return np.zeros(no), np.zeros(no)
+        if rr.sum() < policy.min_reach:
+            st["kept_mass"] += rr.sum()
+            off, bpl = eg.blueprint_layout(bp, own, opp, hist, opened)
+            b = [eg.best_response_values(off, bpl, len(hist), hist[-1], opened, ns, rc, claim_r,
+                                         V, rr, K) for V in ((V_bp,) if same else (V_bp, V_rs))]
+            return b[0], b[-1]
+        t0 = time.perf_counter()
+        pr = eg.prepare(bp, own, opp, hist, opened, W, reach=(rr, None))
+        sol = eg.solve(pr, policy.iterations, policy.gadget)
+        st["times"].append((pr.remaining, time.perf_counter() - t0))
+        st["resolved"] += 1
+        return (eg.best_response_values(pr.off, pr.bp, pr.k0, pr.L0, opened, ns, rc, claim_r,
+                                        V_bp, rr, K), sol.best_response_values(V_rs))
+
+    idx = np.arange(D + 1)
+
+    def walk(hist, rr):
+        k = len(hist)
+        L = hist[-1] if hist else -1
+        if rr.sum() == 0:
+            return np.zeros(no), np.zeros(no)
+        if K - 1 - L <= R:
+            return endgame(tuple(hist), rr)
+        mine = eg._mover_py(k, opened) == eg.REQ
+        if mine:
+            P = bp.table(own, opp, tuple(hist[max(0, k - mm):]))
+            ob, orr = np.zeros(no), np.zeros(no)
+        else:
+            ob, orr = np.full(no, -np.inf), np.full(no, -np.inf)
+        if L >= 0:
+            r = claim_r[L] - 1
+            c = np.bincount(rc[0, :nr, r], weights=rr * P[0] if mine else rr, minlength=D + 1)
+            t = np.minimum(idx[:, None] + rc[1, :no, r][None, :], D)
+            p = 0 if mine else 1
+            vb, vr = c @ V_bp[p, L][t], c @ V_rs[p, L][t]
+            if mine:
+                ob, orr = ob + vb, orr + vr
+            else:
+                ob, orr = np.maximum(ob, vb), np.maximum(orr, vr)
+        for cl in range(L + 1, K):
+            cb, cr = walk(hist + [cl], rr * P[cl - L] if mine else rr)
+            if mine:
+                ob, orr = ob + cb, orr + cr
+            else:
+                ob, orr = np.maximum(ob, cb), np.maximum(orr, cr)
+        return ob, orr
+
+    ob, orr = walk([], roll_arrays(own)[0].copy())
+    prior = roll_arrays(opp)[0]
+    return float(prior @ ob), float(prior @ orr), st
+
+
+def evaluate(sol, policy: eg.EndgamePolicy, max_total: int = 4, log=print, only=None,
+             progress: bool = True):
+    """Rows (opener, other, stored exploitability, blueprint, blueprint + re-solving, stats) of
+    every round of ``sol`` with at most ``max_total`` dice in play, bottom-up (re-solving in every
+    round); ``only``: just these rounds, re-solving in them alone (the later rounds' continuation
+    values are the blueprint's best-response values for both columns)."""
+    bp = eg.SolutionBlueprint(sol)
+    W = sol.W
+    br = {"bp": ({}, {}), "rs": ({}, {})}       # responder opens / responder is the other
+    if only:
+        for key in ("bp", "rs"):
+            for r, st in sol.stats.items():
+                br[key][0][r], br[key][1][r] = st["br_opener"], st["br_other"]
+    rows = []
+    for (op, oth) in sorted(sol.stats, key=lambda r: (sum(r), r)):
+        if op + oth > max_total or (only and (op, oth) not in only):
+            continue
+        res = {}
+        for resp_opens in (True, False):
+            own, opp = (oth, op) if resp_opens else (op, oth)
+            V_bp = payoff_tables(own, opp, W, *br["bp"])
+            V_rs = payoff_tables(own, opp, W, *br["rs"])
+            t0 = time.perf_counter()
+            res[resp_opens] = seat_values(bp, own, opp, not resp_opens, W, V_bp, V_rs, policy,
+                                          progress)
+            res[resp_opens][2]["seconds"] = time.perf_counter() - t0
+        for j, key in enumerate(("bp", "rs")):
+            br[key][0][(op, oth)] = res[True][j]
+            br[key][1][(op, oth)] = res[False][j]
+        stats = {k: res[True][2][k] + res[False][2][k]
+                 for k in ("endgames", "resolved", "kept_mass", "times", "seconds")}
+        row = (op, oth, sol.stats[(op, oth)].get("exploitability"),
+               res[True][0] + res[False][0] - 1, res[True][1] + res[False][1] - 1, stats)
+        rows.append(row)
+        if log:
+            log(format_row(sol.m, row))
+    return rows
+
+
+def format_row(m, row) -> str:
+    op, oth, stored, e_bp, e_rs, st = row
+    t = np.array([s for _, s in st["times"]]) * 1e3 if st["times"] else np.full(1, np.nan)
+    return (f"| {op}v{oth} | {m} | {e_bp:.5f} | {e_rs:.5f} | {e_rs - e_bp:+.5f} | "
+            f"{st['resolved']} of {st['endgames']} ({st['kept_mass']:.1e}) | "
+            f"{np.percentile(t, 50):.1f} | {np.percentile(t, 99):.1f} | {st['seconds']:.0f} |"
+            + ("" if stored is None or abs(stored - e_bp) < 1e-9 else f" stored {stored:.5f}?"))
+
+
+HEADER = ("| round | m | blueprint (exact BR) | + re-solving (exact BR) | change | endgames re-solved "
+          "(blueprint kept: reach mass) | p50 ms | p99 ms | eval s |\n|---|---|---|---|---|---|---|---|---|")
+
+
+class Uniform:
+    """A uniform blueprint (timing only: the work does not depend on the probabilities)."""
+
+    def memory(self, own, opp):
+        return 3
+
+    def table(self, own, opp, window):
+        last = window[-1] if window else -1
+        na = 6 * (own + opp) - last
+        t = np.full((na, roll_arrays(own)[0].size), 1.0 / (na - (1 if last < 0 else 0)))
+        if last < 0:
+            t[0] = 0.0
+        return t
+
+
+def timing(policy: eg.EndgamePolicy, pairs=((1, 1), (2, 2), (3, 3), (5, 5)), claims=(4, 6, 8, 10),
+           repeats: int = 3):
+    """Seconds of one re-solve (prepare + the policy's iterations) against the claims left, the
+    estimate's seconds, and the policy's limit in claims for the dice."""
+    W = {(a, b): 0.5 for a in range(1, 6) for b in range(1, 6)}
+    bp = Uniform()
+    print(f"| dice | claims left | nodes | node x rolls | MB | seconds (median of {repeats}) | "
+          f"estimate s | s per node-roll-walk | within budget |\n|---|---|---|---|---|---|---|---|---|")
+    for own, opp in pairs:
+        K = 6 * (own + opp)
+        eg.solve(eg.prepare(bp, own, opp, (K - 3,), True, W), 2)      # load the kernels
+        for R in claims:
+            if R > K - 2:
+                continue
+            ts = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                eg.solve(eg.prepare(bp, own, opp, (K - 2 - R, K - 1 - R), True, W),
+                         policy.iterations, policy.gadget)
+                ts.append(time.perf_counter() - t0)
+            est = eg.estimate(R, own, opp)
+            sec = float(np.median(ts))
+            print(f"| {own}v{opp} | {R} | {est.nodes} | {est.node_rolls} | {est.bytes / 1e6:.1f} | "
+                  f"{sec:.3f} | {est.seconds(policy.iterations):.3f} | "
+                  f"{sec / policy.iterations / 2 / est.node_rolls:.1e} | "
+                  f"{'yes' if R <= policy.remaining_limit(own, opp) else 'no'} |", flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("section", nargs="?", default="exploit", choices=("exploit", "timing"))
+    ap.add_argument("--memory", type=int, nargs="+", default=[3, 2])
+    ap.add_argument("--blueprint-iterations", type=int, default=1000)
+    ap.add_argument("--threshold", type=int, default=eg.EndgamePolicy.threshold)
+    ap.add_argument("--iterations", type=int, default=eg.EndgamePolicy.iterations)
+    ap.add_argument("--gadget", default=eg.EndgamePolicy.gadget, choices=sorted(eg.GADGETS))
+    ap.add_argument("--min-reach", type=float, default=eg.EndgamePolicy.min_reach)
+    ap.add_argument("--budget", type=float, default=eg.EndgamePolicy.budget_seconds,
+                    help="estimated seconds a re-solve may take (lowers the threshold with more dice)")
+    ap.add_argument("--max-total", type=int, default=3, choices=(2, 3, 4))
+    ap.add_argument("--rounds", nargs="*", default=None,
+                    help="only these rounds (e.g. 2v2), re-solving in them alone")
+    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "dudo-endgame-bench"))
+    a = ap.parse_args(argv)
+    from games.dudo.solve import solve_game
+    policy = eg.EndgamePolicy(a.threshold, a.iterations, a.gadget, a.min_reach, a.budget)
+    print(f"# Dudo endgame re-solving: {policy}; load {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    if a.section == "timing":
+        timing(policy)
+        print(f"# load at the end {os.getloadavg()[0]:.1f}")
+        return
+    eg.solve(eg.prepare(Uniform(), 1, 1, (7,), False, {}), 2)    # load the kernels before timing
+    print(HEADER, flush=True)
+    for m in a.memory:
+        sol = solve_game(max_dice=4, m=m, iterations=a.blueprint_iterations, perfect_recall_total=0,
+                         exact_br_total=4, progress=False, log=None, max_total=a.max_total,
+                         checkpoint_dir=os.path.join(a.work, f"m{m}_{a.blueprint_iterations}"))
+        only = {tuple(int(x) for x in r.split("v")) for r in a.rounds} if a.rounds else None
+        evaluate(sol, policy, a.max_total, log=lambda s: print(s, flush=True), only=only)
+    print(f"# load at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
