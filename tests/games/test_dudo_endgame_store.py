@@ -1,0 +1,29 @@
+"""Endgame re-solving read from a built Dudo store (games.dudo.endgame_store)."""
+import pytest
+
+from builder.dudo import build_dudo_store
+from games.dudo import endgame as eg
+from games.dudo.endgame_store import resolve_from_store, store_W
+from games.dudo.solve import solve_params
+from games.dudo.store import DudoParams
+from games.storage import Store
+
+PARAMS = DudoParams(max_dice=1, iterations=100, memory=2, perfect_recall_total=0, exact_br_total=0)
+
+
+def test_store_task_equals_the_re_solve_of_the_solved_blueprint(tmp_path):
+    """The worker's task (rows from the store, continuation values from its manifest) gives the
+    re-solve of the same blueprint taken from the solver's arrays."""
+    path = build_dudo_store(PARAMS, tmp_path)
+    sol = solve_params(PARAMS, progress=False)
+    policy = eg.EndgamePolicy(threshold=7, iterations=60)
+    roll, history = (4,), (1, 3, 6)
+    got = resolve_from_store(str(path), 1, 1, roll, history, False, policy)
+    want = eg.resolve_move(eg.SolutionBlueprint(sol), 1, 1, roll, history, False, sol.W, policy)
+    assert got[0] == list(want.actions)
+    assert got[1] == pytest.approx(list(want.probs), abs=2e-3)     # stored rows may be rounded
+    assert got[2]["root"] == want.root == 3                           # after claim 6: 5 left
+    assert resolve_from_store(str(path), 1, 1, roll, (1,), False, policy) is None   # 10 left
+    store = Store(path)
+    assert store_W(store.manifest) == {(1, 1): pytest.approx(sol.W[(1, 1)])}
+    store.close()
