@@ -46,7 +46,7 @@ from .exploit import _binom_tables, _widx
 from .game import challenge_win_prob
 from .infoset import memory_size, window_index
 from .rules import claim_table, roll_arrays, roll_index
-from .tree import dudo_values, node_strategy
+from .tree import dudo_values, node_reached, node_strategy
 
 GADGETS = {"resolve": 0, "maxmargin": 1, "unsafe": 2}
 REQ, OPP = 0, 1   # seats: the requester (whose strategy is re-solved) and its opponent
@@ -134,17 +134,7 @@ def _cfr_enter(i, k, L, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U
     rq = reach[k, q]
     cp = cfv[k, p]
     cq = cfv[k, q]
-    for x in range(n):
-        cp[x] = 0.0
-    for y in range(no):
-        cq[y] = 0.0
-    tp = 0.0
-    tq = 0.0
-    for x in range(n):
-        tp += rp[x]
-    for y in range(no):
-        tq += rq[y]
-    if tp == 0.0 and tq == 0.0:
+    if not node_reached(rp, rq, cp, cq, n, no):
         return False
     na = K - L
     a0 = 1 if L < 0 else 0

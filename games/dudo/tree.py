@@ -18,6 +18,21 @@ from .game import Group
 
 
 @njit(cache=True)
+def node_reached(rp, rq, cp, cq, n, no):
+    """Zeroes a node's counterfactual values cp[:n], cq[:no]; False if neither player's reach
+    (rp, rq) is positive there (nothing below it counts)."""
+    tp = 0.0
+    tq = 0.0
+    for x in range(n):
+        cp[x] = 0.0
+        tp += rp[x]
+    for y in range(no):
+        cq[y] = 0.0
+        tq += rq[y]
+    return tp != 0.0 or tq != 0.0
+
+
+@njit(cache=True)
 def node_strategy(reg, base, n, na, a0, sg):
     """Regret matching (Neller & Hnath Eq. 5) at one node for every roll x of the mover:
     sg[j, x] from the regrets at ``reg[base + j * n + x]`` (uniform where none is positive;
@@ -80,17 +95,7 @@ def _walk(k, L, hist, first, upd, reach, cfv, sig, cnt, nsides, ns, rc, claim_r,
     rq = reach[k, q]
     cp = cfv[k, p]
     cq = cfv[k, q]
-    for x in range(n):
-        cp[x] = 0.0
-    for y in range(no):
-        cq[y] = 0.0
-    tp = 0.0
-    tq = 0.0
-    for x in range(n):
-        tp += rp[x]
-    for y in range(no):
-        tq += rq[y]
-    if tp == 0.0 and tq == 0.0:
+    if not node_reached(rp, rq, cp, cq, n, no):
         return
     w = _widx(hist, k, K, binom, size_off)
     na = act_off[w + 1] - act_off[w]
