@@ -398,11 +398,22 @@ class LiveCall:
     def cache(self) -> "LiveCache | None":
         return self.pool.cache if self.pool is not None else None
 
-    def submit(self, fn, *args, cost: Cost):
+    def submit(self, fn, *args, cost: Cost, deadline: float | None = None):
+        """``deadline``: an earlier one than the call's for this computation (e.g. to leave time for a
+        fallback answer); never later than the call's."""
         if self.pool is None:
             raise Refused("FAILED_PRECONDITION", f"live work refused: {cost.what} is live work, which this caller "
                           "does not run" + (f"; {cost.serve}" if cost.serve else ""))
-        return self.pool.submit(fn, *args, deadline=self.deadline, cost=cost, active=self.active)
+        if deadline is None or (self.deadline is not None and self.deadline < deadline):
+            deadline = self.deadline
+        return self.pool.submit(fn, *args, deadline=deadline, cost=cost, active=self.active)
+
+    def time_left(self, now: float | None = None) -> float:
+        """Seconds before this call's deadline (the pool's wait for a call without one)."""
+        now = time.monotonic() if now is None else now
+        if self.deadline is not None:
+            return self.deadline - now
+        return self.pool.default_seconds if self.pool is not None else 0.0
 
 
 NO_LIVE = LiveCall(None)  # for callers outside a server (probes, the arena): live work is refused

@@ -124,7 +124,10 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
         n = len(request.requests)
         if n > self.max_batch:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"batch has {n} requests; at most {self.max_batch}")
-        live = LiveCall(self.live_pool, _deadline(context), context.is_active)
+        deadline = _deadline(context)
+        if deadline is None and self.live_pool is not None:  # one wait for the whole batch, not one a request
+            deadline = time.monotonic() + self.live_pool.default_seconds
+        live = LiveCall(self.live_pool, deadline, context.is_active)
         out = pb.SampleMovesReply()
         for req in request.requests:
             res = out.results.add()

@@ -1,9 +1,17 @@
-"""Answers Dudo requests from a store of abstract information sets; rounds the store's game never plays
-are solved live in the server's live pool (a worker process, within the caller's deadline and the caps)."""
+"""Answers Dudo requests from a store of abstract information sets. Late in a round (few claims left) the
+rest of the round is re-solved with perfect recall from the store (safe endgame re-solving,
+games/dudo/endgame.py) and answered LIVE, or from the store (BOOK) when that cannot finish before the
+caller's deadline or the live pool refuses; rounds the store's game never plays are solved live. Live work
+runs in the server's live pool (a worker process, within the caller's deadline and the caps)."""
 from __future__ import annotations
+
+import logging
+import time
 
 import numpy as np
 
+from games.dudo.endgame import EndgamePolicy
+from games.dudo.endgame_store import resolve_cost, resolve_from_store
 from games.dudo.game import round_reachable
 from games.dudo.live import live_cost, solve_live
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
@@ -12,7 +20,13 @@ from games.quantise import UNIT
 from games.seeding import seeded_pick
 from games.storage import Store, StoreError
 from server.backends import BadRequest, MoveResult
-from server.live import NO_LIVE, Cost, LiveCall
+from server.live import NO_LIVE, Cost, LiveCall, LiveError, Refused, Stopped
+
+log = logging.getLogger("gamestrategy.server.dudo")
+
+ENDGAME = EndgamePolicy()  # when and how a late decision is re-solved (games.dudo.endgame)
+# a re-solve must end this long before the caller's deadline: the store's answer is the fallback
+ENDGAME_MARGIN_SECONDS = 0.05
 
 
 def move_name(action: int, total: int) -> str:
@@ -24,7 +38,8 @@ def move_name(action: int, total: int) -> str:
 
 class DudoBackend:
     game = "dudo"
-    live_modules = ("games.dudo.live",)
+    live_modules = ("games.dudo.live", "games.dudo.endgame_store")
+    endgame: EndgamePolicy | None = ENDGAME  # None: every decision the store holds is answered from it
 
     def __init__(self, store: Store):
         m = store.manifest
@@ -78,6 +93,37 @@ class DudoBackend:
     def _row(self, own: int, opp: int, roll, history):
         return read_row(self.store, self.memories, own, opp, roll, history)
 
+    def _endgame(self, own, opp, roll, history, opened: bool, live: LiveCall):
+        """(actions, probs) of this decision re-solved with perfect recall in the live pool, or None: not in
+        an endgame under the policy, the store's strategy reaches it too rarely to re-solve, or the re-solve
+        cannot end ``ENDGAME_MARGIN_SECONDS`` before the deadline (refused at once, or stopped), or the pool
+        refuses it (slots, caps). A caller gone (CANCELLED) raises."""
+        policy = self.endgame
+        if policy is None or live.pool is None:
+            return None
+        est = resolve_cost(own, opp, history, policy)
+        if est is None:
+            return None
+        remaining, seconds, nbytes = est
+        deadline = time.monotonic() + live.time_left() - ENDGAME_MARGIN_SECONDS
+        cost = Cost(seconds, nbytes, f"re-solving the last {remaining} claims of a {own}v{opp} Dudo round with "
+                    f"perfect recall ({policy.iterations} CFR+ iterations)")
+        try:
+            out = live.submit(resolve_from_store, str(self.store.path), own, opp, tuple(roll), tuple(history),
+                              opened, policy, deadline - ENDGAME_MARGIN_SECONDS / 2, cost=cost, deadline=deadline)
+        except Refused:
+            return None
+        except Stopped as e:
+            if e.status == "CANCELLED":
+                raise
+            return None
+        except LiveError as e:  # a fault of the re-solve: the store's answer, and the fault in the log
+            log.warning("endgame re-solve failed", extra={"fields": {"variant": self.variant, "error": str(e)}})
+            return None
+        if out is None:
+            return None
+        return np.array(out[0]), np.array(out[1])
+
     def _live_distribution(self, own, opp, roll, history, need: int, live: LiveCall):
         """From the game with `need` dice a player (the smallest whose play reaches this round: a store of
         fewer dice never plays it, and holds only the solver's untrained uniform rows there), its groups up
@@ -113,8 +159,13 @@ class DudoBackend:
         if need is None:
             raise BadRequest(f"no Dudo game reaches a round opened by a player with {opener} dice against {other}")
         if need <= self.max_dice:
-            actions, probs = self._row(own, opp, roll, history)  # exact units / UNIT
-            source = "book"
+            res = self._endgame(own, opp, roll, history, bool(request.dudo.requester_opened), live)
+            if res is None:
+                actions, probs = self._row(own, opp, roll, history)  # exact units / UNIT
+                source = "book"
+            else:
+                actions, probs = res
+                source = "live"
         else:
             actions, probs = self._live_distribution(own, opp, roll, history, need, live)
             source = "live"

@@ -1,0 +1,141 @@
+"""Endgame re-solving served (issue 12): a late Dudo decision is re-solved with perfect recall in the live
+pool and answered LIVE; the store answers (BOOK) before the endgame, when the pool refuses (slots, an
+estimate over the time left) or the re-solve is stopped; a caller gone still ends the call. The mechanism,
+without timing asserts (the re-solve itself is checked in tests/games/test_dudo_endgame*.py)."""
+import grpc
+import numpy as np
+import pytest
+
+from builder.dudo import build_dudo_store
+from games.dudo.endgame_store import resolve_from_store
+from games.dudo.rules import claim
+from games.dudo.store import DudoParams
+from protos import gamestrategy_pb2 as pb
+from protos import gamestrategy_pb2_grpc as pb_grpc
+from server.app import build_server
+from server.backends import dudo as dudo_backend
+from server.live import LiveCall, Refused, Stopped
+from server.registry import Registry
+from server.settings import ServerSettings
+
+PARAMS = DudoParams(max_dice=1, iterations=60, memory=2, perfect_recall_total=0, exact_br_total=0)
+LATE = (2, 4)      # claim strengths of 1v1: 7 claims left after the last (the policy re-solves from 8)
+EARLY = (1,)       # 10 left: before the endgame
+
+
+@pytest.fixture(scope="module")
+def registry(tmp_path_factory):
+    root = tmp_path_factory.mktemp("dudo-endgame")
+    build_dudo_store(PARAMS, root)
+    r = Registry(root)
+    r.refresh()
+    yield r
+    r.close()
+
+
+def served(registry, **settings):
+    server, port = build_server(registry, "127.0.0.1:0", ServerSettings(**settings))
+    server.start()
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    yield pb_grpc.GameStrategyStub(channel), server
+    channel.close()
+    server.stop(0).wait()
+    server.live_pool.close()
+
+
+@pytest.fixture(scope="module")
+def service(registry):
+    yield from served(registry, live_slots=1)
+
+
+@pytest.fixture(scope="module")
+def no_slots(registry):
+    yield from served(registry, live_slots=0)
+
+
+@pytest.fixture(scope="module")
+def overestimating(registry):
+    """Estimates scaled up 1e6 times: no re-solve fits in any deadline."""
+    yield from served(registry, live_slots=1, live_estimate_scale=1e6)
+
+
+def req(history, roll=(4,), seed=0):
+    opened = len(history) % 2 == 0
+    return pb.SampleMoveRequest(variant=PARAMS.variant, game_seed=seed, want_distribution=True, dudo=pb.DudoState(
+        own_dice=1, opponent_dice=1, roll=list(roll), requester_opened=opened,
+        history=[pb.DudoClaim(count=n, face=r) for n, r in (claim(s, 2) for s in history)]))
+
+
+def distribution(reply):
+    return {d.move: d.probability for d in reply.distribution}
+
+
+def moves(actions, probs):
+    p = np.maximum(np.asarray(probs), 0.0)
+    p = p / p.sum()
+    return {("dudo" if a < 0 else "{}x{}".format(*claim(int(a), 2))): float(q) for a, q in zip(actions, p)}
+
+
+def book(registry, history, roll=(4,)):
+    with registry.acquire(PARAMS.variant) as b:
+        return moves(*b._row(1, 1, roll, list(history)))
+
+
+def test_late_decision_is_re_solved_live(service, registry):
+    stub, _ = service
+    r = stub.SampleMove(req(LATE), timeout=60)
+    assert r.source == pb.SampleMoveReply.LIVE
+    with registry.acquire(PARAMS.variant) as b:
+        path = str(b.store.path)
+    want = resolve_from_store(path, 1, 1, (4,), LATE, True, dudo_backend.ENDGAME)
+    got = distribution(r)
+    assert got == pytest.approx(moves(want[0], want[1]), abs=1e-12)
+    assert got != pytest.approx(book(registry, LATE), abs=1e-3)   # the re-solve changed the store's move
+    assert stub.SampleMove(req(LATE), timeout=60) == r                 # deterministic
+
+
+def test_early_decision_is_the_book(service, registry):
+    stub, _ = service
+    r = stub.SampleMove(req(EARLY), timeout=60)
+    assert r.source == pb.SampleMoveReply.BOOK
+    assert distribution(r) == pytest.approx(book(registry, EARLY), abs=1e-12)
+
+
+@pytest.mark.parametrize("fixture", ["no_slots", "overestimating"])
+def test_refused_re_solve_falls_back_to_the_book(request, registry, fixture):
+    """No live slot, or an estimate over the time left before the deadline: the store's move at once."""
+    stub, server = request.getfixturevalue(fixture)
+    r = stub.SampleMove(req(LATE), timeout=60)
+    assert r.source == pb.SampleMoveReply.BOOK
+    assert distribution(r) == pytest.approx(book(registry, LATE), abs=1e-12)
+    assert server.live_pool.pids()["busy"] == []
+
+
+class _Call(LiveCall):
+    """A live call whose pool answers every submission with ``exc``."""
+
+    def __init__(self, pool, exc):
+        super().__init__(pool, None, lambda: True)
+        self.exc = exc
+
+    def submit(self, fn, *args, cost, deadline=None):
+        raise self.exc
+
+
+def test_stopped_re_solve_falls_back_unless_the_caller_went(service, registry):
+    _, server = service
+    with registry.acquire(PARAMS.variant) as b:
+        stopped = _Call(server.live_pool, Stopped("DEADLINE_EXCEEDED", "stopped at the deadline"))
+        assert b._endgame(1, 1, (4,), list(LATE), True, stopped) is None
+        assert b._endgame(1, 1, (4,), list(LATE), True, _Call(server.live_pool, Refused("RESOURCE_EXHAUSTED", ""))) \
+            is None
+        with pytest.raises(Stopped):
+            b._endgame(1, 1, (4,), list(LATE), True, _Call(server.live_pool, Stopped("CANCELLED", "gone")))
+
+
+def test_re_solve_past_its_deadline_serves_nothing(registry):
+    """The worker's task stops at its deadline and returns None (the store answers): a partial re-solve
+    is never served."""
+    with registry.acquire(PARAMS.variant) as b:
+        path = str(b.store.path)
+    assert resolve_from_store(path, 1, 1, (4,), LATE, True, dudo_backend.ENDGAME, deadline=0.0) is None
