@@ -4,6 +4,8 @@ blueprint alone, and the re-solve's latency per move.
     nice -n 10 .venv/bin/python -m bench.endgame [exploit] [--memory 3 2] [--max-total 3]
         [--rounds 2v2 ...] [--threshold 8] [--iterations 300] [--min-reach 1e-4]
     nice -n 10 .venv/bin/python -m bench.endgame timing     # re-solve seconds vs claims left
+    nice -n 10 .venv/bin/python -m bench.endgame serve [--variant V] [--serve-rounds 40] [--deadline 5]
+        # latency per move as served (a server process on the store root plays against itself)
 
 For every round with at most ``--max-total`` dice in play (at most 4: where the exact perfect-recall
 best response is practical), blueprints with memory m are solved with the existing solver (every
@@ -31,6 +33,7 @@ import os
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -176,27 +179,12 @@ HEADER = ("| round | m | blueprint (exact BR) | + re-solving (exact BR) | change
           "(blueprint kept: reach mass) | p50 ms | p99 ms | eval s |\n|---|---|---|---|---|---|---|---|---|")
 
 
-class Uniform:
-    """A uniform blueprint (timing only: the work does not depend on the probabilities)."""
-
-    def memory(self, own, opp):
-        return 3
-
-    def table(self, own, opp, window):
-        last = window[-1] if window else -1
-        na = 6 * (own + opp) - last
-        t = np.full((na, roll_arrays(own)[0].size), 1.0 / (na - (1 if last < 0 else 0)))
-        if last < 0:
-            t[0] = 0.0
-        return t
-
-
 def timing(policy: eg.EndgamePolicy, pairs=((1, 1), (2, 2), (3, 3), (5, 5)), claims=(4, 6, 8, 10),
            repeats: int = 3):
     """Seconds of one re-solve (prepare + the policy's iterations) against the claims left, the
     estimate's seconds, and the policy's limit in claims for the dice."""
     W = {(a, b): 0.5 for a in range(1, 6) for b in range(1, 6)}
-    bp = Uniform()
+    bp = eg.UniformBlueprint()
     print(f"| dice | claims left | nodes | node x rolls | MB | seconds (median of {repeats}) | "
           f"estimate s | s per node-roll-walk | within budget |\n|---|---|---|---|---|---|---|---|---|")
     for own, opp in pairs:
@@ -219,9 +207,89 @@ def timing(policy: eg.EndgamePolicy, pairs=((1, 1), (2, 2), (3, 3), (5, 5)), cla
                   f"{'yes' if R <= policy.remaining_limit(own, opp) else 'no'} |", flush=True)
 
 
+def serve(root, variant: str, rounds: int, deadline: float, seed: int = 0) -> None:
+    """Added latency per move as served: a server process on the store root (one worker, one live slot)
+    plays ``rounds`` Dudo rounds against itself (both seats ask it, each with ``deadline``), dice pairs
+    in turn over the store's rounds, rolls drawn from ``seed``; every move's latency by what answered it
+    (BOOK before the endgame, LIVE re-solved, BOOK where the endgame fell back to the store)."""
+    import grpc
+
+    from bench.load import _pct, _start, _stop
+    from games.dudo.rules import claim, strength
+    from games.seeding import game_rng
+    from games.storage import Store, current_stores
+    from protos import gamestrategy_pb2 as pb
+    from protos import gamestrategy_pb2_grpc as pb_grpc
+
+    stores = current_stores(root, "dudo")
+    variant = variant or next(iter(sorted(stores)), "")
+    path = stores.get(variant)
+    if path is None:
+        raise SystemExit(f"no Dudo store {variant} under {root}: run `make build-default-stores` first")
+    store = Store(path)
+    pairs = sorted({tuple(int(x) for x in r.split("v")) for r in store.manifest["rounds"]}, key=lambda r: (sum(r), r))
+    store.close()
+    lat: dict[str, list] = {"book": [], "live": [], "fallback": []}
+    with tempfile.TemporaryDirectory(prefix="endgame-serve-") as tmp, open(os.path.join(tmp, "server.log"), "wb") as log:
+        pf = Path(tmp) / "server.json"
+        sp, port = _start([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers", "1",
+                           "--metrics-port", "-1", "--http-port", "-1", "--log-level", "WARNING", "--live-slots", "1",
+                           "--port-file", str(pf)], pf, log)
+        try:
+            stub = pb_grpc.GameStrategyStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
+            # the live worker starts in the background (a re-solve never waits for it): until it is ready,
+            # endgame moves get the store's answer; wait for it
+            late = pb.SampleMoveRequest(variant=variant, dudo=pb.DudoState(own_dice=1, opponent_dice=1, roll=[3],
+                                        history=[pb.DudoClaim(count=2, face=4)], requester_opened=False))
+            t_ready = time.monotonic() + 120
+            while stub.SampleMove(late, timeout=30, wait_for_ready=True).source != pb.SampleMoveReply.LIVE:
+                if time.monotonic() > t_ready:
+                    raise SystemExit("the server's live worker did not become ready in 120 s")
+                time.sleep(0.5)
+            for i in range(rounds):
+                opener, other = pairs[i % len(pairs)]
+                rng = game_rng(seed, i)
+                dice = [tuple(sorted(int(x) for x in rng.integers(1, 7, n))) for n in (opener, other)]
+                D, hist, k = opener + other, [], 0
+                while True:
+                    s = k % 2
+                    own, opp = (opener, other) if s == 0 else (other, opener)
+                    req = pb.SampleMoveRequest(variant=variant, game_seed=seed * 100003 + i, dudo=pb.DudoState(
+                        own_dice=own, opponent_dice=opp, roll=list(dice[s]), requester_opened=(s == 0),
+                        history=[pb.DudoClaim(count=n, face=r) for n, r in (claim(c, D) for c in hist)]))
+                    in_endgame = eg.endgame_root(hist, eg.EndgamePolicy().remaining_limit(own, opp), 6 * D) is not None
+                    t0 = time.perf_counter()
+                    r = stub.SampleMove(req, timeout=deadline, wait_for_ready=True)
+                    dt = time.perf_counter() - t0
+                    if r.source == pb.SampleMoveReply.LIVE:
+                        lat["live"].append(dt)
+                    else:
+                        lat["fallback" if in_endgame else "book"].append(dt)
+                    if r.move == "dudo":
+                        break
+                    n, f = (int(x) for x in r.move.split("x"))
+                    hist.append(strength(n, f, D))
+                    k += 1
+        finally:
+            _stop(sp)
+    print(f"| {variant}: moves answered by | moves | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|")
+    for name, label in (("book", "store, before the endgame (BOOK)"), ("live", "endgame re-solved (LIVE)"),
+                        ("fallback", "store in the endgame (BOOK: reach below the floor, or refused)")):
+        xs = lat[name]
+        if xs:
+            print(f"| {label} | {len(xs)} | {_pct(xs, .5) * 1e3:.1f} | {_pct(xs, .99) * 1e3:.1f} | "
+                  f"{max(xs) * 1e3:.1f} |")
+        else:
+            print(f"| {label} | 0 | | | |")
+    if lat["live"] and lat["book"]:
+        print(f"added latency of a re-solved move over a store lookup: p50 "
+              f"{(_pct(lat['live'], .5) - _pct(lat['book'], .5)) * 1e3:.0f} ms, p99 "
+              f"{(_pct(lat['live'], .99) - _pct(lat['book'], .5)) * 1e3:.0f} ms ({rounds} rounds, deadline {deadline} s)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("section", nargs="?", default="exploit", choices=("exploit", "timing"))
+    ap.add_argument("section", nargs="?", default="exploit", choices=("exploit", "timing", "serve"))
     ap.add_argument("--memory", type=int, nargs="+", default=[3, 2])
     ap.add_argument("--blueprint-iterations", type=int, default=1000)
     ap.add_argument("--threshold", type=int, default=eg.EndgamePolicy.threshold)
@@ -234,16 +302,24 @@ def main(argv=None):
     ap.add_argument("--rounds", nargs="*", default=None,
                     help="only these rounds (e.g. 2v2), re-solving in them alone")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "dudo-endgame-bench"))
+    ap.add_argument("--root", default=os.environ.get("GAMESTRATEGY_STORES", "stores"), help="serve: the store root")
+    ap.add_argument("--variant", default="", help="serve: the Dudo store (default: the root's first)")
+    ap.add_argument("--serve-rounds", type=int, default=40, help="serve: rounds of self-play")
+    ap.add_argument("--deadline", type=float, default=5.0, help="serve: each move's deadline (s)")
     a = ap.parse_args(argv)
     from games.dudo.solve import solve_game
     policy = eg.EndgamePolicy(a.threshold, a.iterations, a.gadget, a.min_reach, a.budget)
     print(f"# Dudo endgame re-solving: {policy}; load {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")
+    if a.section == "serve":
+        serve(a.root, a.variant, a.serve_rounds, a.deadline)
+        print(f"# load at the end {os.getloadavg()[0]:.1f}")
+        return
     if a.section == "timing":
         timing(policy)
         print(f"# load at the end {os.getloadavg()[0]:.1f}")
         return
-    eg.solve(eg.prepare(Uniform(), 1, 1, (7,), False, {}), 2)    # load the kernels before timing
+    eg.solve(eg.prepare(eg.UniformBlueprint(), 1, 1, (7,), False, {}), 2)    # load the kernels before timing
     print(HEADER, flush=True)
     for m in a.memory:
         sol = solve_game(max_dice=4, m=m, iterations=a.blueprint_iterations, perfect_recall_total=0,

@@ -220,15 +220,25 @@ class LivePool:
         self._idle: list[_Worker] = []
         self._busy: dict[int, _Worker] = {}  # pid -> worker, for the bench and tests
         self._closed = False
+        self._starting = False  # a background start of idle workers is under way
         self.killed = 0  # workers killed at a deadline, a cancellation or the memory cap
         self.cache = LiveCache(cache_bytes)
 
     # ------------------------------------------------------------------ workers
     def start(self, n: int = 1) -> None:
         """Start up to ``n`` idle workers in the background (server start-up)."""
+        with self._lock:
+            self._starting = True
         threading.Thread(target=self._fill, args=(n,), name="live-pool-start", daemon=True).start()
 
     def _fill(self, n: int) -> None:
+        try:
+            self._fill_to(n)
+        finally:
+            with self._lock:
+                self._starting = False
+
+    def _fill_to(self, n: int) -> None:
         try:
             while True:
                 with self._lock:
@@ -308,8 +318,9 @@ class LivePool:
                           f"{serve}")
         return deadline
 
-    def submit(self, fn, *args, deadline: float | None, cost: Cost, active=None):
-        """Run ``fn(*args)`` in a worker; its result, or Refused / Stopped / LiveError."""
+    def submit(self, fn, *args, deadline: float | None, cost: Cost, active=None, ready_only: bool = False):
+        """Run ``fn(*args)`` in a worker; its result, or Refused / Stopped / LiveError. ``ready_only``: refuse
+        (RESOURCE_EXHAUSTED) rather than start a worker when none is idle (work with a cheap fallback)."""
         deadline = self.check(cost, deadline)
         with self._lock:
             if self._closed:
@@ -319,6 +330,11 @@ class LivePool:
                               f"live work refused: this server process already runs its maximum of {self.slots} "
                               f"live computation{'s' if self.slots != 1 else ''} ({cost.what}); retry later"
                               + (f", or {cost.serve}" if cost.serve else ""))
+            if ready_only and not self._idle:
+                if not self._starting:
+                    self._starting = True
+                    threading.Thread(target=self._fill, args=(1,), name="live-pool-start", daemon=True).start()
+                raise Refused("RESOURCE_EXHAUSTED", f"live work refused: no live worker is ready yet ({cost.what})")
             self._running += 1
         try:
             return self._run(fn, args, deadline, cost, active)
@@ -398,15 +414,15 @@ class LiveCall:
     def cache(self) -> "LiveCache | None":
         return self.pool.cache if self.pool is not None else None
 
-    def submit(self, fn, *args, cost: Cost, deadline: float | None = None):
+    def submit(self, fn, *args, cost: Cost, deadline: float | None = None, ready_only: bool = False):
         """``deadline``: an earlier one than the call's for this computation (e.g. to leave time for a
-        fallback answer); never later than the call's."""
+        fallback answer); never later than the call's. ``ready_only``: see :meth:`LivePool.submit`."""
         if self.pool is None:
             raise Refused("FAILED_PRECONDITION", f"live work refused: {cost.what} is live work, which this caller "
                           "does not run" + (f"; {cost.serve}" if cost.serve else ""))
         if deadline is None or (self.deadline is not None and self.deadline < deadline):
             deadline = self.deadline
-        return self.pool.submit(fn, *args, deadline=deadline, cost=cost, active=self.active)
+        return self.pool.submit(fn, *args, deadline=deadline, cost=cost, active=self.active, ready_only=ready_only)
 
     def time_left(self, now: float | None = None) -> float:
         """Seconds before this call's deadline (the pool's wait for a call without one)."""

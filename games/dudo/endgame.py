@@ -472,6 +472,22 @@ class RowBlueprint:
         return out
 
 
+class UniformBlueprint:
+    """Every legal action equally likely, memory 3 (timing and kernel warm-up: the work does not depend
+    on the probabilities)."""
+
+    def memory(self, own: int, opp: int):
+        return 3
+
+    def table(self, own: int, opp: int, window) -> np.ndarray:
+        last = window[-1] if window else -1
+        na = 6 * (own + opp) - last
+        t = np.full((na, roll_arrays(own)[0].size), 1.0 / (na - (1 if last < 0 else 0)))
+        if last < 0:
+            t[0] = 0.0
+        return t
+
+
 # --------------------------------------------------------------------------------------------
 # problem set-up
 

@@ -38,7 +38,7 @@ def move_name(action: int, total: int) -> str:
 
 class DudoBackend:
     game = "dudo"
-    live_modules = ("games.dudo.live", "games.dudo.endgame_store")
+    live_modules = ("games.dudo.live", "games.dudo.endgame_store", "games.dudo.live_warm")
     endgame: EndgamePolicy | None = ENDGAME  # None: every decision the store holds is answered from it
 
     def __init__(self, store: Store):
@@ -97,7 +97,7 @@ class DudoBackend:
         """(actions, probs) of this decision re-solved with perfect recall in the live pool, or None: not in
         an endgame under the policy, the store's strategy reaches it too rarely to re-solve, or the re-solve
         cannot end ``ENDGAME_MARGIN_SECONDS`` before the deadline (refused at once, or stopped), or the pool
-        refuses it (slots, caps). A caller gone (CANCELLED) raises."""
+        refuses it (slots, caps, no worker ready: starting one would take the caller's time). A caller gone (CANCELLED) raises."""
         policy = self.endgame
         if policy is None or live.pool is None:
             return None
@@ -110,7 +110,8 @@ class DudoBackend:
                     f"perfect recall ({policy.iterations} CFR+ iterations)")
         try:
             out = live.submit(resolve_from_store, str(self.store.path), own, opp, tuple(roll), tuple(history),
-                              opened, policy, deadline - ENDGAME_MARGIN_SECONDS / 2, cost=cost, deadline=deadline)
+                              opened, policy, deadline - ENDGAME_MARGIN_SECONDS / 2, cost=cost, deadline=deadline,
+                              ready_only=True)
         except Refused:
             return None
         except Stopped as e:

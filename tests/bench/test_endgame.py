@@ -14,3 +14,20 @@ def test_endgame_bench_prints_the_exact_exploitability_table(tmp_path, capsys):
     assert "stored" not in row                       # blueprint column == solve's exploitability
     bp, rs = (float(x) for x in re.findall(r"\| (\d\.\d+) ", row)[:2])
     assert rs <= bp + 1e-4
+
+
+def test_endgame_bench_serve_plays_rounds_against_a_server(tmp_path, capsys):
+    """The served-latency section: a server process on a store root, self-play rounds, every move counted
+    once by what answered it, re-solved moves among them."""
+    from bench.endgame import main
+    from builder.dudo import build_dudo_store
+    from games.dudo.store import DudoParams
+
+    params = DudoParams(max_dice=1, iterations=30)
+    build_dudo_store(params, tmp_path)
+    main(["serve", "--root", str(tmp_path), "--variant", params.variant, "--serve-rounds", "3", "--deadline", "60"])
+    out = capsys.readouterr().out
+    rows = {line.split(" | ")[0].strip("| "): int(line.split(" | ")[1]) for line in out.splitlines()
+            if line.startswith("| ") and "moves" not in line and not line.startswith("|---")}
+    assert rows["endgame re-solved (LIVE)"] >= 1
+    assert sum(rows.values()) >= 3 * 2          # each round has an opening claim and a challenge at least

@@ -2,21 +2,17 @@
 pool and answered LIVE; the store answers (BOOK) before the endgame, when the pool refuses (slots, an
 estimate over the time left) or the re-solve is stopped; a caller gone still ends the call. The mechanism,
 without timing asserts (the re-solve itself is checked in tests/games/test_dudo_endgame*.py)."""
-import grpc
 import numpy as np
 import pytest
 
-from builder.dudo import build_dudo_store
 from games.dudo.endgame_store import resolve_from_store
 from games.dudo.rules import claim
 from games.dudo.store import DudoParams
 from protos import gamestrategy_pb2 as pb
-from protos import gamestrategy_pb2_grpc as pb_grpc
-from server.app import build_server
 from server.backends import dudo as dudo_backend
 from server.live import LiveCall, Refused, Stopped
-from server.registry import Registry
-from server.settings import ServerSettings
+from tests.server.test_live_pool import ready
+from tests.server.test_live_serving import dudo_registry, served
 
 PARAMS = DudoParams(max_dice=1, iterations=60, memory=2, perfect_recall_total=0, exact_br_total=0)
 LATE = (2, 4)      # claim strengths of 1v1: 7 claims left after the last (the policy re-solves from 8)
@@ -25,27 +21,16 @@ EARLY = (1,)       # 10 left: before the endgame
 
 @pytest.fixture(scope="module")
 def registry(tmp_path_factory):
-    root = tmp_path_factory.mktemp("dudo-endgame")
-    build_dudo_store(PARAMS, root)
-    r = Registry(root)
-    r.refresh()
-    yield r
-    r.close()
-
-
-def served(registry, **settings):
-    server, port = build_server(registry, "127.0.0.1:0", ServerSettings(**settings))
-    server.start()
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    yield pb_grpc.GameStrategyStub(channel), server
-    channel.close()
-    server.stop(0).wait()
-    server.live_pool.close()
+    yield from dudo_registry(tmp_path_factory, PARAMS)
 
 
 @pytest.fixture(scope="module")
 def service(registry):
-    yield from served(registry, live_slots=1)
+    """One live slot, its worker started (a re-solve never waits for a worker to start: it gets the book)."""
+    for stub, server in served(registry, live_slots=1):
+        server.live_pool.start(1)
+        assert ready(server.live_pool)
+        yield stub, server
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +103,7 @@ class _Call(LiveCall):
         super().__init__(pool, None, lambda: True)
         self.exc = exc
 
-    def submit(self, fn, *args, cost, deadline=None):
+    def submit(self, fn, *args, cost, deadline=None, ready_only=False):
         raise self.exc
 
 

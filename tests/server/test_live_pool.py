@@ -131,6 +131,26 @@ def test_over_cost_refuses_with_failed_precondition_before_starting(pool, cost, 
     assert pool.pids() == {"idle": [], "busy": []}  # nothing started
 
 
+def ready(pool, wait=120.0) -> bool:
+    """An idle worker is there (polled: workers start in the background)."""
+    t = time.monotonic() + wait
+    while not pool.pids()["idle"] and time.monotonic() < t:
+        time.sleep(0.01)
+    return bool(pool.pids()["idle"])
+
+
+def test_ready_only_refuses_without_an_idle_worker_and_starts_one(pool):
+    """Work with a cheap fallback never waits for a worker to start: refused at once, a worker started in
+    the background, then taken."""
+    assert pool.pids() == {"idle": [], "busy": []}
+    with pytest.raises(Refused) as e:
+        pool.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True)
+    assert e.value.status == "RESOURCE_EXHAUSTED" and "no live worker is ready" in str(e.value)
+    assert ready(pool)
+    idle = pool.pids()["idle"]
+    assert pool.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True) in idle
+
+
 def test_a_call_without_deadline_gets_the_default_cap():
     p = LivePool(slots=1, default_seconds=0.5)
     try:

@@ -20,19 +20,25 @@ from tests.server.test_live_pool import busy_pid, gone
 PARAMS = DudoParams(max_dice=1, iterations=20)
 
 
-@pytest.fixture(scope="module")
-def registry(tmp_path_factory):
+def dudo_registry(tmp_path_factory, params):
+    """A registry of a Dudo store built with ``params``; closed after."""
     root = tmp_path_factory.mktemp("dudo-live")
-    build_dudo_store(PARAMS, root)
+    build_dudo_store(params, root)
     r = Registry(root)
     r.refresh()
     yield r
     r.close()
 
 
+@pytest.fixture(scope="module")
+def registry(tmp_path_factory):
+    yield from dudo_registry(tmp_path_factory, PARAMS)
+
+
 def served(registry, **settings):
-    """(stub, server) over the registry with these settings; stopped (and its live pool closed) after."""
-    server, port = build_server(registry, "127.0.0.1:0", ServerSettings(live_slots=1, **settings))
+    """(stub, server) over the registry with these settings (one live slot unless given); stopped (and its
+    live pool closed) after."""
+    server, port = build_server(registry, "127.0.0.1:0", ServerSettings(**{"live_slots": 1, **settings}))
     server.start()
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     yield pb_grpc.GameStrategyStub(channel), server
