@@ -26,6 +26,9 @@ NOT_RUN = {
     "make test": "this very test run",
     "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
     "make build-stores": "full solves (about 40 minutes); the builder's options are tested in tests/builder",
+    "nice -n 10 python -m bench.endgame": "benchmarks of minutes (timing, serve on the default Dudo store) to an "
+                                          "hour (the exact exploitability table); tests/bench/test_endgame.py runs "
+                                          "each section small",
 }
 
 

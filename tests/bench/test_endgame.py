@@ -31,3 +31,13 @@ def test_endgame_bench_serve_plays_rounds_against_a_server(tmp_path, capsys):
             if line.startswith("| ") and "moves" not in line and not line.startswith("|---")}
     assert rows["endgame re-solved (LIVE)"] >= 1
     assert sum(rows.values()) >= 3 * 2          # each round has an opening claim and a challenge at least
+
+
+def test_endgame_bench_timing_prints_seconds_against_claims_left(capsys):
+    from bench.endgame import timing
+    from games.dudo.endgame import EndgamePolicy
+
+    timing(EndgamePolicy(iterations=5), pairs=((1, 1),), claims=(4, 6), repeats=1)
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 1v1 |")]
+    assert [r.split(" | ")[1] for r in rows] == ["4", "6"]
+    assert all(r.rstrip(" |").endswith("yes") for r in rows)     # within the 1 s budget of the policy
