@@ -24,6 +24,10 @@ from server.live import NO_LIVE, Cost, LiveCall, LiveError, Refused, Stopped
 
 log = logging.getLogger("gamestrategy.server.dudo")
 
+# the 5-dice stores the builder's profiles name (default and full): what answers every round from the book
+FIVE_DICE = DudoParams(max_dice=MAX_DICE, iterations=1, memory_budget=1, label="default").variant
+FIVE_DICE_FULL = DudoParams(max_dice=MAX_DICE, iterations=1).variant
+
 ENDGAME = EndgamePolicy()  # when and how a late decision is re-solved (games.dudo.endgame)
 # a re-solve must end this long before the caller's deadline: the store's answer is the fallback
 ENDGAME_MARGIN_SECONDS = 0.05
@@ -138,12 +142,12 @@ class DudoBackend:
         if sol is None:
             seconds, nbytes, groups = live_cost(need, total, p.memory, p.perfect_recall_total, p.iterations, by_total)
             rows = sum(g.rows for g in groups)
-            full = DudoParams(max_dice=MAX_DICE, iterations=p.iterations, memory=p.memory).variant
             cost = Cost(seconds, nbytes,
                         f"solving Dudo with {need} dice a player live for {self.variant} ({len(groups)} groups up to "
                         f"{total} dice in play, {rows:,} information-set rows)",
-                        f"a store with {need} or more dice a player answers it from the book: build {full} "
-                        f"(`make build-stores ARGS='--variant {full}'`)")
+                        f"a store with {need} or more dice a player answers it from the book: build {FIVE_DICE} "
+                        f"(`make build-default-stores`) or {FIVE_DICE_FULL} (`make build-stores ARGS='--variant "
+                        f"{FIVE_DICE_FULL}'`)")
             sol, nbytes = live.submit(solve_live, need, total, p.memory, p.perfect_recall_total, p.iterations,
                                       by_total, cost=cost)
             if cache is not None:

@@ -87,7 +87,8 @@ def test_over_cost_request_gets_failed_precondition_naming_the_store(service):
     with pytest.raises(grpc.RpcError) as e:
         stub.SampleMove(req(5, 5), timeout=30)
     assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert "dudo-m3-5dice" in e.value.details() and "make build-stores" in e.value.details()
+    assert "dudo-5dice-default" in e.value.details() and "make build-default-stores" in e.value.details()
+    assert "dudo-m3-5dice" in e.value.details()
     assert server.live_pool.pids()["busy"] == []  # nothing started
 
 
@@ -114,3 +115,12 @@ def test_cancel_stops_the_worker_and_full_slots_refuse(admitting):
     fut.cancel()
     assert gone(pid)
     assert server.live_pool.pids()["busy"] == []
+
+
+def test_the_stores_named_for_5_dice_are_the_profiles():
+    """The refusal's advice names stores the builder's profiles build (the server cannot import the builder)."""
+    from builder.profiles import DEFAULT, DUDO_DEFAULT, DUDO_FULL, FULL
+    from server.backends.dudo import FIVE_DICE, FIVE_DICE_FULL
+
+    assert (FIVE_DICE, FIVE_DICE_FULL) == (DUDO_DEFAULT.variant, DUDO_FULL.variant)
+    assert FIVE_DICE in DEFAULT and FIVE_DICE_FULL in FULL
