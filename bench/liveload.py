@@ -95,6 +95,16 @@ class Sampler(threading.Thread):
             self.samples.append((time.time(), snap))
             self.done.wait(SAMPLE_SECONDS)
 
+    def quiet(self, seconds: float = 1.0, wait: float = 180.0) -> None:
+        """Wait until no live process has been runnable for ``seconds`` (start-up done), at most ``wait``."""
+        t_end = time.time() + wait
+        while time.time() < t_end:
+            now = time.time()
+            if now - self.samples[0][0] >= seconds if self.samples else False:
+                if not self.busy(now - seconds, now):
+                    return
+            time.sleep(SAMPLE_SECONDS)
+
     def window(self, a: float, b: float) -> list[dict]:
         return [s for ts, s in self.samples if a <= ts <= b]
 
@@ -155,6 +165,7 @@ def _measure(args, sp, port, variant, tmp) -> int:
     stub.SampleMove(_dudo_request(2, 1, 0), timeout=120)  # the live worker started, its kernels loaded
     sampler = Sampler(sp.pid)
     sampler.start()
+    sampler.quiet()  # every worker's live pool started (its forkserver loads the kernels once): not request work
     out = tmp / "book.json"
     load = subprocess.Popen([sys.executable, "-m", "bench.load", "load", "--target", f"127.0.0.1:{port}",
                              "--kind", "book", "--variant", variant, "--concurrency", str(args.concurrency),
