@@ -5,7 +5,7 @@ from builder.jotto import JottoParams
 # the real game (5 dice a player) with a memory per dice group chosen by budget (games.dudo.budget): at
 # most 30 s of modelled training (one core) and 1.5 GB per group, so perfect recall at 1v1, m = 4 at 1v2,
 # 3 at 1v3 and 2v2, 2 at 1v4, 2v3 and 3v3, 1 elsewhere (1v5 and 6 or more dice); iterations per total of dice
-# in play, fewer where an iteration costs more (README, "Dudo", has its per-round table)
+# in play, fewer where an iteration costs more (README, "Dudo", has its measured figures)
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=30.0, label="default",
                           iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 30), (10, 30)))
 # every group up to 5 dice a player (m = 3), those with 3 or fewer dice in play without abstraction;
