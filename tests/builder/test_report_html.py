@@ -47,5 +47,6 @@ def test_html_report_of_a_dudo_store_with_memory_per_group(tmp_path):
         label = "perfect" if mem[(a, b)] is None else f"m={mem[(a, b)]}"
         assert st["memory"] == ("perfect" if mem[(a, b)] is None else str(mem[(a, b)]))
         assert f"{label}, {int(st['iterations'])} it" in svg
+    assert "not measured" not in svg  # every round's bound is named (exact, or which lower bound)
     index = (out / "index.html").read_text()
     assert f"<td>windows</td><td>{m['windows']}</td>" in index and "memory_by_group" in index
