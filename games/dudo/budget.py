@@ -3,8 +3,7 @@
 A group {a, b} with memory m (``None`` = perfect recall) has ``window_actions(K, m)`` (window,
 action) slots per roll (``K = 6 (a + b)`` claims); its tables are
 
-* per side s with ``n_s`` rolls: regrets, strategy sums, current strategy (+ the predictive-CFR+
-  term when the seats share nodes) and the average strategy, float64, ``window_actions * n_s``
+* per side s with ``n_s`` rolls: regrets, strategy sums, current strategy and the average strategy, float64, ``window_actions * n_s``
   entries each (perfect recall, ``tree.TreeSolver``: regrets and strategy sums only);
 * node value matrices, ``windows * n_a * n_b`` per side, of which the blocked kernel's pool holds
   ``POOL_FRACTION`` at once (all of them at m = 1), float64 (float32 past 1 GB), and the per-node
@@ -66,8 +65,8 @@ def group_cost(a: int, b: int, m: int | None) -> GroupCost:
         arrays, passes = 3, 2
         seconds = SECONDS_PER_ROLL * passes * rows
     else:
-        shared = len(ns) == 1           # one side: the seats share nodes (simultaneous predictive CFR+)
-        arrays, passes = (5 if shared else 4), (1 if shared else 2)
+        shared = len(ns) == 1           # one side: the seats share nodes (simultaneous CFR+)
+        arrays, passes = 4, (1 if shared else 2)
         seconds = passes * (SECONDS_PER_PAIR * wa * pair * len(ns) + SECONDS_PER_ROLL * rows)
     values = nw * pair * len(ns) * (1.0 if m == 1 else POOL_FRACTION)
     values = int(values * (8 if values * 8 <= 1 << 30 else 4))      # float32 past 1 GB (fast.FastSolver)

@@ -21,19 +21,17 @@ class FastSolver:
     def __init__(self, group: Group, mode: str = "auto", avg_power: float | None = None,
                  alpha: float = 1.5, beta: float = 0.0, value_dtype=None,
                  alternate: bool = True, kernel: str = "auto", train: bool = True):
-        """``mode="auto"``: alternating CFR+ with linear averaging where the seats own separate
-        nodes (two sides, or perfect recall), else simultaneous predictive CFR+ with quadratic
-        averaging (measured fastest on 1v1).  ``kernel``: "blocked" (``blocked_backward``, node
+        """``mode="auto"``: CFR+ with linear averaging, alternating where the seats own separate
+        nodes (two sides, or perfect recall), else simultaneous (``python -m bench.dudo rules``: on
+        2v2 and 3v3 at m = 3 it beat predictive CFR+ with quadratic averaging, the earlier choice from
+        1v1, at every budget past the first seconds; DCFR and quadratic averaging lie in between).  ``kernel``: "blocked" (``blocked_backward``, node
         values in a slot pool) or "reference" (``fsicfr_backward``, one value matrix per node);
         "auto" takes the reference kernel for 1v1, whose 6 x 6 matrices never made it memory-bound
         (there the blocked kernel's bookkeeping doubles the time), the blocked one elsewhere.
         ``train=False`` allocates no regret / strategy-sum arrays (evaluation and best response)."""
         g = self.g = group
         if mode == "auto":
-            seats_split = g.nsides == 2 or g.m is None or g.m >= g.K
-            mode = "cfr+" if (seats_split and alternate) else "pcfr+"
-            if avg_power is None:
-                avg_power = 1.0 if mode == "cfr+" else 2.0
+            mode = "cfr+"       # alternating only where the seats own their nodes (below)
         if avg_power is None:
             avg_power = 1.0
         if kernel == "auto":
