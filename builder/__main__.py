@@ -62,10 +62,11 @@ class Journal:
         self.path.unlink(missing_ok=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    # Ctrl-C and SIGTERM stop a build at the next iteration boundary, after a checkpoint, even when
-    # started in the background (where SIGINT is otherwise ignored); a rerun resumes there.
-    interrupt.install()
+class PlanError(Exception):
+    """A command line that names no buildable plan; the message is the one line the CLI prints."""
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="gamestrategy-build", description=__doc__.splitlines()[0])
     ap.add_argument("--profile", choices=sorted(PROFILES), default="default")
     ap.add_argument("--variant", action="append", default=[], help="only these variants (repeatable)")
@@ -78,16 +79,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
     ap.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="a running Dask scheduler (implies --executor dask)")
     ap.add_argument("--fresh", action="store_true", help="rebuild everything, even after an interrupted build")
-    args = ap.parse_args(argv)
-    if args.workers is not None and args.workers < 1:
-        print(f"gamestrategy-build: --workers {args.workers}: must be at least 1", file=sys.stderr)
-        return 2
-    from builder.dudo import build_dudo_store
-    from games.dudo.store import DudoParams
-    from builder.guesswho import GuessWhoParams, build_guesswho_store
-    from builder.hangman import HangmanParams, build_hangman_store
-    from builder.jotto import build_jotto_store
+    return ap.parse_args(argv)
 
+
+def make_plan(args: argparse.Namespace) -> dict:
+    """{variant: parameters} to build: the profile, narrowed to --variant (a Jotto variant outside the
+    profile gets the default profile's parameters), without the present stores under --missing-only."""
+    if args.workers is not None and args.workers < 1:
+        raise PlanError(f"--workers {args.workers}: must be at least 1")
     for item in args.list:
         name, sep, path = item.partition("=")
         try:
@@ -95,30 +94,45 @@ def main(argv: list[str] | None = None) -> int:
                 raise VariantError(f"--list {item!r}: expected NAME=PATH")
             register_list_file(name, path)
         except VariantError as e:
-            print(f"gamestrategy-build: {e}", file=sys.stderr)
-            return 2
+            raise PlanError(str(e)) from None
     plan = dict(PROFILES[args.profile])
     for v in args.variant:
         if v not in plan and not v.startswith("jotto-"):
-            print(f"gamestrategy-build: unknown store {v!r} (known: {', '.join(sorted(PROFILES['full']))})",
-                  file=sys.stderr)
-            return 2
+            raise PlanError(f"unknown store {v!r} (known: {', '.join(sorted(PROFILES['full']))})")
         if v not in plan:
             try:
                 Variant.parse(v)
                 load_dictionary(v)
             except VariantError as e:
-                print(f"gamestrategy-build: {e}", file=sys.stderr)
-                return 2
+                raise PlanError(str(e)) from None
             plan[v] = PROFILES["default"].get(v) or next(iter(PROFILES["default"].values()))
     if args.variant:
         plan = {v: p for v, p in plan.items() if v in args.variant}
-    have = all_current_stores(args.root)
     if args.missing_only:
+        have = all_current_stores(args.root)
         plan = {v: p for v, p in plan.items() if v not in have}
-    if not plan:
-        print("gamestrategy-build: every store is present")
-        return 0
+    return plan
+
+
+def build_store(variant: str, params, root: Path, executor) -> Path:
+    """Build and publish one store with its game's build function; returns the published version."""
+    from builder.dudo import build_dudo_store
+    from builder.guesswho import GuessWhoParams, build_guesswho_store
+    from builder.hangman import HangmanParams, build_hangman_store
+    from builder.jotto import build_jotto_store
+    from games.dudo.store import DudoParams
+
+    if isinstance(params, DudoParams):
+        return build_dudo_store(params, root, map_fn=executor.map)
+    if isinstance(params, GuessWhoParams):
+        return build_guesswho_store(params, root, executor=executor)
+    if isinstance(params, HangmanParams):
+        return build_hangman_store(params, root, executor=executor)
+    return build_jotto_store(variant, params, root, executor=executor)
+
+
+def run_plan(plan: dict, args: argparse.Namespace) -> int:
+    """Build every store of the plan on the executor, journalled so that a rerun resumes; print the summary."""
     from tqdm import tqdm
 
     from builder.executor import ExecutorError, make_executor
@@ -145,14 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             t0 = time.perf_counter()
             with PeakMemory() as mem:
-                if isinstance(params, DudoParams):
-                    path = build_dudo_store(params, args.root, map_fn=executor.map)
-                elif isinstance(params, GuessWhoParams):
-                    path = build_guesswho_store(params, args.root, executor=executor)
-                elif isinstance(params, HangmanParams):
-                    path = build_hangman_store(params, args.root, executor=executor)
-                else:
-                    path = build_jotto_store(variant, params, args.root, executor=executor)
+                path = build_store(variant, params, args.root, executor)
             journal.record(variant, path)
             results.append(StoreResult(variant, time.perf_counter() - t0, mem.peak, path, _manifest(path)))
             stores_bar.update(1)
@@ -171,6 +178,22 @@ def main(argv: list[str] | None = None) -> int:
     journal.clear()
     print(format_summary(results, executor.describe(), time.perf_counter() - t_build))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Ctrl-C and SIGTERM stop a build at the next iteration boundary, after a checkpoint, even when
+    # started in the background (where SIGINT is otherwise ignored); a rerun resumes there.
+    interrupt.install()
+    args = parse_args(argv)
+    try:
+        plan = make_plan(args)
+    except PlanError as e:
+        print(f"gamestrategy-build: {e}", file=sys.stderr)
+        return 2
+    if not plan:
+        print("gamestrategy-build: every store is present")
+        return 0
+    return run_plan(plan, args)
 
 
 def _manifest(path: Path) -> dict:
