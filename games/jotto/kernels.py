@@ -41,6 +41,47 @@ def num_comm_letts_matrix(counts):
 
 
 @njit(cache=CACHE, nogil=True)
+def guess_score(row, S, h, L, kind, uniform, hw, cnt):
+    """The oracle's score of the test word with jot row `row` at state S (lower is better): GBR's
+    sum_j A_j n_j (Alg. 2-4, ExpNumElims = n - score / H) or Beeler's sum_j n_j log n_j."""
+    n = S.shape[0]
+    for j in range(L + 1):
+        hw[j] = 0.0
+        cnt[j] = 0
+    for k in range(n):
+        a = row[S[k]]
+        cnt[a] += 1
+        if not uniform:
+            hw[a] += h[S[k]]
+    score = 0.0
+    if kind == ENTROPY:
+        # minimise sum n_j log n_j  <=>  maximise entropy of the answer distribution
+        for j in range(L + 1):
+            if cnt[j] > 1:
+                score += cnt[j] * np.log(cnt[j])
+    elif uniform:
+        # ExpNumElims = n - sum_j A_j n_j with A_j = n_j / n: minimise sum_j n_j^2
+        for j in range(L + 1):
+            score += cnt[j] * cnt[j]
+    else:
+        # ExpNumElims = n - sum_j A_j n_j with A_j = hw_j / H: minimise sum_j hw_j n_j
+        for j in range(L + 1):
+            score += hw[j] * cnt[j]
+    return score
+
+
+@njit(cache=CACHE, nogil=True)
+def uses_uniform(S, h, kind):
+    """True where the oracle scores with uniform weights: entropy always, GBR when h puts no weight on S."""
+    if kind == ENTROPY:
+        return True
+    H = 0.0
+    for k in range(S.shape[0]):
+        H += h[S[k]]
+    return H <= 0.0
+
+
+@njit(cache=CACHE, nogil=True)
 def choose_guess(C, S, in_S, h, candidates, L, kind):
     """GuesserGBR (Alg. 1-4, answers 0..L) or Beeler's entropy choice at state S; returns a word index.
 
@@ -52,38 +93,13 @@ def choose_guess(C, S, in_S, h, candidates, L, kind):
         return S[0]
     hw = np.zeros(L + 1)
     cnt = np.zeros(L + 1, dtype=np.int64)
-    H = 0.0
-    for k in range(n):
-        H += h[S[k]]
-    uniform = kind == ENTROPY or H <= 0.0
+    uniform = uses_uniform(S, h, kind)
     best = -1
     best_score = np.inf
     best_in = False
     for ci in range(candidates.shape[0]):
         g = candidates[ci]
-        for j in range(L + 1):
-            hw[j] = 0.0
-            cnt[j] = 0
-        row = C[g]
-        for k in range(n):
-            a = row[S[k]]
-            cnt[a] += 1
-            if not uniform:
-                hw[a] += h[S[k]]
-        score = 0.0
-        if kind == ENTROPY:
-            # minimise sum n_j log n_j  <=>  maximise entropy of the answer distribution
-            for j in range(L + 1):
-                if cnt[j] > 1:
-                    score += cnt[j] * np.log(cnt[j])
-        elif uniform:
-            # ExpNumElims = n - sum_j A_j n_j with A_j = n_j / n: minimise sum_j n_j^2
-            for j in range(L + 1):
-                score += cnt[j] * cnt[j]
-        else:
-            # ExpNumElims = n - sum_j A_j n_j with A_j = hw_j / H: minimise sum_j hw_j n_j
-            for j in range(L + 1):
-                score += hw[j] * cnt[j]
+        score = guess_score(C[g], S, h, L, kind, uniform, hw, cnt)
         g_in = in_S[g]
         tol = TIE_TOLERANCE * abs(best_score) if best >= 0 else 0.0
         if best < 0 or score < best_score - tol or (score <= best_score + tol and g_in and not best_in):
@@ -125,30 +141,23 @@ def _oracle(C, counts, S, in_S, h, candidates, L, kind):
 
 
 @njit(cache=CACHE, nogil=True)
-def comp_num_guesses(C, counts, h, candidates, L, kind, record_threshold):
-    """CompNumGuesses (Alg. 6-7) for every secret word at once: one shared decision tree.
-
-    Returns (guesses[D], rec_start, rec_end, rec_guess, order): the number of guesses needed for each
-    secret word, and for every tree node with more than record_threshold consistent words the slice
-    order[rec_start:rec_end] holding its consistent words (unsorted) and the test word played there.
-    """
+def descend(C, counts, order, h, candidates, L, kind, record_threshold, guesses, rec_s, rec_e, rec_g):
+    """The oracle's decision tree from the state order[:] (any words), in place: guesses[w] = the guesses
+    it needs for each word w of the state; nodes with more than record_threshold words are recorded as
+    order[rec_s:rec_e] (their words, unsorted) and the test word rec_g. Returns the number recorded."""
+    n0 = order.shape[0]
     D = C.shape[0]
-    order = np.arange(D).astype(np.int32)
-    tmp = np.empty(D, dtype=np.int32)
-    guesses = np.zeros(D, dtype=np.int32)
+    tmp = np.empty(n0, dtype=np.int32)
     in_S = np.zeros(D, dtype=np.bool_)
-    stack_s = np.empty(D + 1, dtype=np.int64)
-    stack_e = np.empty(D + 1, dtype=np.int64)
-    stack_d = np.empty(D + 1, dtype=np.int64)
-    rec_s = np.empty(2 * D + 2, dtype=np.int64)  # a node removes its test word or splits its state
-    rec_e = np.empty(2 * D + 2, dtype=np.int64)
-    rec_g = np.empty(2 * D + 2, dtype=np.int32)
+    stack_s = np.empty(n0 + 1, dtype=np.int64)
+    stack_e = np.empty(n0 + 1, dtype=np.int64)
+    stack_d = np.empty(n0 + 1, dtype=np.int64)
     nrec = 0
     top = 0
     stack_s[0] = 0
-    stack_e[0] = D
+    stack_e[0] = n0
     stack_d[0] = 1
-    top = 1
+    top = 1 if n0 > 0 else 0
     cnt = np.zeros(L + 2, dtype=np.int64)
     while top > 0:
         top -= 1
@@ -202,6 +211,24 @@ def comp_num_guesses(C, counts, h, candidates, L, kind, record_threshold):
                 stack_d[top] = depth + 1
                 top += 1
             prev = end
+    return nrec
+
+
+@njit(cache=CACHE, nogil=True)
+def comp_num_guesses(C, counts, h, candidates, L, kind, record_threshold):
+    """CompNumGuesses (Alg. 6-7) for every secret word at once: one shared decision tree.
+
+    Returns (guesses[D], rec_start, rec_end, rec_guess, order): the number of guesses needed for each
+    secret word, and for every tree node with more than record_threshold consistent words the slice
+    order[rec_start:rec_end] holding its consistent words (unsorted) and the test word played there.
+    """
+    D = C.shape[0]
+    order = np.arange(D).astype(np.int32)
+    guesses = np.zeros(D, dtype=np.int32)
+    rec_s = np.empty(2 * D + 2, dtype=np.int64)  # a node removes its test word or splits its state
+    rec_e = np.empty(2 * D + 2, dtype=np.int64)
+    rec_g = np.empty(2 * D + 2, dtype=np.int32)
+    nrec = descend(C, counts, order, h, candidates, L, kind, record_threshold, guesses, rec_s, rec_e, rec_g)
     return guesses, rec_s[:nrec].copy(), rec_e[:nrec].copy(), rec_g[:nrec].copy(), order
 
 

@@ -1,6 +1,7 @@
 """Literal, slow reference implementations of Ganzfried's algorithms in exact arithmetic (tests only)."""
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from fractions import Fraction
 
@@ -69,3 +70,63 @@ def comp_num_guesses(words, h, oracle=guesser_gbr):
         out.append(n)
     del L
     return out
+
+
+def all_trees(words, S):
+    """Every guesser decision tree for the secret set S, as {secret: guesses}. A node's test word is any
+    word that is in S or splits S (any other word repeats the node at the cost of a guess)."""
+    S = frozenset(S)
+    if not S:
+        yield {}
+        return
+    for g in range(len(words)):
+        parts = {}
+        for s in S:
+            if s != g:
+                parts.setdefault(num_comm_letts(words[g], words[s]), set()).add(s)
+        if g not in S and len(parts) == 1:
+            continue
+        subtrees = [list(all_trees(words, p)) for p in parts.values()]
+        for combo in itertools.product(*subtrees):
+            tree = {g: 1} if g in S else {}
+            for t in combo:
+                tree.update({s: k + 1 for s, k in t.items()})
+            yield tree
+
+
+def optimal_tree_value(words, h):
+    """The fewest expected guesses of any tree against weights h (Fractions), by enumerating every tree."""
+    S = [i for i in range(len(words)) if h[i] > 0]
+    return min(sum(h[s] * t[s] for s in S) for t in all_trees(words, S)) / sum(h)
+
+
+def replay_cost(words, h, w, S, oracle=guesser_gbr):
+    """Expected guesses (weights w, unnormalised) of `oracle` against h from state S, replayed per word."""
+    total = Fraction(0)
+    for secret in S:
+        state, n = set(S), 0
+        while True:
+            n += 1
+            g = oracle(words, h, state)
+            if g == secret:
+                break
+            state = update_state(words, state, g, num_comm_letts(words[secret], words[g]))
+        total += Fraction(w[secret]) * n
+    return total
+
+
+def rollout_guess(words, h, w, S):
+    """One-step rollout of GuesserGBR with every test word: the word minimising w(S) + the replayed
+    cost of GBR from each answer's state; ties to GBR's own ranking is not needed when costs differ."""
+    best = None
+    for g in range(len(words)):
+        parts = {}
+        for s in S:
+            if s != g:
+                parts.setdefault(num_comm_letts(words[g], words[s]), set()).add(s)
+        if g not in S and len(parts) <= 1:
+            continue
+        cost = sum(Fraction(w[s]) for s in S) + sum(replay_cost(words, h, w, p) for p in parts.values())
+        if best is None or cost < best[0]:
+            best = (cost, g)
+    return best

@@ -1,0 +1,57 @@
+"""The exact guesser best response (branch and bound) and the rollout guesser, against brute force."""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import jotto_reference as ref
+from games.jotto.dictionary import load_dictionary
+from games.jotto.exact import ExactSolver
+from games.jotto.kernels import GBR, num_comm_letts_matrix
+from games.jotto.lookahead import rollout_guess, rollout_tree
+
+
+def tiny(length, n, seed):
+    d = load_dictionary(f"jotto-en_US80-{length}-ganzfried")
+    rng = np.random.default_rng(seed)
+    idx = np.sort(rng.choice(d.size, size=n, replace=False))
+    words = [d.words[i] for i in idx]
+    counts = np.ascontiguousarray(d.counts[idx])
+    weights = rng.integers(0, 5, size=n)
+    weights[rng.integers(n)] += 1
+    return words, counts, num_comm_letts_matrix(counts), weights
+
+
+@pytest.mark.parametrize("length,seed", [(2, 0), (2, 1), (2, 2), (3, 3), (3, 4), (3, 5)])
+def test_exact_best_response_is_the_best_of_every_tree(length, seed):
+    words, _, C, weights = tiny(length, 7, seed)
+    h = [Fraction(int(x)) for x in weights]
+    best = ref.optimal_tree_value(words, h)
+    r = ExactSolver(C, length).solve(weights.astype(float))
+    assert r.value == pytest.approx(float(best), abs=1e-12)
+    # the tree it returns finds every weighted word and needs exactly that many guesses
+    assert (r.guesses[weights > 0] >= 1).all()
+    assert float(weights @ r.guesses) / weights.sum() == pytest.approx(r.value, abs=1e-12)
+    solver = ExactSolver(C, length)
+    assert solver.proves_at_least(weights.astype(float), r.value * 0.99, 10**6) is True
+    assert solver.proves_at_least(weights.astype(float), r.value * 1.01, 10**6) == pytest.approx(r.value)
+
+
+@pytest.mark.parametrize("length,seed", [(2, 6), (3, 7)])
+def test_rollout_guess_matches_literal_rollout_and_never_loses_to_gbr(length, seed):
+    words, counts, C, weights = tiny(length, 8, seed)
+    h = weights / weights.sum()
+    cand = np.arange(len(words), dtype=np.int32)
+    S = np.arange(len(words), dtype=np.int32)
+    in_S = np.ones(len(words), dtype=bool)
+    g = rollout_guess(C, counts, S, in_S, h, h, cand, length, GBR, len(words))
+    cost, _ = ref.rollout_guess(words, list(h), list(h), set(range(len(words))))
+    parts = {}
+    for s in range(len(words)):
+        if s != g:
+            parts.setdefault(ref.num_comm_letts(words[g], words[s]), set()).add(s)
+    mine = 1 + sum(ref.replay_cost(words, list(h), list(h), p) for p in parts.values())
+    assert float(mine) == pytest.approx(float(cost), abs=1e-9)
+    tree = rollout_tree(C, counts, h, h, cand, length, GBR, len(words), len(words) + 1)[0]
+    gbr = ref.comp_num_guesses(words, list(h))
+    assert h @ tree <= h @ np.array(gbr) + 1e-12
