@@ -55,3 +55,24 @@ def test_rollout_guess_matches_literal_rollout_and_never_loses_to_gbr(length, se
     tree = rollout_tree(C, counts, h, h, cand, length, GBR, len(words), len(words) + 1)[0]
     gbr = ref.comp_num_guesses(words, list(h))
     assert h @ tree <= h @ np.array(gbr) + 1e-12
+
+
+def test_rollout_tree_matches_per_word_replay_of_rollout_moves():
+    from games.jotto.dictionary import Variant, dictionary_from_words
+    from games.jotto.oracle import ROLLOUT, ROLLOUT_ENTROPY, JottoOracle
+
+    d = load_dictionary("jotto-en_US80-2-ganzfried")
+    o = JottoOracle(dictionary_from_words(Variant.parse(d.variant.name), list(d.words[:40])))
+    rng = np.random.default_rng(3)
+    h = rng.random(o.D) * (rng.random(o.D) < 0.7)
+    for kind in (ROLLOUT, ROLLOUT_ENTROPY):
+        tree = o.tree(h, kind).guesses
+        for secret in range(o.D):
+            guesses, answers = [], []
+            while True:
+                g = o.move(o.consistent(guesses, answers), h, kind)
+                if g == secret:
+                    break
+                guesses.append(g)
+                answers.append(int(o.C[g, secret]))
+            assert tree[secret] == len(guesses) + 1

@@ -1,6 +1,6 @@
 """gamestrategy-play: play Jotto, Dudo or Symmetric Hangman against the service in a terminal.
 
-  python -m clients.play jotto   [--variant V] [--level equilibrium|beeler|benchmark] [--seed N]
+  python -m clients.play jotto   [--variant V] [--level equilibrium|people|beeler|benchmark] [--seed N]
   python -m clients.play dudo    [--variant V] [--seed N]
   python -m clients.play hangman [--variant V] [--level ours|seed] [--seed N]
 
@@ -31,14 +31,14 @@ def _args(argv):
                                         f"{os.environ.get('GAMESTRATEGY_PORT', '50051')}",
                     help="address of the service (default 127.0.0.1:50051)")
     ap.add_argument("--variant", help="a served variant (default: the 5-letter Jotto / Hangman, the Dudo store)")
-    ap.add_argument("--level", help="jotto: equilibrium (the served strategy), beeler, benchmark; "
+    ap.add_argument("--level", help="jotto: equilibrium (the served strategy), people, beeler, benchmark; "
                                     "hangman: ours, seed (default: equilibrium / ours)")
     ap.add_argument("--seed", type=int, help="fixes the service's secrets, draws and dice (default: random)")
     ap.add_argument("--no-color", action="store_true", help="no colour even on a terminal (also: NO_COLOR)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
     ap.add_argument("--token-file", help="bearer token for a service that requires one")
     args = ap.parse_args(argv)
-    levels = {"jotto": ("equilibrium", "beeler", "benchmark"), "hangman": ("ours", "seed"), "dudo": ("equilibrium",)}
+    levels = {"jotto": ("equilibrium", "people", "beeler", "benchmark"), "hangman": ("ours", "seed"), "dudo": ("equilibrium",)}
     if args.level is None:
         args.level = levels[args.game][0]
     elif args.level not in levels[args.game]:

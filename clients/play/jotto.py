@@ -3,7 +3,8 @@
 Both players hide a word; in alternate turns each names a test word and the other answers its jots
 (one-to-one letter matches). The program's secret is never an uncommon word (the served hider
 restricted to common words: ``JottoState.common_secret``); its test words come from the served guesser
-(level ``equilibrium``: the variant's served strategy, ``beeler``, ``benchmark``). The person's answers
+(level ``equilibrium``: the variant's served strategy, ``people``: the fewest guesses on average against a
+common word, ``beeler``, ``benchmark``). The person's answers
 can be taken back ("undo"): the corrected history is sent again and the service replays the deduction.
 """
 from __future__ import annotations
@@ -19,7 +20,8 @@ from rich.table import Table
 from clients.play.service import Service, invalid
 from clients.play.ui import UI, YES, NO
 
-LEVELS = {"equilibrium": "", "beeler": "beeler", "benchmark": "benchmark"}
+# people: the guesser that needs the fewest guesses on average against a person's (common) word
+LEVELS = {"equilibrium": "", "people": "people", "beeler": "beeler", "benchmark": "benchmark"}
 
 HELP = """[bold]Jotto[/]: we each hide a {L}-letter word. In turn we name a test word and the other
 answers how many [italic]jots[/] it has: one-to-one letter matches with the secret (GLASS v SMILE = 2).

@@ -7,12 +7,21 @@ from functools import cached_property
 
 import numpy as np
 
-from games.jotto import kernels
+from games.jotto import kernels, lookahead
 from games.jotto.dictionary import Dictionary
 
 GBR = kernels.GBR
 ENTROPY = kernels.ENTROPY
-KIND_NAMES = {GBR: "gbr", ENTROPY: "entropy"}
+ROLLOUT = 2  # rollouts of GBR from the ROLLOUT_WIDTH best-scored test words (games.jotto.lookahead)
+ROLLOUT_ENTROPY = 3  # the same with the entropy guesser (any test word) as the base
+KIND_NAMES = {GBR: "gbr", ENTROPY: "entropy", ROLLOUT: "rollout", ROLLOUT_ENTROPY: "rollout-entropy"}
+KINDS = {name: kind for kind, name in KIND_NAMES.items()}
+ROLLOUT_WIDTH = 16
+
+
+def base_kind(kind: int) -> int:
+    """The greedy oracle a rollout kind rolls out (the kind itself for the greedy oracles)."""
+    return kind - ROLLOUT if kind >= ROLLOUT else kind
 
 
 def state_key(D: int, state: np.ndarray) -> bytes:
@@ -35,9 +44,13 @@ def build_tree(C: np.ndarray, counts: np.ndarray, h: np.ndarray, candidates: np.
                record_threshold: int | None = None) -> Tree:
     """CompNumGuesses (Alg. 6) over plain arrays: the oracle's tree, also run as a builder task."""
     thr = C.shape[0] + 1 if record_threshold is None else record_threshold
-    g, rs, re_, rg, order = kernels.comp_num_guesses(
-        np.asarray(C), np.asarray(counts), np.ascontiguousarray(h, dtype=np.float64), np.asarray(candidates), L,
-        kind, thr)
+    h = np.ascontiguousarray(h, dtype=np.float64)
+    if kind >= ROLLOUT:  # the rollout guesser minimises expected guesses against its input h
+        g, rs, re_, rg, order = lookahead.rollout_tree(
+            np.asarray(C), np.asarray(counts), h, h, np.asarray(candidates), L, base_kind(kind), ROLLOUT_WIDTH, thr)
+    else:
+        g, rs, re_, rg, order = kernels.comp_num_guesses(
+            np.asarray(C), np.asarray(counts), h, np.asarray(candidates), L, kind, thr)
     tree = Tree(g)
     for s, e, m in zip(rs, re_, rg):
         tree.node_states.append(np.sort(order[s:e]))
@@ -68,14 +81,18 @@ class JottoOracle:
         """CompNumGuesses for every secret word at once (Alg. 6), optionally keeping nodes > threshold."""
         return build_tree(self.C, self.counts, h, self.candidates(kind), self.L, kind, record_threshold)
 
-    def move(self, state: np.ndarray, h: np.ndarray, kind: int = GBR) -> int:
-        """The oracle's test word at one state (ascending consistent indices)."""
-        return int(
-            kernels.oracle_move(
-                self.C, self.counts, np.ascontiguousarray(state, dtype=np.int32),
-                np.ascontiguousarray(h, dtype=np.float64), self.candidates(kind), self.L, kind,
-            )
-        )
+    def move(self, state: np.ndarray, h: np.ndarray, kind: int = GBR, rollout_limit: int | None = None) -> int:
+        """The oracle's test word at one state (ascending consistent indices). A rollout kind at a state
+        of more than `rollout_limit` words (a state its tree never reaches, since those are in the book)
+        plays its base oracle's move instead, which costs a rollout's 1/ROLLOUT_WIDTH or less."""
+        state = np.ascontiguousarray(state, dtype=np.int32)
+        h = np.ascontiguousarray(h, dtype=np.float64)
+        if kind >= ROLLOUT and (rollout_limit is None or len(state) <= rollout_limit):
+            in_S = np.zeros(self.D, dtype=np.bool_)
+            in_S[state] = True
+            return int(lookahead.rollout_guess(self.C, self.counts, state, in_S, h, h, self.candidates(kind), self.L,
+                                               base_kind(kind), ROLLOUT_WIDTH))
+        return int(kernels.oracle_move(self.C, self.counts, state, h, self.candidates(kind), self.L, base_kind(kind)))
 
     def consistent(self, guesses: list[int], answers: list[int]) -> np.ndarray:
         """UpdateState (Alg. 7) along a history of wrong guesses (a guessed word is not the secret)."""
@@ -88,5 +105,5 @@ class JottoOracle:
     def warm(self) -> None:
         """Compile and run every kernel once (server start, before the first request)."""
         small = self.all_words[: min(self.D, 8)]
-        for kind in (GBR, ENTROPY):
+        for kind in KIND_NAMES:
             self.move(small, self.uniform, kind)

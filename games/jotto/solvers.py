@@ -248,11 +248,13 @@ class DOState:
     iterations: int = 0
 
     last_used: list[int] = field(default_factory=list)  # iteration a column was added or last in the support
+    kinds: list[int] = field(default_factory=list)  # the oracle kind of each column (GBR, ROLLOUT, ...)
 
-    def add(self, h: np.ndarray, guesses: np.ndarray) -> None:
+    def add(self, h: np.ndarray, guesses: np.ndarray, kind: int = GBR) -> None:
         self.hiders.append(h)
         self.columns.append(guesses.astype(np.uint8))
         self.last_used.append(self.iterations)
+        self.kinds.append(kind)
 
     def active(self, keep: int) -> np.ndarray:
         """Columns added or in the restricted game's support within the last `keep` iterations."""
@@ -276,35 +278,41 @@ class DOState:
         return {"hiders": np.array(self.hiders), "columns": np.array(self.columns),
                 "weights": self.weights if self.weights is not None else np.zeros(0),
                 "guarantee_history": np.array(self.guarantee_history), "seconds": np.array(self.seconds),
-                "iterations": np.array(self.iterations), "last_used": np.array(self.last_used, dtype=np.int64)}
+                "iterations": np.array(self.iterations), "last_used": np.array(self.last_used, dtype=np.int64),
+                "kinds": np.array(self.kinds, dtype=np.int64)}
 
     @staticmethod
     def from_arrays(a) -> "DOState":
         w = a["weights"]
         it = int(a["iterations"])
         last = [int(x) for x in a["last_used"]] if "last_used" in a else [it] * len(a["columns"])
+        kinds = [int(x) for x in a["kinds"]] if "kinds" in a else [GBR] * len(a["columns"])
         return DOState(list(a["hiders"]), list(a["columns"]), w if w.size else None,
-                       list(a["guarantee_history"]), float(a["seconds"]), it, last)
+                       list(a["guarantee_history"]), float(a["seconds"]), it, last, kinds)
 
 
-# hiders -> their greedy responses' trees, in order (e.g. run on the builder's executor)
-TreeMap = Callable[[list], list]
+# (hiders, oracle kind) -> the oracle's response trees to them, in order (e.g. on the builder's executor)
+TreeMap = Callable[[list, int], list]
 
 
-def gbr_guesses(oracle: JottoOracle, hiders: list[np.ndarray], trees: TreeMap | None = None) -> list[np.ndarray]:
-    """Guesses per secret word of GuesserGBR against each hider (CompNumGuesses, Alg. 6)."""
+def gbr_guesses(oracle: JottoOracle, hiders: list[np.ndarray], trees: TreeMap | None = None,
+                kind: int = GBR) -> list[np.ndarray]:
+    """Guesses per secret word of GuesserGBR (or another oracle kind) against each hider (CompNumGuesses,
+    Alg. 6)."""
     if trees is None:
-        return [oracle.tree(h, GBR).guesses for h in hiders]
-    return [t.guesses for t in trees(hiders)]
+        return [oracle.tree(h, kind).guesses for h in hiders]
+    return [t.guesses for t in trees(hiders, kind)]
 
 
 def solve_double_oracle(
     oracle: JottoOracle, iterations: int, state: DOState | None = None,
     seed_columns: list[tuple[np.ndarray, np.ndarray]] = (),
     on_iteration: Callable[[DOState], None] | None = None, keep: int = 8, trees: TreeMap | None = None,
+    kinds: tuple[int, ...] = (GBR,),
 ) -> DOState:
     """Double oracle over greedy responses: solve the restricted game exactly (LP), then add the
-    greedy responses to the restricted hider and to its mix with the uniform hider as new columns.
+    responses of each oracle kind in `kinds` (GBR; the rollout guesser gives better columns) to the
+    restricted hider and to its mix with the uniform hider as new columns.
 
     Each round's LP runs over the columns added or used within the last `keep` rounds (the LP grows
     slow past a few hundred columns); the final mixture is solved over every column found. ``trees``
@@ -325,8 +333,9 @@ def solve_double_oracle(
             state.last_used[c] = state.iterations
         state.weights, state.guarantee_history = x, state.guarantee_history + [guarantee]
         hs = [y, 0.5 * (y + oracle.uniform)]
-        for h, g in zip(hs, gbr_guesses(oracle, hs, trees)):
-            state.add(h, g)
+        for kind in kinds:
+            for h, g in zip(hs, gbr_guesses(oracle, hs, trees, kind)):
+                state.add(h, g, kind)
         state.iterations += 1
         state.seconds += time.perf_counter() - start
         if on_iteration:
@@ -349,9 +358,9 @@ def hider_candidates(anchors: list[np.ndarray], alphas=(0.0, 0.1, 0.2, 0.3, 0.5,
 
 
 def select_hider(oracle: JottoOracle, candidates: list[np.ndarray], G: np.ndarray, weights: np.ndarray,
-                 trees: TreeMap | None = None) -> tuple[int, list[PairStats]]:
+                 trees: TreeMap | None = None, kind: int = GBR) -> tuple[int, list[PairStats]]:
     """Pick the hider served beside a guesser mixture: lowest Ganzfried epsilon of the pair, then the
-    highest payoff against the greedy response."""
-    stats = [pair_stats(h, g, G, weights) for h, g in zip(candidates, gbr_guesses(oracle, candidates, trees))]
+    highest payoff against the guesser's response (GBR, or the stronger rollout oracle by `kind`)."""
+    stats = [pair_stats(h, g, G, weights) for h, g in zip(candidates, gbr_guesses(oracle, candidates, trees, kind))]
     best = min(range(len(stats)), key=lambda i: (stats[i].epsilon, -stats[i].hider_vs_gbr))
     return best, stats
