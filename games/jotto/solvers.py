@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import linprog
 
+from games.jotto.exact import ExactResult
 from games.jotto.oracle import GBR, JottoOracle, Tree, state_key
 
 
@@ -364,3 +365,20 @@ def select_hider(oracle: JottoOracle, candidates: list[np.ndarray], G: np.ndarra
     stats = [pair_stats(h, g, G, weights) for h, g in zip(candidates, gbr_guesses(oracle, candidates, trees, kind))]
     best = min(range(len(stats)), key=lambda i: (stats[i].epsilon, -stats[i].hider_vs_gbr))
     return best, stats
+
+
+def stronger_figures(h: np.ndarray, member_guesses: np.ndarray, weights: np.ndarray, rollout_guesses: np.ndarray,
+                     exact: ExactResult | None = None) -> dict[str, float]:
+    """The pair's figures against guesser responses stronger than GBR: the rollout oracle (its epsilon is a
+    lower bound on the exact one) and, where it was computed, the exact best response (optimal tree),
+    which makes epsilon_guesser, epsilon and the gap exact: the game's value lies in
+    [hider_vs_exact, guarantee]."""
+    ang = member_guesses.astype(np.float64) @ weights
+    eps_h = hider_br_payoff(ang) - hider_actual_payoff(ang, h)
+    vs_rollout = float(h @ rollout_guesses)
+    out = {"hider_vs_rollout": vs_rollout, "epsilon_guesser_rollout": float(h @ ang) - vs_rollout,
+           "epsilon_rollout": max(eps_h, float(h @ ang) - vs_rollout)}
+    if exact is not None:
+        out.update(hider_vs_exact=exact.value, epsilon_guesser_exact=float(h @ ang) - exact.value,
+                   epsilon_exact=max(eps_h, float(h @ ang) - exact.value), gap_exact=hider_br_payoff(ang) - exact.value)
+    return out
