@@ -4,7 +4,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import jotto_reference as ref
+from tests.games import jotto_reference as ref
 from games.jotto.dictionary import load_dictionary
 from games.jotto.exact import ExactSolver
 from games.jotto.kernels import GBR, num_comm_letts_matrix
