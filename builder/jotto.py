@@ -17,14 +17,16 @@ from builder import interrupt
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from builder.executor import BuildExecutor
-from games.jotto.oracle import ENTROPY, GBR, JottoOracle, Tree, build_tree
+from games.jotto.exact import ExactSolver
+from games.jotto.oracle import ENTROPY, GBR, KIND_NAMES, KINDS, ROLLOUT, ROLLOUT_WIDTH, JottoOracle, Tree, build_tree
+from games.jotto.people import guesses_figures, secret_distribution
 from games.jotto.solvers import (
     DOState, FPState, hider_candidates, pair_stats, restricted_game, select_hider, solve_double_oracle, solve_jotto,
+    stronger_figures,
 )
 from games.jotto.store import (
-    COMMON, DO_CURVES, FP_BR_FLAT, FP_BR_LENS, FP_CURVES, FP_EPSILON, GUARANTEE_HISTORY, HIDER, MEMBER_HIDERS, WEIGHTS,
-    array_key, book_db, book_key,
-    encode_book_value,
+    COMMON, DO_CURVES, FP_BR_FLAT, FP_BR_LENS, FP_CURVES, FP_EPSILON, GUARANTEE_HISTORY, HIDER, MEMBER_HIDERS,
+    MEMBER_KINDS, MIXED, WEIGHTS, array_key, book_db, book_key, encode_book_value,
 )
 from games.storage import StoreWriter, code_version
 
@@ -36,6 +38,18 @@ class JottoParams:
     fp_iterations: int
     do_iterations: int
     book_threshold: int = 100
+    # the double oracle's column oracles (oracle names: "gbr", "rollout"); with "rollout" the served hider
+    # is also chosen by its epsilon against the rollout oracle
+    do_oracles: tuple[str, ...] = ("gbr",)
+    # the people's guesser: the secret distribution it minimises expected guesses against ("common",
+    # "uniform" or a strategy of this store, whose hider it then is) and its oracle
+    people_secret: str = "common"
+    people_oracle: str = "rollout"
+    # figures against stronger guessers: the rollout oracle's (every strategy's hider), and the exact best
+    # response on dictionaries of at most exact_max_words words (searched within exact_max_nodes states)
+    rollout_figures: bool = True
+    exact_max_words: int = 0
+    exact_max_nodes: int = 5_000_000
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:10]
@@ -77,7 +91,7 @@ class TreeRunner:
     def __init__(self, oracle: JottoOracle, executor: BuildExecutor):
         self.ex, self.L = executor, oracle.L
         self.C, self.counts = executor.share(oracle.C), executor.share(oracle.counts)
-        self.candidates = {k: executor.share(oracle.candidates(k)) for k in (GBR, ENTROPY)}
+        self.candidates = {k: executor.share(oracle.candidates(k)) for k in KIND_NAMES}
 
     def __call__(self, hiders: list[np.ndarray], kind: int = GBR, record_threshold: int | None = None) -> list[Tree]:
         n = len(hiders)
@@ -102,6 +116,27 @@ def _add(book, key, n, member, move):
 def _write_book(writer: StoreWriter, strategy: str, book) -> int:
     items = ((k, encode_book_value(n, np.array(m), np.array(mv))) for k, (n, m, mv) in sorted(book.items()))
     return writer.put_many(book_db(strategy), items)
+
+
+def _stronger_figures(oracle: JottoOracle, params: JottoParams, trees: TreeRunner, strategies: dict, hiders: dict,
+                      columns: dict) -> None:
+    """Each strategy's epsilon against the rollout oracle and, on small dictionaries, the exact best
+    response (one search per distinct hider; a search beyond exact_max_nodes is reported as not done)."""
+    if not params.rollout_figures:
+        return
+    distinct: dict[bytes, np.ndarray] = {}
+    for name in columns:
+        distinct.setdefault(hiders[name].tobytes(), hiders[name])
+    rollouts = dict(zip(distinct, (t.guesses for t in trees(list(distinct.values()), ROLLOUT))))
+    exact: dict[bytes, object] = {}
+    if oracle.D <= params.exact_max_words:
+        solver = ExactSolver(oracle.C, oracle.L)
+        for k, h in distinct.items():
+            exact[k] = solver.solve(h, upper=float(h @ rollouts[k]) / h.sum(), max_nodes=params.exact_max_nodes)
+    for name, (G, w) in columns.items():
+        k = hiders[name].tobytes()
+        h = hiders[name] / hiders[name].sum()
+        strategies[name]["figures"].update(stronger_figures(h, G, w, rollouts[k], exact.get(k)))
 
 
 def build_jotto_store(variant: str, params: JottoParams, root: Path, position: int = 0,
@@ -203,24 +238,31 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
         picks = np.unique(np.linspace(0, ts, num=min(ts + 1, 16)).astype(int))
         seeds = [(fp.hider(int(t)), fp.member_guesses[int(t)]) for t in picks]
         do = solve_double_oracle(oracle, params.do_iterations, do, seed_columns=seeds, on_iteration=do_tick,
-                                 trees=trees)
+                                 trees=trees, kinds=tuple(KINDS[k] for k in params.do_oracles))
         ckpt.save("do", do.to_arrays())
     G_do = do.matrix()
     _, _, y = restricted_game(G_do)
     support = np.flatnonzero(do.weights > 0)
     w_do = do.weights[support]
     cands = hider_candidates([oracle.uniform, y, h_fp])
-    best, cand_stats = select_hider(oracle, cands, G_do[:, support], w_do, trees=trees)
-    st_do = cand_stats[best]
+    select_kind = ROLLOUT if "rollout" in params.do_oracles else GBR
+    best, cand_stats = select_hider(oracle, cands, G_do[:, support], w_do, trees=trees, kind=select_kind)
     h_do = cands[best]
+    st_do = pair_stats(h_do, trees([h_do], GBR)[0].guesses, G_do[:, support], w_do) if select_kind != GBR \
+        else cand_stats[best]
     member_hiders = np.stack([do.hiders[c] for c in support])
+    member_kinds = np.array([do.kinds[c] for c in support], dtype=np.int64)
+    do_kind = KIND_NAMES[int(member_kinds[0])] if len(set(member_kinds.tolist())) == 1 else MIXED
+    if do_kind == MIXED:
+        arrays[array_key(MEMBER_KINDS, "double_oracle")] = member_kinds
     strategies["double_oracle"] = dict(
-        kind="gbr", members=int(len(support)), iterations=do.iterations, columns=len(do.columns),
+        kind=do_kind, members=int(len(support)), iterations=do.iterations, columns=len(do.columns),
+        oracles=list(params.do_oracles), hider_selected_against=KIND_NAMES[select_kind],
         seconds=do.seconds, figures=st_do.as_dict(),
         hider_alpha_figures=[s.as_dict() for s in cand_stats],
-        description="double oracle: exact LP of the restricted game over the greedy responses found so far; "
-                    "hider chosen on the segments between the uniform, restricted-game and fictitious-play hiders by "
-                    "lowest epsilon")
+        description="double oracle: exact LP of the restricted game over the responses (greedy, or rollouts of "
+                    "the greedy oracle) found so far; hider chosen on the segments between the uniform, restricted-game "
+                    "and fictitious-play hiders by lowest epsilon")
     arrays.update({array_key(HIDER, "double_oracle"): h_do, array_key(WEIGHTS, "double_oracle"): w_do,
                    array_key(MEMBER_HIDERS, "double_oracle"): member_hiders,
                    array_key(GUARANTEE_HISTORY, "double_oracle"): np.array(do.guarantee_history),
@@ -230,11 +272,34 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     with bar("double-oracle book", len(support)) as pb:
         for lo in range(0, len(support), chunk):
             part = support[lo:lo + chunk]
-            for m, tree in zip(range(lo, lo + len(part)), trees([do.hiders[c] for c in part], GBR, thr)):
-                members[m] = tree
+            for kind in sorted(set(member_kinds[lo:lo + len(part)].tolist())):
+                idx = [m for m in range(lo, lo + len(part)) if member_kinds[m] == kind]
+                for m, tree in zip(idx, trees([do.hiders[support[m]] for m in idx], kind, thr)):
+                    members[m] = tree
             pb.update(len(part))
             interrupt.stop_if_requested()
     books["double_oracle"] = _book_from_trees(D, members)
+
+    # the people's guesser: the fewest expected guesses against a person's secret distribution
+    hiders = {name: arrays[array_key(HIDER, name)] for name in strategies}
+    secret = secret_distribution(oracle, params.people_secret, hiders)
+    people_kind = KINDS[params.people_oracle]
+    people = trees([secret], people_kind, thr)[0]
+    st = pair_stats(secret, trees([secret], GBR)[0].guesses, people.guesses[:, None], np.ones(1))
+    strategies["people"] = dict(
+        kind=params.people_oracle, members=1, secret=params.people_secret, rollout_width=ROLLOUT_WIDTH,
+        figures=dict(st.as_dict(), **guesses_figures(people.guesses, secret)),
+        first_test_word=d.words[people.node_moves[0] if len(people.node_moves) and len(people.node_states[0]) == D
+                                else oracle.move(oracle.all_words, secret, people_kind)],
+        description=f"the fewest expected guesses against the {params.people_secret} secret distribution: rollouts of "
+                    f"the greedy oracle from its {ROLLOUT_WIDTH} best test words at every state")
+    arrays.update({array_key(HIDER, "people"): secret, array_key(WEIGHTS, "people"): np.ones(1),
+                   array_key(MEMBER_HIDERS, "people"): secret[None, :]})
+    books["people"] = _book_from_trees(D, {0: people})
+    member_columns = {"benchmark": (bench.guesses[:, None], np.ones(1)), "beeler": (beeler.guesses[:, None], np.ones(1)),
+                      "fp": (G_fp, w_fp), "double_oracle": (G_do[:, support], w_do),
+                      "people": (people.guesses[:, None], np.ones(1))}
+    _stronger_figures(oracle, params, trees, strategies, hiders | {"people": secret}, member_columns)
 
     served = min(("double_oracle", "fp"), key=lambda s: strategies[s]["figures"]["guarantee"])
 

@@ -10,7 +10,7 @@ import struct
 
 import numpy as np
 
-from games.jotto.oracle import ENTROPY, GBR, state_key
+from games.jotto.oracle import KINDS, state_key
 from games.jotto.strategy import GuesserStrategy
 
 COMMON = "common"
@@ -24,7 +24,8 @@ GUARANTEE_HISTORY = "guarantee_history"
 FP_CURVES = "fp_curves"  # float64[T+1, 3]: fictitious play per iteration (FPState.curves)
 DO_CURVES = "do_curves"  # float64[rounds, 2]: the double oracle per round (DOState.curves)
 
-KINDS = {"gbr": GBR, "entropy": ENTROPY}  # a strategy's `kind` in the manifest -> oracle kind
+MEMBER_KINDS = "member_kinds"  # int64[m]: each member's oracle kind, where the manifest's `kind` is "mixed"
+MIXED = "mixed"  # a strategy's `kind` when its members use different oracles (KINDS: the oracle names)
 
 book_key = state_key  # the key of a consistent-word set in a book
 
@@ -74,6 +75,8 @@ def read_strategies(store) -> dict[str, GuesserStrategy]:
             fp = list(np.split(flat, np.cumsum(lens)[:-1])) if len(lens) else []
         else:
             explicit = store.array(array_key(MEMBER_HIDERS, name))
-        out[name] = GuesserStrategy(name, KINDS[info["kind"]], store.array(array_key(WEIGHTS, name)),
-                                    store.array(array_key(HIDER, name)), explicit, fp)
+        mixed = info["kind"] == MIXED
+        kinds = store.array(array_key(MEMBER_KINDS, name)) if mixed else None
+        out[name] = GuesserStrategy(name, -1 if mixed else KINDS[info["kind"]], store.array(array_key(WEIGHTS, name)),
+                                    store.array(array_key(HIDER, name)), explicit, fp, kinds)
     return out

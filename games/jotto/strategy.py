@@ -1,6 +1,7 @@
 """Served Jotto strategies: a guesser mixture over oracle members plus a hider distribution.
 
-A mixture member c is the oracle `kind` (GBR or entropy) run against hider weights `member_hider(c)`;
+A mixture member c is the oracle `kind` (GBR, entropy, or a rollout of either; `member_kinds` where
+members differ) run against hider weights `member_hider(c)`;
 a game is played by one member throughout, chosen from the game seed, so the mixed strategy whose
 figures are reported is the one played. (The store's book format is in ``games.jotto.store``.)
 """
@@ -22,6 +23,10 @@ class GuesserStrategy:
     hider: np.ndarray  # float64[D], the hider strategy served with this guesser
     explicit_hiders: np.ndarray | None = None  # float64[m, D], member oracle inputs
     fp_br_sets: list[np.ndarray] | None = None  # fictitious play: member t's input is s_{h,t}
+    member_kinds: np.ndarray | None = None  # int[m]: each member's oracle kind, where they differ
+
+    def member_kind(self, c: int) -> int:
+        return self.kind if self.member_kinds is None else int(self.member_kinds[c])
 
     def member_hider(self, c: int) -> np.ndarray:
         if self.explicit_hiders is not None:
@@ -58,6 +63,7 @@ class GuesserStrategy:
         u = seeded_uniform(seed, 1) * cum[-1]
         return min(int(np.searchsorted(cum, u, side="right")), len(cum) - 1)
 
-    def move(self, oracle: JottoOracle, c: int, state: np.ndarray) -> int:
-        """Live oracle move of member c at a state."""
-        return oracle.move(state, self.member_hider(c), self.kind)
+    def move(self, oracle: JottoOracle, c: int, state: np.ndarray, rollout_limit: int | None = None) -> int:
+        """Live oracle move of member c at a state (a rollout member beyond rollout_limit words: its base
+        oracle's move, see JottoOracle.move)."""
+        return oracle.move(state, self.member_hider(c), self.member_kind(c), rollout_limit)

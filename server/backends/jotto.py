@@ -108,7 +108,7 @@ class JottoBackend:
                 return hit
         if deadline is not None and time.monotonic() > deadline:
             raise DeadlineExceeded("live computation abandoned: the caller's deadline passed")
-        mv = s.move(self.oracle, c, state)
+        mv = s.move(self.oracle, c, state, rollout_limit=self.threshold)
         with self._moves_lock:
             self._moves[ck] = mv
             if len(self._moves) > 100_000:

@@ -116,7 +116,7 @@ def test_get_words_and_common_secret(server, words):
     assert r.word_length == 3 and r.store_version == b.version
     is_common = dict(zip(ws, common))
     for seed in range(40):  # the common secret is always common, reproducible, and drawn from the hider
-        for strategy in ("", "beeler", "benchmark"):
+        for strategy in ("", "beeler", "benchmark", "people"):
             w = secret_of(client, seed, strategy)
             assert is_common[w] and w == secret_of(client, seed, strategy)
     assert len({secret_of(client, s, "") for s in range(40)}) > 1

@@ -47,7 +47,7 @@ def test_health_and_list_variants(service):
                       timeout=5).status == health_pb2.HealthCheckResponse.SERVING
     v = client.list_variants().variants
     assert [x.variant for x in v] == [SMALL_VARIANT]
-    assert {s.name for s in v[0].strategies} == {"benchmark", "beeler", "fp", "double_oracle"}
+    assert {s.name for s in v[0].strategies} == {"benchmark", "beeler", "fp", "double_oracle", "people"}
     assert sum(s.served_default for s in v[0].strategies) == 1
 
 
@@ -114,10 +114,13 @@ def test_stats(service):
     v = client.stats(SMALL_VARIANT).variants[0]
     assert v.served_strategy == backend.served
     figs = {s.strategy: dict(s.figures) for s in v.strategies}
-    for name in ("benchmark", "fp", "double_oracle", "beeler"):
+    for name in ("benchmark", "fp", "double_oracle", "beeler", "people"):
         f = figs[name]
         assert f["gap"] == pytest.approx(f["epsilon_hider"] + f["epsilon_guesser"])
         assert f["gap"] == pytest.approx(f["guarantee"] - f["hider_vs_gbr"])
+        # the rollout guesser never needs more guesses than the GBR it rolls out (rollout improvement)
+        assert f["hider_vs_rollout"] <= f["hider_vs_gbr"] + 1e-9
+        assert f["epsilon_rollout"] >= f["epsilon"] - 1e-9
     assert figs["fp"]["iterations"] == 60
 
 

@@ -117,7 +117,7 @@ def plausible_requests():
 def move_requests():
     return st.one_of(plausible_requests(), st.builds(
         pb.SampleMoveRequest, variant=st.one_of(st.just(SMALL_VARIANT), TEXT),
-        strategy=st.one_of(st.sampled_from(["", "fp", "benchmark", "beeler", "double_oracle"]), TEXT),
+        strategy=st.one_of(st.sampled_from(["", "fp", "benchmark", "beeler", "double_oracle", "people"]), TEXT),
         game_seed=U64, want_distribution=st.booleans(), jotto=st.one_of(st.none(), jotto_states())))
 
 
