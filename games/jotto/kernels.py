@@ -141,6 +141,51 @@ def _oracle(C, counts, S, in_S, h, candidates, L, kind):
 
 
 @njit(cache=CACHE, nogil=True)
+def split_node(C, order, tmp, s, e, g, depth, L, cnt, guesses, stack_s, stack_e, stack_d, top):
+    """One node of a decision-tree walk over order[s:e] with test word g at this depth: records g's
+    guesses if it is in the state, splits the rest in place by answer (a stable counting sort, g last)
+    and pushes each answer's state; returns the new stack top."""
+    S = order[s:e]
+    # stable counting sort of S \ {g} by answer; g goes last
+    for j in range(L + 2):
+        cnt[j] = 0
+    row = C[g]
+    for k in range(e - s):
+        w = S[k]
+        if w == g:
+            guesses[w] = depth
+        else:
+            cnt[row[w] + 1] += 1
+    for j in range(1, L + 2):
+        cnt[j] += cnt[j - 1]
+    # cnt[a] = start offset of answer a
+    m = 0
+    for k in range(e - s):
+        w = S[k]
+        if w != g:
+            a = row[w]
+            tmp[cnt[a]] = w
+            cnt[a] += 1
+            m += 1
+    # after placement cnt[a] = end offset of answer a
+    has_g = m < e - s
+    for k in range(m):
+        order[s + k] = tmp[k]
+    if has_g:
+        order[s + m] = g
+    prev = 0
+    for a in range(L + 1):
+        end = cnt[a]
+        if end > prev:
+            stack_s[top] = s + prev
+            stack_e[top] = s + end
+            stack_d[top] = depth + 1
+            top += 1
+        prev = end
+    return top
+
+
+@njit(cache=CACHE, nogil=True)
 def descend(C, counts, order, h, candidates, L, kind, record_threshold, guesses, rec_s, rec_e, rec_g):
     """The oracle's decision tree from the state order[:] (any words), in place: guesses[w] = the guesses
     it needs for each word w of the state; nodes with more than record_threshold words are recorded as
@@ -175,42 +220,7 @@ def descend(C, counts, order, h, candidates, L, kind, record_threshold, guesses,
             rec_e[nrec] = e
             rec_g[nrec] = g
             nrec += 1
-        # stable counting sort of S \ {g} by answer; g goes last
-        for j in range(L + 2):
-            cnt[j] = 0
-        row = C[g]
-        for k in range(e - s):
-            w = S[k]
-            if w == g:
-                guesses[w] = depth
-            else:
-                cnt[row[w] + 1] += 1
-        for j in range(1, L + 2):
-            cnt[j] += cnt[j - 1]
-        # cnt[a] = start offset of answer a
-        m = 0
-        for k in range(e - s):
-            w = S[k]
-            if w != g:
-                a = row[w]
-                tmp[cnt[a]] = w
-                cnt[a] += 1
-                m += 1
-        # after placement cnt[a] = end offset of answer a
-        has_g = m < e - s
-        for k in range(m):
-            order[s + k] = tmp[k]
-        if has_g:
-            order[s + m] = g
-        prev = 0
-        for a in range(L + 1):
-            end = cnt[a]
-            if end > prev:
-                stack_s[top] = s + prev
-                stack_e[top] = s + end
-                stack_d[top] = depth + 1
-                top += 1
-            prev = end
+        top = split_node(C, order, tmp, s, e, g, depth, L, cnt, guesses, stack_s, stack_e, stack_d, top)
     return nrec
 
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from games.jotto.kernels import CACHE, ENTROPY, GBR, TIE_TOLERANCE, _oracle, descend, guess_score, uses_uniform
+from games.jotto.kernels import (
+    CACHE, ENTROPY, GBR, TIE_TOLERANCE, _oracle, descend, guess_score, split_node, uses_uniform,
+)
 
 __all__ = ["GBR", "ENTROPY", "rollout_guess", "rollout_tree", "tree_cost"]
 
@@ -166,37 +168,5 @@ def rollout_tree(C, counts, h, w, candidates, L, kind, width, record_threshold):
             rec_e[nrec] = e
             rec_g[nrec] = g
             nrec += 1
-        for j in range(L + 2):
-            cnt[j] = 0
-        row = C[g]
-        for k in range(e - s):
-            x = S[k]
-            if x == g:
-                guesses[x] = depth
-            else:
-                cnt[row[x] + 1] += 1
-        for j in range(1, L + 2):
-            cnt[j] += cnt[j - 1]
-        m = 0
-        for k in range(e - s):
-            x = S[k]
-            if x != g:
-                a = row[x]
-                tmp[cnt[a]] = x
-                cnt[a] += 1
-                m += 1
-        has_g = m < e - s
-        for k in range(m):
-            order[s + k] = tmp[k]
-        if has_g:
-            order[s + m] = g
-        prev = 0
-        for a in range(L + 1):
-            end = cnt[a]
-            if end > prev:
-                stack_s[top] = s + prev
-                stack_e[top] = s + end
-                stack_d[top] = depth + 1
-                top += 1
-            prev = end
+        top = split_node(C, order, tmp, s, e, g, depth, L, cnt, guesses, stack_s, stack_e, stack_d, top)
     return guesses, rec_s[:nrec].copy(), rec_e[:nrec].copy(), rec_g[:nrec].copy(), order
