@@ -47,7 +47,7 @@ class JottoParams:
     people_oracle: str = "rollout"
     # figures against stronger guessers: the rollout oracle's (every strategy's hider), and the exact best
     # response on dictionaries of at most exact_max_words words (searched within exact_max_nodes states)
-    rollout_figures: bool = True
+    rollout_figures: bool = False
     exact_max_words: int = 0
     exact_max_nodes: int = 5_000_000
 
@@ -122,7 +122,7 @@ def _stronger_figures(oracle: JottoOracle, params: JottoParams, trees: TreeRunne
                       columns: dict) -> None:
     """Each strategy's epsilon against the rollout oracle and, on small dictionaries, the exact best
     response (one search per distinct hider; a search beyond exact_max_nodes is reported as not done)."""
-    if not params.rollout_figures:
+    if not (params.rollout_figures or oracle.D <= params.exact_max_words):  # the exact search starts from a rollout
         return
     distinct: dict[bytes, np.ndarray] = {}
     for name in columns:

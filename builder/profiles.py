@@ -18,26 +18,30 @@ DUDO_FULL = DudoParams(max_dice=5, iterations=1000, perfect_recall_total=3, stop
                        iterations_by_total=((2, 8000), (3, 400), (5, 400), (6, 300), (7, 200), (8, 150), (9, 100),
                                             (10, 100)))
 
-# Ganzfried's Table 1 iteration counts for the full fictitious-play baseline. Where a response tree is
-# cheap (2-3 letters) the double oracle also adds rollout columns (a stronger guesser than GBR); figures
-# against the rollout oracle cost one rollout tree per distinct hider (about a minute each at 5 letters),
-# so the default 4- and 5-letter stores leave them out. The exact best response (2 letters) takes seconds
-# to minutes per hider, so only the full profile computes it.
+# Ganzfried's Table 1 iteration counts for the full fictitious-play baseline. Only the full profile adds
+# the rollout guesser's columns to the double oracle (2-3 letters): at 3 letters they made the default
+# double oracle about 12 times slower (measured in the same load, issue 13), beyond the first run's budget.
+# Figures against the rollout oracle cost one rollout tree per distinct hider (seconds at 2-3 letters, about a
+# minute each at 5), so the default 4- and 5-letter stores leave them out, and their people's guesser is GBR
+# against the common words instead of its rollouts (minutes at 5 letters). The exact best response (2
+# letters) takes seconds to minutes per hider, so only the full profile computes it.
 _ROLLOUT_DO = ("gbr", "rollout")
 DEFAULT = {
-    "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, do_oracles=_ROLLOUT_DO),
-    "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=1000, do_iterations=60, do_oracles=_ROLLOUT_DO),
-    "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=200, do_iterations=40, rollout_figures=False),
-    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=100, do_iterations=30, rollout_figures=False),
+    "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, rollout_figures=True),
+    "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=1000, do_iterations=60, rollout_figures=True),
+    "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=200, do_iterations=40, people_oracle="gbr"),
+    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=100, do_iterations=30, people_oracle="gbr"),
 }
 FULL = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=22212, do_iterations=150, do_oracles=_ROLLOUT_DO,
-                                             exact_max_words=100),
-    "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=10694, do_iterations=300, do_oracles=_ROLLOUT_DO),
-    "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=3568, do_iterations=300),
-    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=3906, do_iterations=300),
+                                             rollout_figures=True, exact_max_words=100),
+    "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=10694, do_iterations=300, do_oracles=_ROLLOUT_DO,
+                                             rollout_figures=True),
+    "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=3568, do_iterations=300, rollout_figures=True),
+    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=3906, do_iterations=300, rollout_figures=True),
     # the published guesser figures on this list are against a uniform secret over all its words
-    "jotto-file.sgb-5-distinct1": JottoParams(fp_iterations=300, do_iterations=150, people_secret="uniform"),
+    "jotto-file.sgb-5-distinct1": JottoParams(fp_iterations=300, do_iterations=150, people_secret="uniform",
+                                              rollout_figures=True),
 }
 DEFAULT[DUDO_DEFAULT.variant] = DUDO_DEFAULT
 FULL[DUDO_FULL.variant] = DUDO_FULL

@@ -20,7 +20,8 @@ def small_store(tmp_path_factory):
     from builder.jotto import JottoParams, build_jotto_store
 
     root = tmp_path_factory.mktemp("stores")
-    params = JottoParams(fp_iterations=60, do_iterations=6, book_threshold=6, do_oracles=("gbr", "rollout"))
+    params = JottoParams(fp_iterations=60, do_iterations=6, book_threshold=6, do_oracles=("gbr", "rollout"),
+                         rollout_figures=True)
     path = build_jotto_store(SMALL_VARIANT, params, root)
     return root, path
 

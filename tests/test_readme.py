@@ -79,7 +79,7 @@ def default_service(tmp_path_factory):
         elif isinstance(params, HangmanParams):
             build_hangman_store(HangmanParams(params.length, eval_games=2), root)
         elif variant in named:  # the README's Jotto variants; the others add nothing here
-            build_jotto_store(variant, JottoParams(fp_iterations=2, do_iterations=1), root)
+            build_jotto_store(variant, JottoParams(fp_iterations=2, do_iterations=1, people_oracle="gbr"), root)
     registry = Registry(root)
     registry.refresh()
     server, port = build_server(registry, "127.0.0.1:0")

@@ -3,7 +3,7 @@
 import { api, ApiError } from "./api.js";
 import { el } from "./prompt.js";
 
-const LEVELS = { equilibrium: "", beeler: "beeler", benchmark: "benchmark" };
+const LEVELS = { equilibrium: "", people: "people", beeler: "beeler", benchmark: "benchmark" };
 const U = (w) => w.toUpperCase();
 const nJots = (n) => (n === 1 ? "1 JOT" : `${n} JOTS`);
 

@@ -53,23 +53,21 @@ def update_state(words, S, guess, answer):
     return {i for i in S if num_comm_letts(words[guess], words[i]) == answer and i != guess}
 
 
+def guesses_to_find(words, h, S, secret, oracle=guesser_gbr):
+    """The guesses `oracle` (against h) needs from state S to name `secret`, replayed move by move."""
+    state, n = set(S), 0
+    while True:
+        n += 1
+        g = oracle(words, h, state)
+        if g == secret:
+            return n
+        state = update_state(words, state, g, num_comm_letts(words[secret], words[g]))
+        assert n <= len(words), "guesser does not terminate"
+
+
 def comp_num_guesses(words, h, oracle=guesser_gbr):
     """Alg. 6, literally: replay the guesser once per secret word."""
-    L = len(words[0])
-    out = []
-    for secret in range(len(words)):
-        S = set(range(len(words)))
-        n = 0
-        while True:
-            n += 1
-            g = oracle(words, h, S)
-            if g == secret:
-                break
-            S = update_state(words, S, g, num_comm_letts(words[secret], words[g]))
-            assert n <= len(words), "guesser does not terminate"
-        out.append(n)
-    del L
-    return out
+    return [guesses_to_find(words, h, range(len(words)), secret, oracle) for secret in range(len(words))]
 
 
 def all_trees(words, S):
@@ -102,17 +100,7 @@ def optimal_tree_value(words, h):
 
 def replay_cost(words, h, w, S, oracle=guesser_gbr):
     """Expected guesses (weights w, unnormalised) of `oracle` against h from state S, replayed per word."""
-    total = Fraction(0)
-    for secret in S:
-        state, n = set(S), 0
-        while True:
-            n += 1
-            g = oracle(words, h, state)
-            if g == secret:
-                break
-            state = update_state(words, state, g, num_comm_letts(words[secret], words[g]))
-        total += Fraction(w[secret]) * n
-    return total
+    return sum((Fraction(w[secret]) * guesses_to_find(words, h, S, secret, oracle) for secret in S), Fraction(0))
 
 
 def rollout_guess(words, h, w, S):
