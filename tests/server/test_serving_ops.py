@@ -121,10 +121,10 @@ def test_live_computation_past_the_deadline_is_abandoned(registry, serve, monkey
     calls = []
     real = type(s).move
 
-    def slow_move(self, oracle, c, state):
+    def slow_move(self, oracle, c, state, rollout_limit=None):
         calls.append(c)
         time.sleep(0.3)
-        return real(self, oracle, c, state)
+        return real(self, oracle, c, state, rollout_limit)
 
     monkeypatch.setattr(type(s), "move", slow_move)
     b._moves.clear()
