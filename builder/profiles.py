@@ -18,19 +18,20 @@ DUDO_FULL = DudoParams(max_dice=5, iterations=1000, perfect_recall_total=3, stop
                        iterations_by_total=((2, 8000), (3, 400), (5, 400), (6, 300), (7, 200), (8, 150), (9, 100),
                                             (10, 100)))
 
-# Ganzfried's Table 1 iteration counts for the full fictitious-play baseline. Only the full profile adds
-# the rollout guesser's columns to the double oracle (2-3 letters): at 3 letters they made the default
-# double oracle about 12 times slower (measured in the same load, issue 13), beyond the first run's budget.
-# Figures against the rollout oracle cost one rollout tree per distinct hider (seconds at 2-3 letters, about a
-# minute each at 5), so the default 4- and 5-letter stores leave them out, and their people's guesser is GBR
-# against the common words instead of its rollouts (minutes at 5 letters). The exact best response (2
-# letters) takes seconds to minutes per hider, so only the full profile computes it.
+# Ganzfried's Table 1 iteration counts for the full fictitious-play baseline. The rollout guesser runs
+# in the full profile only (issue 13, measured in the same load): its double-oracle columns made the
+# default 3-letter double oracle about 12 times slower, and with only its figures and the people's
+# guesser on 2-3 letters the default Jotto build still took 264 CPU s against 191 (numba compiles its
+# kernels in every worker; its trees take minutes at 5 letters). So the default stores' people's guesser
+# is GBR against the common words, and their figures are against GBR. The exact best response (2 letters)
+# takes seconds to minutes per hider, so only the full profile computes it.
 _ROLLOUT_DO = ("gbr", "rollout")
+_NO_ROLLOUT = dict(people_oracle="gbr")
 DEFAULT = {
-    "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, rollout_figures=True),
-    "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=1000, do_iterations=60, rollout_figures=True),
-    "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=200, do_iterations=40, people_oracle="gbr"),
-    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=100, do_iterations=30, people_oracle="gbr"),
+    "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, **_NO_ROLLOUT),
+    "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=1000, do_iterations=60, **_NO_ROLLOUT),
+    "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=200, do_iterations=40, **_NO_ROLLOUT),
+    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=100, do_iterations=30, **_NO_ROLLOUT),
 }
 FULL = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=22212, do_iterations=150, do_oracles=_ROLLOUT_DO,
