@@ -139,54 +139,64 @@ def _stronger_figures(oracle: JottoOracle, params: JottoParams, trees: TreeRunne
         strategies[name]["figures"].update(stronger_figures(h, G, w, rollouts[k], exact.get(k)))
 
 
-def build_jotto_store(variant: str, params: JottoParams, root: Path, position: int = 0,
-                      executor: BuildExecutor | None = None) -> Path:
-    """Solve one variant and publish its store; returns the published version directory.
+class _JottoBuild:
+    """One variant's build: the solvers' shared state and what the store will hold."""
 
-    Response trees (double-oracle rounds, hider selection, books) run on ``executor``; fictitious play
-    is sequential (each iteration needs the last)."""
-    t_start = time.perf_counter()
-    d = load_dictionary(variant)
-    oracle = JottoOracle(d)
-    trees = TreeRunner(oracle, executor or BuildExecutor())
-    D, thr = oracle.D, params.book_threshold
-    ckpt = Checkpoint(root, variant, params)
-    strategies: dict[str, dict] = {}
-    arrays: dict[str, np.ndarray] = {}
-    books: dict[str, dict] = {}
+    def __init__(self, variant: str, params: JottoParams, root: Path, position: int, executor: BuildExecutor | None):
+        self.variant, self.params, self.position = variant, params, position
+        self.d = load_dictionary(variant)
+        self.oracle = JottoOracle(self.d)
+        self.trees = TreeRunner(self.oracle, executor or BuildExecutor())
+        self.D, self.thr = self.oracle.D, params.book_threshold
+        self.ckpt = Checkpoint(root, variant, params)
+        self.strategies: dict[str, dict] = {}
+        self.arrays: dict[str, np.ndarray] = {}
+        self.books: dict[str, dict] = {}
+        self.columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # per strategy: member guesses, weights
 
-    def bar(desc, total):
-        return tqdm(total=total, desc=f"{variant} {desc}", unit="it", position=position, leave=True,
+    def bar(self, desc, total):
+        return tqdm(total=total, desc=f"{self.variant} {desc}", unit="it", position=self.position, leave=True,
                     dynamic_ncols=True, mininterval=0.5)
 
+    def single(self, name: str, hider: np.ndarray, tree: Tree, strategy: dict) -> None:
+        """Record a one-member strategy: its hider, its guesser's tree as the book."""
+        self.strategies[name] = strategy
+        self.arrays.update({array_key(HIDER, name): hider, array_key(WEIGHTS, name): np.ones(1),
+                            array_key(MEMBER_HIDERS, name): hider[None, :]})
+        self.books[name] = _book_from_trees(self.D, {0: tree})
+        self.columns[name] = (tree.guesses[:, None], np.ones(1))
+
+
+def _fixed_guessers(b: _JottoBuild) -> None:
+    """Ganzfried's benchmark pair and Beeler's entropy guesser against the uniform hider."""
+    oracle, trees, thr = b.oracle, b.trees, b.thr
     # benchmark pair: HiderUniform / GuesserGBRUniform
     bench = trees([oracle.uniform], GBR, thr)[0]
     st = pair_stats(oracle.uniform, bench.guesses, bench.guesses[:, None], np.ones(1))
-    strategies["benchmark"] = dict(kind="gbr", members=1, figures=st.as_dict(),
-                                   description="HiderUniform / GuesserGBRUniform (Ganzfried's benchmark)")
-    arrays.update({array_key(HIDER, "benchmark"): oracle.uniform, array_key(WEIGHTS, "benchmark"): np.ones(1),
-                   array_key(MEMBER_HIDERS, "benchmark"): oracle.uniform[None, :]})
-    books["benchmark"] = _book_from_trees(D, {0: bench})
+    b.single("benchmark", oracle.uniform, bench, dict(
+        kind="gbr", members=1, figures=st.as_dict(),
+        description="HiderUniform / GuesserGBRUniform (Ganzfried's benchmark)"))
 
     # Beeler's entropy guesser (common test words) against the uniform hider
     beeler = trees([oracle.uniform], ENTROPY, thr)[0]
     st = pair_stats(oracle.uniform, bench.guesses, beeler.guesses[:, None], np.ones(1))
-    first = d.words[oracle.move(oracle.all_words, oracle.uniform, ENTROPY)]
+    first = b.d.words[oracle.move(oracle.all_words, oracle.uniform, ENTROPY)]
     any_word = kernels.comp_num_guesses(oracle.C, oracle.counts, oracle.uniform, oracle.all_words, oracle.L,
-                                        ENTROPY, D + 1)[0]
-    strategies["beeler"] = dict(kind="entropy", members=1, figures=dict(
-        st.as_dict(),
-        entropy_any_test_word_mean=float(any_word.mean()), entropy_any_test_word_worst=float(any_word.max())),
+                                        ENTROPY, b.D + 1)[0]
+    b.single("beeler", oracle.uniform, beeler, dict(
+        kind="entropy", members=1, figures=dict(
+            st.as_dict(),
+            entropy_any_test_word_mean=float(any_word.mean()), entropy_any_test_word_worst=float(any_word.max())),
         first_test_word=first,
-        description="Beeler's information-theoretic guesser (common test words) with the uniform hider")
-    arrays.update({array_key(HIDER, "beeler"): oracle.uniform, array_key(WEIGHTS, "beeler"): np.ones(1),
-                   array_key(MEMBER_HIDERS, "beeler"): oracle.uniform[None, :]})
-    books["beeler"] = _book_from_trees(D, {0: beeler})
+        description="Beeler's information-theoretic guesser (common test words) with the uniform hider"))
 
-    # fictitious play (SolveJotto, Alg. 13), resumable
+
+def _fictitious_play(b: _JottoBuild) -> FPState:
+    """SolveJotto (Alg. 13), resumable from its checkpoint; records the strategy 'fp'."""
+    oracle, params, ckpt = b.oracle, b.params, b.ckpt
     saved = ckpt.load("fp")
     fp = FPState.from_arrays(saved) if saved is not None else None
-    with bar("fictitious play", params.fp_iterations + 1) as pb:
+    with b.bar("fictitious play", params.fp_iterations + 1) as pb:
         pb.update(0 if fp is None else fp.t + 1)
 
         best = [min((max(e) for e in fp.eps), default=np.inf)] if fp else [np.inf]
@@ -199,32 +209,39 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
                 ckpt.save("fp", s.to_arrays())
             interrupt.stop_if_requested(lambda: ckpt.save("fp", s.to_arrays()))
 
-        fp = solve_jotto(oracle, params.fp_iterations, fp, fp_tick, record_threshold=thr)
+        fp = solve_jotto(oracle, params.fp_iterations, fp, fp_tick, record_threshold=b.thr)
         ckpt.save("fp", fp.to_arrays())
     ts = fp.t_star
     G_fp = np.stack(fp.member_guesses[: ts + 1], axis=1)
     w_fp = np.full(ts + 1, 1.0 / (ts + 1))
     h_fp = fp.hider(ts)
     st_fp = pair_stats(h_fp, oracle.tree(h_fp, GBR).guesses, G_fp, w_fp)
-    strategies["fp"] = dict(kind="gbr", members=ts + 1, t_star=ts, iterations=fp.t,
-                            seconds_per_iteration=fp.seconds / (fp.t + 1), figures=st_fp.as_dict(),
-                            description="Ganzfried's SolveJotto: fictitious play, uniform mixture over the greedy "
-                                        "responses of iterations 0..t*, hider s_{h,t*}")
-    arrays.update({array_key(HIDER, "fp"): h_fp, array_key(WEIGHTS, "fp"): w_fp,
-                   array_key(FP_BR_LENS, "fp"): np.array([len(s) for s in fp.br_sets[:ts]], dtype=np.int64),
-                   array_key(FP_BR_FLAT, "fp"): (np.concatenate(fp.br_sets[:ts]) if ts else np.zeros(0)).astype(np.int32),
-                   array_key(FP_EPSILON, "fp"): np.array([max(e) for e in fp.eps]),
-                   array_key(FP_CURVES, "fp"): fp.curves()})
+    b.strategies["fp"] = dict(kind="gbr", members=ts + 1, t_star=ts, iterations=fp.t,
+                              seconds_per_iteration=fp.seconds / (fp.t + 1), figures=st_fp.as_dict(),
+                              description="Ganzfried's SolveJotto: fictitious play, uniform mixture over the greedy "
+                                          "responses of iterations 0..t*, hider s_{h,t*}")
+    b.arrays.update({array_key(HIDER, "fp"): h_fp, array_key(WEIGHTS, "fp"): w_fp,
+                     array_key(FP_BR_LENS, "fp"): np.array([len(s) for s in fp.br_sets[:ts]], dtype=np.int64),
+                     array_key(FP_BR_FLAT, "fp"): (np.concatenate(fp.br_sets[:ts]) if ts else np.zeros(0)).astype(np.int32),
+                     array_key(FP_EPSILON, "fp"): np.array([max(e) for e in fp.eps]),
+                     array_key(FP_CURVES, "fp"): fp.curves()})
     fp_book: dict = {}
     for t, key, n, move in fp.book:
         if t <= ts:
             _add(fp_book, key, n, t, move)
-    books["fp"] = fp_book
+    b.books["fp"] = fp_book
+    b.columns["fp"] = (G_fp, w_fp)
+    return fp
 
-    # double oracle over greedy responses, resumable
+
+def _double_oracle(b: _JottoBuild, fp: FPState) -> None:
+    """The double oracle over greedy (or rollout) responses, resumable, seeded with fictitious play's trees;
+    the hider chosen on the segments between the candidates; records the strategy 'double_oracle' and its book."""
+    oracle, params, ckpt, trees, thr = b.oracle, b.params, b.ckpt, b.trees, b.thr
+    ts = fp.t_star
     saved = ckpt.load("do")
     do = DOState.from_arrays(saved) if saved is not None else None
-    with bar("double oracle", params.do_iterations) as pb:
+    with b.bar("double oracle", params.do_iterations) as pb:
         pb.update(0 if do is None else do.iterations)
 
         def do_tick(s: DOState):
@@ -244,7 +261,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     _, _, y = restricted_game(G_do)
     support = np.flatnonzero(do.weights > 0)
     w_do = do.weights[support]
-    cands = hider_candidates([oracle.uniform, y, h_fp])
+    cands = hider_candidates([oracle.uniform, y, b.arrays[array_key(HIDER, "fp")]])
     select_kind = ROLLOUT if "rollout" in params.do_oracles else GBR
     best, cand_stats = select_hider(oracle, cands, G_do[:, support], w_do, trees=trees, kind=select_kind)
     h_do = cands[best]
@@ -254,8 +271,8 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     member_kinds = np.array([do.kinds[c] for c in support], dtype=np.int64)
     do_kind = KIND_NAMES[int(member_kinds[0])] if len(set(member_kinds.tolist())) == 1 else MIXED
     if do_kind == MIXED:
-        arrays[array_key(MEMBER_KINDS, "double_oracle")] = member_kinds
-    strategies["double_oracle"] = dict(
+        b.arrays[array_key(MEMBER_KINDS, "double_oracle")] = member_kinds
+    b.strategies["double_oracle"] = dict(
         kind=do_kind, members=int(len(support)), iterations=do.iterations, columns=len(do.columns),
         oracles=list(params.do_oracles), hider_selected_against=KIND_NAMES[select_kind],
         seconds=do.seconds, figures=st_do.as_dict(),
@@ -263,13 +280,13 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
         description="double oracle: exact LP of the restricted game over the responses (greedy, or rollouts of "
                     "the greedy oracle) found so far; hider chosen on the segments between the uniform, restricted-game "
                     "and fictitious-play hiders by lowest epsilon")
-    arrays.update({array_key(HIDER, "double_oracle"): h_do, array_key(WEIGHTS, "double_oracle"): w_do,
-                   array_key(MEMBER_HIDERS, "double_oracle"): member_hiders,
-                   array_key(GUARANTEE_HISTORY, "double_oracle"): np.array(do.guarantee_history),
-                   array_key(DO_CURVES, "double_oracle"): do.curves()})
+    b.arrays.update({array_key(HIDER, "double_oracle"): h_do, array_key(WEIGHTS, "double_oracle"): w_do,
+                     array_key(MEMBER_HIDERS, "double_oracle"): member_hiders,
+                     array_key(GUARANTEE_HISTORY, "double_oracle"): np.array(do.guarantee_history),
+                     array_key(DO_CURVES, "double_oracle"): do.curves()})
     members: dict[int, Tree] = {}
     chunk = max(1, 4 * trees.ex.workers)
-    with bar("double-oracle book", len(support)) as pb:
+    with b.bar("double-oracle book", len(support)) as pb:
         for lo in range(0, len(support), chunk):
             part = support[lo:lo + chunk]
             for kind in sorted(set(member_kinds[lo:lo + len(part)].tolist())):
@@ -278,43 +295,61 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
                     members[m] = tree
             pb.update(len(part))
             interrupt.stop_if_requested()
-    books["double_oracle"] = _book_from_trees(D, members)
+    b.books["double_oracle"] = _book_from_trees(b.D, members)
+    b.columns["double_oracle"] = (G_do[:, support], w_do)
 
-    # the people's guesser: the fewest expected guesses against a person's secret distribution
-    hiders = {name: arrays[array_key(HIDER, name)] for name in strategies}
+
+def _people(b: _JottoBuild) -> None:
+    """The people's guesser: the fewest expected guesses against a person's secret distribution."""
+    oracle, params, trees, thr = b.oracle, b.params, b.trees, b.thr
+    hiders = {name: b.arrays[array_key(HIDER, name)] for name in b.strategies}
     secret = secret_distribution(oracle, params.people_secret, hiders)
     people_kind = KINDS[params.people_oracle]
     people = trees([secret], people_kind, thr)[0]
     st = pair_stats(secret, trees([secret], GBR)[0].guesses, people.guesses[:, None], np.ones(1))
-    strategies["people"] = dict(
+    b.single("people", secret, people, dict(
         kind=params.people_oracle, members=1, secret=params.people_secret, rollout_width=ROLLOUT_WIDTH,
         figures=dict(st.as_dict(), **guesses_figures(people.guesses, secret)),
-        first_test_word=d.words[people.node_moves[0] if len(people.node_moves) and len(people.node_states[0]) == D
-                                else oracle.move(oracle.all_words, secret, people_kind)],
+        first_test_word=b.d.words[people.node_moves[0] if len(people.node_moves) and len(people.node_states[0]) == b.D
+                                  else oracle.move(oracle.all_words, secret, people_kind)],
         description=f"the fewest expected guesses against the {params.people_secret} secret distribution: rollouts of "
-                    f"the greedy oracle from its {ROLLOUT_WIDTH} best test words at every state")
-    arrays.update({array_key(HIDER, "people"): secret, array_key(WEIGHTS, "people"): np.ones(1),
-                   array_key(MEMBER_HIDERS, "people"): secret[None, :]})
-    books["people"] = _book_from_trees(D, {0: people})
-    member_columns = {"benchmark": (bench.guesses[:, None], np.ones(1)), "beeler": (beeler.guesses[:, None], np.ones(1)),
-                      "fp": (G_fp, w_fp), "double_oracle": (G_do[:, support], w_do),
-                      "people": (people.guesses[:, None], np.ones(1))}
-    _stronger_figures(oracle, params, trees, strategies, hiders | {"people": secret}, member_columns)
+                    f"the greedy oracle from its {ROLLOUT_WIDTH} best test words at every state"))
 
+
+def _publish(b: _JottoBuild, root: Path, t_start: float) -> Path:
+    """Write every array, book and the manifest; serve the double oracle or fictitious play, whichever
+    guarantees fewer guesses."""
+    d, params, strategies = b.d, b.params, b.strategies
     served = min(("double_oracle", "fp"), key=lambda s: strategies[s]["figures"]["guarantee"])
-
-    with StoreWriter(root, "jotto", variant) as writer:
-        for k, a in arrays.items():
+    with StoreWriter(root, "jotto", b.variant) as writer:
+        for k, a in b.arrays.items():
             writer.put_array(k, a)
         writer.put_array(COMMON, d.common.astype(np.uint8))
-        for name, book in books.items():
+        for name, book in b.books.items():
             strategies[name]["book_entries"] = _write_book(writer, name, book)
         manifest = dict(
-            game="jotto", variant=variant, words=list(d.words), served=served,
-            dictionary=dict(sha256=d.sha256, size=D, length=d.length, source=d.variant.source, filter=d.variant.filter),
+            game="jotto", variant=b.variant, words=list(d.words), served=served,
+            dictionary=dict(sha256=d.sha256, size=b.D, length=d.length, source=d.variant.source, filter=d.variant.filter),
             parameters=dict(asdict(params)), code_version=code_version(), strategies=strategies,
             build_seconds=time.perf_counter() - t_start,
         )
-        path = writer.publish(manifest)
-    ckpt.clear()
+        return writer.publish(manifest)
+
+
+def build_jotto_store(variant: str, params: JottoParams, root: Path, position: int = 0,
+                      executor: BuildExecutor | None = None) -> Path:
+    """Solve one variant and publish its store; returns the published version directory.
+
+    Response trees (double-oracle rounds, hider selection, books) run on ``executor``; fictitious play
+    is sequential (each iteration needs the last)."""
+    t_start = time.perf_counter()
+    b = _JottoBuild(variant, params, root, position, executor)
+    _fixed_guessers(b)
+    fp = _fictitious_play(b)
+    _double_oracle(b, fp)
+    _people(b)
+    hiders = {name: b.arrays[array_key(HIDER, name)] for name in b.strategies}
+    _stronger_figures(b.oracle, params, b.trees, b.strategies, hiders, b.columns)
+    path = _publish(b, root, t_start)
+    b.ckpt.clear()
     return path
