@@ -15,6 +15,7 @@ import numpy as np
 from tqdm import tqdm
 
 from games.guesswho import game as gw
+from games.guesswho.store import BID_OPTIMAL, WIN_OPTIMAL
 from games.storage import StoreWriter, code_version
 
 GAME = "guesswho"
@@ -67,8 +68,8 @@ def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> P
     steps.update()
     steps.close()
     with StoreWriter(root, GAME, params.variant) as w:
-        w.put_array("bid_optimal", bid)
-        w.put_array("win_optimal", win)
+        w.put_array(BID_OPTIMAL, bid)
+        w.put_array(WIN_OPTIMAL, win)
         manifest = dict(game=GAME, variant=params.variant, parameters=asdict(params), n=N, figures=figures,
                         strategies=strategies, tuned_theta=list(run.best), tuned_games=run.games,
                         tuned_acceptances=sum(1 for r in run.trajectory if r["event"] in ("accept", "new-baseline")),

@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from games.hangman import strategies as hs
 from games.hangman.game import DEFAULT_SOURCE, MAX_MISSES, HangmanGame, lexicon
+from games.hangman.store import CODES, HARD_WORDS, SEED_WORDS, SOLO, SOLO_SCORED
 from games.storage import StoreWriter, code_version
 
 GAME = "hangman"
@@ -62,11 +63,11 @@ def build_hangman_store(params: HangmanParams, root: Path, executor=None) -> Pat
     scores = eval_games(game, ours, hs.seed_player(), params.seed, params.eval_games, executor)
     steps.update()
     with StoreWriter(root, GAME, params.variant) as w:
-        w.put_array("codes", lex.codes)
-        w.put_array("solo", solo)
-        w.put_array("solo_scored", solo_scored)
-        w.put_array("seed_words", seed_words.astype(np.int32))
-        w.put_array("hard_words", hard_words.astype(np.int32))
+        w.put_array(CODES, lex.codes)
+        w.put_array(SOLO, solo)
+        w.put_array(SOLO_SCORED, solo_scored)
+        w.put_array(SEED_WORDS, seed_words.astype(np.int32))
+        w.put_array(HARD_WORDS, hard_words.astype(np.int32))
         s = np.asarray(scores, dtype=float)
         figures = {"words": len(lex), "seed_words": len(seed_words), "hard_words": len(hard_words),
                    "mean_solo_asks": float(solo[:, 0].mean()),

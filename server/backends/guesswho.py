@@ -4,6 +4,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from games.guesswho import game as gw
+from games.guesswho.store import BID_OPTIMAL, WIN_OPTIMAL
 from games.storage import Store, StoreError
 from server.backends import BadRequest, MoveResult, quote
 
@@ -23,8 +24,8 @@ class GuessWhoBackend:
         self.store, self.manifest = store, m
         self.variant, self.version = m["variant"], store.version
         self.n = int(m["n"])
-        self.bid = store.array("bid_optimal")
-        self.win = store.array("win_optimal")
+        self.bid = store.array(BID_OPTIMAL)
+        self.win = store.array(WIN_OPTIMAL)
         if self.bid.shape != (self.n + 1, self.n + 1):
             raise StoreError(f"store {store.path}: bid table {self.bid.shape} does not match N={self.n}")
         self.policies = {"optimal": None, "bisection": gw.Bisection(),

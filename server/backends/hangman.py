@@ -5,6 +5,7 @@ import numpy as np
 
 from games.hangman import strategies as hs
 from games.hangman.game import ALPHABET, Lexicon, View
+from games.hangman.store import CODES, HARD_WORDS, SEED_WORDS
 from games.seeding import seeded_rng
 from games.storage import Store, StoreError
 from protos import gamestrategy_pb2 as pb
@@ -26,13 +27,13 @@ class HangmanBackend:
         self.variant, self.version = m["variant"], store.version
         p = m["parameters"]
         self.length = int(p["length"])
-        codes = store.array("codes")
+        codes = store.array(CODES)
         words = ["".join(ALPHABET[c] for c in row) for row in codes]
         if codes.shape[1] != self.length:
             raise StoreError(f"store {store.path}: words of {codes.shape[1]} letters, variant says {self.length}")
         self.lex = Lexicon(words, name=f"{p['source']}-{self.length}")
-        self.seed_words = store.array("seed_words")
-        self.hard_words = store.array("hard_words")
+        self.seed_words = store.array(SEED_WORDS)
+        self.hard_words = store.array(HARD_WORDS)
         self.letters = {"ours": hs.ScoredLetters(tuple(p["theta"])), "seed": hs.SeedLetters()}
         self.served = "ours"
 
