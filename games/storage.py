@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import threading
 import time
+import typing
 import uuid
 from pathlib import Path
 
@@ -38,6 +39,34 @@ def stores_root(root: str | Path | None = None) -> Path:
 
 class StoreError(RuntimeError):
     """A store that cannot be served (missing, corrupt or of another format); the message says which."""
+
+
+class StoreManifest(typing.TypedDict):
+    """The fields every store's manifest has: the builder's, then the four ``StoreWriter.publish`` adds.
+    Each game's ``games/<game>/store.py`` extends it with the fields its reader needs."""
+
+    game: str
+    variant: str
+    parameters: dict
+    code_version: str
+    format_version: int
+    build_time: str
+    store_version: str
+    content_hash: str
+
+
+def check_manifest(store: "Store", schema: type) -> dict:
+    """The store's manifest, checked against a manifest type (a ``StoreManifest``): every field present
+    with its type, else StoreError naming the first field missing or of the wrong type."""
+    m = store.manifest
+    for name, typ in typing.get_type_hints(schema).items():
+        want = typing.get_origin(typ) or typ
+        if name not in m:
+            raise StoreError(f"store {store.path}: its manifest has no {name!r}")
+        if not isinstance(m[name], want) or (want is int and isinstance(m[name], bool)):
+            raise StoreError(f"store {store.path}: manifest field {name!r} is {type(m[name]).__name__}, "
+                             f"expected {want.__name__}")
+    return m
 
 
 def code_version() -> str:

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from games.quantise import UNIT, largest_remainder
+from games.storage import StoreManifest
 
 from .budget import choose_memories
 from .infoset import block_memory, last_claims, memory_size, window_index
@@ -227,3 +228,13 @@ def manifest_parameters(params: DudoParams) -> dict:
     else:
         d["iterations_by_total"] = [list(x) for x in d["iterations_by_total"]]
     return d
+
+
+class DudoManifest(StoreManifest):
+    """A Dudo store's manifest (``games.storage.check_manifest`` checks it when a backend loads)."""
+
+    row_format: int          # ROW_FORMAT of the rows in ``windows``
+    probability_unit: int    # probabilities are integer multiples of 1/probability_unit
+    memory_by_group: list    # [own, opp, m or "perfect"] per dice group (``format_fields``)
+    windows: int             # entries in ``windows``
+    rounds: dict             # per round: memory, iterations, value, exploitability and its kind, ...

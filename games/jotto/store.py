@@ -12,6 +12,7 @@ import numpy as np
 
 from games.jotto.oracle import KINDS, state_key
 from games.jotto.strategy import GuesserStrategy
+from games.storage import StoreManifest
 
 COMMON = "common"
 HIDER = "hider"  # float64[D]: the hider strategy served with the guesser
@@ -80,3 +81,12 @@ def read_strategies(store) -> dict[str, GuesserStrategy]:
         out[name] = GuesserStrategy(name, -1 if mixed else KINDS[info["kind"]], store.array(array_key(WEIGHTS, name)),
                                     store.array(array_key(HIDER, name)), explicit, fp, kinds)
     return out
+
+
+class JottoManifest(StoreManifest):
+    """A Jotto store's manifest (``games.storage.check_manifest`` checks it when a backend loads)."""
+
+    words: list        # the dictionary's words, in index order
+    dictionary: dict   # source, filter, length, size, sha256
+    served: str        # the strategy served by default
+    strategies: dict   # per strategy: kind, members, figures, book entries, description, ...

@@ -15,10 +15,10 @@ from games.dudo.endgame_store import resolve_cost, resolve_from_store
 from games.dudo.game import round_reachable
 from games.dudo.live import live_cost, solve_live
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
-from games.dudo.store import DudoParams, read_row, store_memories
+from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
 from games.quantise import UNIT
 from games.seeding import seeded_pick
-from games.storage import Store, StoreError
+from games.storage import Store, StoreError, check_manifest
 from server.backends import BadRequest, MoveResult
 from server.live import NO_LIVE, Cost, LiveCall, LiveError, Refused, Stopped
 
@@ -46,7 +46,7 @@ class DudoBackend:
     endgame: EndgamePolicy | None = ENDGAME  # None: every decision the store holds is answered from it
 
     def __init__(self, store: Store):
-        m = store.manifest
+        m = check_manifest(store, DudoManifest)
         self.store, self.manifest = store, m
         self.variant, self.version = m["variant"], store.version
         p = m["parameters"]

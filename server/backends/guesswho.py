@@ -4,8 +4,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from games.guesswho import game as gw
-from games.guesswho.store import BID_OPTIMAL, WIN_OPTIMAL
-from games.storage import Store, StoreError
+from games.guesswho.store import BID_OPTIMAL, WIN_OPTIMAL, GuessWhoManifest
+from games.storage import Store, StoreError, check_manifest
 from server.backends import BadRequest, MoveResult, quote
 
 DESCRIPTIONS = {
@@ -20,7 +20,7 @@ class GuessWhoBackend:
     game = "guesswho"
 
     def __init__(self, store: Store):
-        m = store.manifest
+        m = check_manifest(store, GuessWhoManifest)
         self.store, self.manifest = store, m
         self.variant, self.version = m["variant"], store.version
         self.n = int(m["n"])

@@ -5,9 +5,9 @@ import numpy as np
 
 from games.hangman import strategies as hs
 from games.hangman.game import ALPHABET, Lexicon, View
-from games.hangman.store import CODES, HARD_WORDS, SEED_WORDS
+from games.hangman.store import CODES, HARD_WORDS, SEED_WORDS, HangmanManifest
 from games.seeding import seeded_rng
-from games.storage import Store, StoreError
+from games.storage import Store, StoreError, check_manifest
 from protos import gamestrategy_pb2 as pb
 from server.backends import BadRequest, MoveResult, quote
 
@@ -22,7 +22,7 @@ class HangmanBackend:
     game = "hangman"
 
     def __init__(self, store: Store):
-        m = store.manifest
+        m = check_manifest(store, HangmanManifest)
         self.store, self.manifest = store, m
         self.variant, self.version = m["variant"], store.version
         p = m["parameters"]

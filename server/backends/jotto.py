@@ -10,10 +10,10 @@ import numpy as np
 
 from games.jotto.dictionary import Variant, dictionary_from_words
 from games.jotto.oracle import JottoOracle, state_key
-from games.jotto.store import COMMON, book_moves, read_strategies
+from games.jotto.store import COMMON, JottoManifest, book_moves, read_strategies
 from games.jotto.strategy import GuesserStrategy
 from games.seeding import seeded_uniform
-from games.storage import Store, StoreError
+from games.storage import Store, StoreError, check_manifest
 from protos import gamestrategy_pb2 as pb
 from server.backends import BadRequest, DeadlineExceeded, MoveResult, quote
 
@@ -34,7 +34,7 @@ class JottoBackend:
     game = "jotto"
 
     def __init__(self, store: Store):
-        m = store.manifest
+        m = check_manifest(store, JottoManifest)
         self.store = store
         self.manifest = m
         self.variant = m["variant"]
