@@ -40,7 +40,7 @@ def num_comm_letts_matrix(counts):
     return out
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(cache=CACHE, nogil=True, inline="always")
 def guess_score(row, S, h, L, kind, uniform, hw, cnt):
     """The oracle's score of the test word with jot row `row` at state S (lower is better): GBR's
     sum_j A_j n_j (Alg. 2-4, ExpNumElims = n - score / H) or Beeler's sum_j n_j log n_j."""
@@ -140,7 +140,7 @@ def _oracle(C, counts, S, in_S, h, candidates, L, kind):
     return choose_guess(C, S, in_S, h, candidates, L, GBR)
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(cache=CACHE, nogil=True, inline="always")
 def split_node(C, order, tmp, s, e, g, depth, L, cnt, guesses, stack_s, stack_e, stack_d, top):
     """One node of a decision-tree walk over order[s:e] with test word g at this depth: records g's
     guesses if it is in the state, splits the rest in place by answer (a stable counting sort, g last)
