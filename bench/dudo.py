@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from games.dudo.exploit import best_response_value, cross_play_value
+from games.dudo.exploit import best_response_value, cross_play_value, exploitability_1v1
 from games.dudo.solver import FastSolver, evaluate
 from games.dudo.fsicfr import FSICFR
 from games.dudo.game import make_group
@@ -150,15 +150,6 @@ def _table(rows, fmt, max_dice):
     print()
 
 
-def expl_1v1(g, strat):
-    ev = FastSolver(g)
-    v = evaluate(ev, strat)[0]
-    W = 0.5 * (1 + v)
-    e1 = best_response_value(g, strat, 1, True, {}, {})
-    e2 = best_response_value(g, strat, 1, False, {}, {})
-    return v, (e1 - W) + (e2 - (1 - W))
-
-
 def curve(checkpoints=(100, 250, 500, 1000, 2000, 3000, 4500, 6000, 9000, 12000)):
     t0 = time.perf_counter()
     lp, _ = sequence_form_value(1, 1)
@@ -173,7 +164,7 @@ def curve(checkpoints=(100, 250, 500, 1000, 2000, 3000, 4500, 6000, 9000, 12000)
     print(f"{'iters':>7} {'wall s':>9} {'cpu s':>9} {'value(+-1)':>13} {'|v - LP|':>10} {'exploitability':>15}")
     for it in checkpoints:
         s.solve(it - s.t, progress=False)
-        v, e = expl_1v1(g, s.average_strategy())
+        v, e = exploitability_1v1(g, s.average_strategy())
         print(f"{s.t:>7} {s.seconds:>9.2f} {s.cpu_seconds:>9.2f} {v:>13.8f} {abs(v - lp):>10.2e} {e:>15.3e}", flush=True)
     return s
 
@@ -184,7 +175,7 @@ def fig5(iters=3000, ref=None):
     if ref is None:
         ref = FastSolver(g_ex).solve(6000, progress=False)
     st_ex = ref.average_strategy()
-    v_ex, e_ex = expl_1v1(g_ex, st_ex)
+    v_ex, e_ex = exploitability_1v1(g_ex, st_ex)
     T = g_ex.terminal[0]
     print(f"\nFig. 5 analogue: 1v1, full-width solver {iters} iterations per memory m, against the"
           f" perfect-recall equilibrium (its exploitability {e_ex:.1e}); exact expected results,"
@@ -194,7 +185,7 @@ def fig5(iters=3000, ref=None):
         g = make_group(1, 1, m)
         s = FastSolver(g).solve(iters, progress=False)
         st = s.average_strategy()
-        v, e = expl_1v1(g, st)
+        v, e = exploitability_1v1(g, st)
         # m-strategy opens vs equilibrium, and equilibrium opens vs m-strategy
         a = cross_play_value(1, 1, g, st, g_ex, st_ex, (T, -T))
         b = cross_play_value(1, 1, g_ex, st_ex, g, st, (T, -T))
@@ -286,14 +277,14 @@ def fixedpoint(seconds=60.0, m=3):
     for its in (3000, 20000):
         s = FastSolver(g).solve(its, progress=False)
         st = s.average_strategy()
-        v, e = expl_1v1(g, st)
+        v, e = exploitability_1v1(g, st)
         print(f"{'full-width PCFR+':>22} {s.t:>9} {s.seconds:>8.1f} {v:>11.6f} {e:>9.4f}"
               f" {within(st):>12.4f}", flush=True)
     for name, Alg in (("FSICFR (Alg. 2)", FSICFR), ("CFR (Alg. 1)", CFR)):
         a = Alg(g, seed=1)
         a.solve(10 ** 9, seconds=seconds)
         st = a.average_strategy()
-        v, e = expl_1v1(g, st)
+        v, e = exploitability_1v1(g, st)
         print(f"{name:>22} {a.t:>9} {a.seconds:>8.1f} {v:>11.6f} {e:>9.4f} {within(st):>12.4f}",
               flush=True)
 

@@ -7,8 +7,8 @@ import pytest
 
 from games.dudo import rules
 from games.dudo.cfr import CFR
-from games.dudo.exploit import best_response_value
-from games.dudo.solver import FastSolver, evaluate
+from games.dudo.exploit import best_response_value, exploitability_1v1
+from games.dudo.solver import FastSolver
 from games.dudo.fsicfr import FSICFR
 from games.dudo.game import make_group
 from games.dudo.lp import sequence_form_value
@@ -26,16 +26,6 @@ def lp_value():
 @pytest.fixture(scope="module")
 def g11():
     return make_group(1, 1, None)
-
-
-def exploitability(g, strat):
-    """Sum of both seats' best-response gains (win probability; 1v1: +-1 value = 2P - 1)."""
-    ev = FastSolver(g)
-    v = evaluate(ev, strat)[0]
-    W = 0.5 * (1 + v)
-    e1 = best_response_value(g, strat, 1, True, {}, {})
-    e2 = best_response_value(g, strat, 1, False, {}, {})
-    return v, (e1 - W) + (e2 - (1 - W))
 
 
 def test_lp_value(lp_value):
@@ -82,7 +72,7 @@ def test_best_response_against_uniform(g11):
 def test_fast_solver_reaches_lp_value(g11, lp_value):
     s = FastSolver(g11)
     s.solve(2500, progress=False)
-    v, expl = exploitability(g11, s.average_strategy())
+    v, expl = exploitability_1v1(g11, s.average_strategy())
     assert v == pytest.approx(lp_value, abs=2e-5)
     assert 0 <= expl < 1e-4
 
@@ -91,7 +81,7 @@ def test_fast_solver_abstract_m3_is_close(lp_value):
     g = make_group(1, 1, 3)
     s = FastSolver(g)
     s.solve(1500, progress=False)
-    v, expl = exploitability(g, s.average_strategy())
+    v, expl = exploitability_1v1(g, s.average_strategy())
     assert v == pytest.approx(lp_value, abs=2e-3)
     assert expl < 0.05
 
@@ -101,13 +91,13 @@ def test_fsicfr_and_cfr_approach_lp_value(g11, lp_value):
     # (uniform play: exploitability about 0.35)
     f = FSICFR(g11, seed=3)
     f.solve(20000)
-    v, expl = exploitability(g11, f.average_strategy())
+    v, expl = exploitability_1v1(g11, f.average_strategy())
     assert abs(v - lp_value) <= expl
     assert v == pytest.approx(lp_value, abs=0.005)
     assert expl < 0.06
     c = CFR(g11, seed=3)
     c.solve(2500)
-    v, expl = exploitability(g11, c.average_strategy())
+    v, expl = exploitability_1v1(g11, c.average_strategy())
     assert abs(v - lp_value) <= expl
     assert expl < 0.12
 
@@ -174,7 +164,7 @@ def test_tree_solver_matches_full_width_solver(g11):
     np.testing.assert_allclose(a.ssum, b.ssum, atol=1e-12)
     a.solve(299, progress=False)
     b.solve(299, progress=False)
-    va, ea = exploitability(g11, a.average_strategy())
-    vb, eb = exploitability(g11, b.average_strategy())
+    va, ea = exploitability_1v1(g11, a.average_strategy())
+    vb, eb = exploitability_1v1(g11, b.average_strategy())
     assert vb == pytest.approx(va, abs=1e-5)
     assert eb == pytest.approx(ea, rel=0.1)
