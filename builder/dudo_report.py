@@ -2,12 +2,14 @@
 (opener dice, other dice) round.
 
   python -m builder.dudo_report [--root stores] [--variant dudo-5dice-default]
+  python -m builder.dudo_report --plan full       # a profile's plan before building (cost model)
 
 value = the opener's game-winning probability under the stored strategies; exploitability = the
 sum of both seats' best-response gains (win probability), by the best response named in "BR kind"
 (exact-perfect-recall: responder with perfect recall; "lower bound: best response with memory m'":
-a responder that remembers the last m' claims, ``games.dudo.bound``, a lower bound; abstract-local,
-in stores built before that: the same with m' = the abstraction's m).  A round opened by a player with fewer than max dice against max dice
+a responder that remembers the last m' > m claims, ``games.dudo.bound``, a lower bound; "lower bound:
+abstraction": the same with m' = the abstraction's m, the weakest; not measured; stores built before
+these kinds say abstract-local and none, read as the abstraction's bound and not measured).  A round opened by a player with fewer than max dice against max dice
 cannot happen (the winner of a challenge opens, and a max-dice player has lost nothing): those
 pairs are listed as unreachable; their groups are solved (the max-dice side opens) but no value
 is computed for a round that no game reaches.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from games.dudo.bound import kind_of
 from games.storage import Store, current_stores, stores_root
 
 
@@ -43,7 +46,7 @@ def table(manifest: dict) -> str:
                 f"{op}v{oth:<4} {str(mem):>8} {int(st['iterations']):>6} {st.get('stop', '-'):>5}"
                 f" {st['train_seconds']:>8.1f} {st.get('group_seconds', float('nan')):>8.1f} {st['value']:>9.5f}"
                 f" {st.get('br_opener', float('nan')):>10.5f} {st.get('br_other', float('nan')):>9.5f}"
-                f" {(f'{e:.2e}' if e is not None else '-'):>9}  {st['br_kind']}")
+                f" {(f'{e:.2e}' if e is not None else '-'):>9}  {kind_of(st)}")
     lines.append("stop: floor (a doubling of the iterations improved the group's exploitability by less than"
                  f" {manifest['parameters'].get('stop_rel', 0):g}), cap (the iteration cap), - (fixed iterations);"
                  " group s: training, measurements and best responses")
@@ -55,10 +58,58 @@ def curves(manifest: dict) -> str:
     the round table names, at every doubling of the iterations."""
     out = []
     for rnd, c in manifest.get("curves", {}).items():
-        kind = manifest["rounds"][rnd].get("br_kind", "?")
+        kind = kind_of(manifest["rounds"][rnd])
         out.append(f"{rnd} ({kind}): " + ", ".join(
             f"{int(t)}: {e:.2e} ({s:.0f} s)" for t, e, s in zip(c["iterations"], c["exploitability"], c["seconds"])))
     return "\n".join(["curves, iterations: exploitability (solver seconds)"] + out) if out else "no curves (fixed iterations)"
+
+
+def plan(params, workers: int = 2) -> str:
+    """A Dudo profile's plan from the cost model (``games.dudo.budget``, one core, modelled seconds):
+    per group its memory, iteration cap, table bytes and training seconds at the cap, the bound's
+    responder memory with its bytes and seconds (one round, both seats; computed at every measurement
+    of the floor rule), and the build's modelled wall time on ``workers`` processes (the groups of one
+    total of dice run in parallel, the totals one after another)."""
+    from games.dudo.budget import bound_cost, group_cost
+    from games.dudo.solve import FLOOR_DOUBLINGS, groups_in_order
+    from games.dudo.game import round_reachable
+    mems, bmems = params.memories(), params.bound_memories()
+    lines = [f"{params.variant}: memory budget {params.memory_budget / 2**30:.2f} GiB, time budget"
+             f" {params.time_budget:g} s per group; bound: m + {params.bound_memory}, {params.bound_budget / 2**30:.2f} GiB,"
+             f" {params.bound_time_budget:g} s",
+             f"{'group':>6} {'m':>7} {'iters':>6} {'GB':>6} {'train s':>8} {'bound m':>8} {'bound GB':>8}"
+             f" {'bound s':>8} {'group s':>8}"]
+    level: dict[int, list] = {}
+    peak = 0.0
+    for a, b in groups_in_order(params.max_dice):
+        m, its = mems[(a, b)], params.group_iterations(a, b)
+        c = group_cost(a, b, m)
+        train = c.seconds_per_iteration * its
+        nrounds = sum(round_reachable(op, a + b - op, params.max_dice) for op in {a, b})
+        measures = (FLOOR_DOUBLINGS + 1) if params.stop_rel > 0 else 1
+        if (a, b) in bmems:
+            mr = bmems[(a, b)]
+            bc = bound_cost(a, b, mr)
+            bsec = bc.seconds_per_iteration * nrounds * measures
+            bcells = f"{mr:>8} {bc.bytes / 1e9:>8.2f} {bsec:>8.0f}"
+            gb = (c.bytes + bc.bytes) / 1e9
+        else:
+            bsec, gb = 0.0, c.bytes / 1e9
+            bcells = f"{'exact' if a + b <= params.exact_br_total else '-':>8} {'':>8} {'':>8}"
+        peak = max(peak, gb)
+        level.setdefault(a + b, []).append(train + bsec)
+        lines.append(f"{a}v{b:<4} {'perfect' if m is None else m:>7} {its:>6} {c.bytes / 1e9:>6.2f} {train:>8.0f}"
+                     f" {bcells} {train + bsec:>8.0f}")
+    wall = 0.0
+    for secs in level.values():      # longest first onto the least loaded worker
+        loads = [0.0] * workers
+        for x in sorted(secs, reverse=True):
+            loads[loads.index(min(loads))] += x
+        wall += max(loads)
+    lines.append(f"modelled: peak tables of one group {peak:.2f} GB (training + bound), build wall about"
+                 f" {wall / 60:.0f} min on {workers} workers at the iteration caps (the floor rule may stop earlier;"
+                 " the model overestimates large groups by up to 3x: bench.dudo_cost)")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
@@ -66,7 +117,17 @@ def main(argv=None) -> int:
     ap.add_argument("--root", type=Path, default=stores_root())
     ap.add_argument("--variant", action="append", default=[])
     ap.add_argument("--curves", action="store_true", help="also each group's training curve")
+    ap.add_argument("--plan", metavar="PROFILE", help="print a profile's Dudo plan (cost model) and exit")
     args = ap.parse_args(argv)
+    if args.plan:
+        from builder.profiles import PROFILES
+        if args.plan not in PROFILES:
+            print(f"unknown profile {args.plan!r} (known: {', '.join(sorted(PROFILES))})")
+            return 2
+        for v, p in PROFILES[args.plan].items():
+            if v.startswith("dudo"):
+                print(plan(p))
+        return 0
     stores = current_stores(args.root, "dudo")
     names = args.variant or sorted(stores)
     if not names:

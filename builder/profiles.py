@@ -3,20 +3,25 @@ from games.dudo.store import DudoParams
 from builder.jotto import JottoParams
 
 # the real game (5 dice a player) with a memory per dice group chosen by budget (games.dudo.budget): at
-# most 30 s of modelled training (one core) and 1.5 GB per group, so perfect recall at 1v1, m = 4 at 1v2,
+# most 25 s of modelled training (one core) and 1.5 GB per group, so perfect recall at 1v1, m = 4 at 1v2,
 # 3 at 1v3 and 2v2, 2 at 1v4, 2v3 and 3v3, 1 elsewhere (1v5 and 6 or more dice); iterations per total of dice
 # in play, fewer where an iteration costs more (README, "Dudo", has its measured figures)
-DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=30.0, label="default",
+DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
                           iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 30), (10, 30)))
-# every group up to 5 dice a player (m = 3), those with 3 or fewer dice in play without abstraction;
-# iterations per total of dice in play, fewer where an iteration costs more (one core: 1v2 with perfect
-# recall 0.5 s; blocked full-width solver about 0.15 s at 6 dice, 1 s at 7, 1-4 s at 8, 7 s at 9 and
-# 10), so the whole build takes about 50 minutes on 2 cores (groups of one total run in parallel)
-# each group trains to its floor (stop_rel: less than 10% better over a doubling of the iterations; the
-# iterations are caps), 1v1 to 8000 (exploitability about 3e-6; 1e-4 at 1000)
-DUDO_FULL = DudoParams(max_dice=5, iterations=1000, perfect_recall_total=3, stop_rel=0.1,
-                       iterations_by_total=((2, 8000), (3, 400), (5, 400), (6, 300), (7, 200), (8, 150), (9, 100),
-                                            (10, 100)))
+# the real game with a memory per dice group chosen by budget (games.dudo.budget; `python -m
+# builder.dudo_report --plan full` prints the plan): at most 2.5 GiB of tables and 900 s of modelled
+# training (one core, at the iteration cap) per group, so perfect recall at 1v1 and 1v2, m = 5 at 2v2,
+# 4 at 1v3 and 2v3, 3 at 1v4, 1v5, 2v4 and 3v3, 2 elsewhere; beyond 4 dice in play each round's
+# exploitability is the lower bound of a responder remembering m + 1 claims where its tables fit 3.5 GiB
+# and 120 s (modelled), else the abstraction's own (m' = m: 1v5, 4v5 and 5v5).  Two groups of one total run
+# at once, so the peak is at most about two groups' tables plus their bounds: modelled 7.1 GB at 8 dice,
+# measured about half of that (bench.dudo_cost; the bound of 3v5 at m' = 3: 1.84 GB peak, modelled 3.68).
+# Each group trains to its floor (stop_rel: less than 10% better over a doubling of the iterations;
+# the iterations per total of dice in play are caps); modelled wall about 73 min on 2 cores at the caps
+DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_budget=900.0, label="full",
+                       stop_rel=0.1, bound_memory=1, bound_budget=7 << 29, bound_time_budget=120.0,
+                       iterations_by_total=((2, 8000), (3, 400), (4, 1000), (5, 400), (6, 300), (7, 200), (8, 200),
+                                            (9, 150), (10, 150)))
 
 # Ganzfried's Table 1 iteration counts for the full fictitious-play baseline. The rollout guesser runs
 # in the full profile only (issue 13, measured in the same load): its double-oracle columns made the

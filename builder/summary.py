@@ -8,6 +8,8 @@ from pathlib import Path
 
 import psutil
 
+from games.dudo.bound import kind_of
+
 
 class PeakMemory:
     """Peak resident memory of this process and all its descendants (workers), sampled every 0.2 s."""
@@ -72,7 +74,7 @@ def quality(m: dict) -> str:
         worst, where = max(ex)
         one = rounds.get("1v1", {}).get("exploitability")
         head = f"1v1 expl. {one:.2g}, " if one is not None else ""
-        return f"{head}max expl. {worst:.3g} ({where})"
+        return f"{head}max expl. {worst:.3g} ({where}, {kind_of(rounds[where])})"
     if game == "guesswho":
         return f"tuned vs optimal {float(_frac(m['strategies']['tuned']['vs_optimal'])):.4f}"
     if game == "hangman":
@@ -98,4 +100,8 @@ def format_summary(results: list[StoreResult], executor: str, wall: float) -> st
         peak = "-" if r.resumed else _mb(r.peak_bytes)
         lines.append(f"{r.variant:32s} {secs:>8s} {peak:>8s} {r.size_bytes / 2**20:8.1f}  "
                      f"{r.manifest.get('content_hash', '')[:16]:16s}  {quality(r.manifest)}")
+    for r in results:       # a Dudo store's per-round table: memory, iterations, value, exploitability, kind
+        if r.manifest.get("game") == "dudo" and not r.resumed:
+            from builder.dudo_report import table
+            lines += ["", table(r.manifest)]
     return "\n".join(lines)

@@ -147,7 +147,7 @@ def _kind(br_kind: str) -> str:
     """games.dudo.solve's br_kind, shortly: exact best response, a lower bound, or not measured."""
     if br_kind.startswith("exact"):
         return "exact"
-    if br_kind == "abstract-local":
+    if br_kind == "abstract-local" or br_kind.startswith("lower bound: abstraction"):
         return "LB (abstract BR)"
     if br_kind.startswith("lower bound: best response with memory"):
         return f"LB (BR, memory {br_kind.rsplit(' ', 1)[-1]})"

@@ -8,7 +8,8 @@ counterfactual value (``abstract_best_response``); that pure response remembers 
 legal strategy of the round, and its value is computed exactly, so its gain is a lower bound on the
 exploitability.  It grows with ``m'`` (the responder's choices are per window, and a longer window
 splits the shorter one's) and equals the exact best response when ``m'`` covers the whole round
-(the DAG is then a tree).  Label: ``br_kind(m')``.
+(the DAG is then a tree).  Label: ``br_kind(m', m)``: with ``m' = m`` it is the abstraction's own
+bound (the responder restricted to the abstraction), with ``m' > m`` the stronger one.
 """
 from __future__ import annotations
 
@@ -20,12 +21,30 @@ from .game import Group, make_group
 from .infoset import memory_size
 
 
-def br_kind(m_resp) -> str:
+EXACT = "exact-perfect-recall"
+NOT_MEASURED = "not measured"
+
+
+def br_kind(m_resp, m_abstraction=None) -> str:
     """The label of a responder-memory bound (manifest ``br_kind``, ``GetStats``, reports); with
-    perfect recall (None) the DAG is a tree and the response is the exact one."""
+    perfect recall (None) the DAG is a tree and the response is the exact one; with the
+    abstraction's own memory it is the abstraction's bound."""
     if m_resp is None:
-        return "exact-perfect-recall"
+        return EXACT
+    if m_resp == m_abstraction:
+        return f"lower bound: abstraction (best response with memory {m_resp})"
     return f"lower bound: best response with memory {m_resp}"
+
+
+def kind_of(stats: dict) -> str:
+    """A round's ``br_kind`` as stored; stores built before the kinds were named say "none" (or
+    nothing) where nothing was measured, and "abstract-local" for the abstraction's bound."""
+    kind = stats.get("br_kind")
+    if kind in (None, "none"):
+        return NOT_MEASURED
+    if kind == "abstract-local":
+        return "lower bound: abstraction"
+    return kind
 
 
 @njit(cache=True)

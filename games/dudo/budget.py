@@ -9,10 +9,16 @@ action) slots per roll (``K = 6 (a + b)`` claims); its tables are
   ``POOL_FRACTION`` at once (all of them at m = 1), float64 (float32 past 1 GB), and the per-node
   reach vectors.
 
-One training iteration costs, per backward pass (two with alternating updates: two sides or perfect
-recall), ``SECONDS_PER_PAIR`` per (window action x roll pair) for the node values and
+One training iteration costs ``SECONDS_PER_PAIR`` per (window action x roll pair) and side for the
+node values and, per backward pass (two with alternating updates: two sides or perfect recall),
 ``SECONDS_PER_ROLL`` per (window action x roll) for regrets and strategies (the whole cost of the
-perfect-recall tree walk, which has no roll-pair matrices).  The constants were measured with
+perfect-recall tree walk, which has no roll-pair matrices).
+
+The responder-memory bound (``bound.memory_best_response``) of a round with memory m' costs, per
+responder seat, a forward and a backward pass over the m'-window group with two seats
+(``bound_cost``): about ``BOUND_PAIRS`` times ``SECONDS_PER_PAIR`` per (window action x roll pair)
+for both seats (measured 3.5e-9 to 5e-9 s per window action x roll pair at 7-8 dice), and the
+training tables' memory of the m' group (measured 1.66 GB peak at 4v4 m' = 3, modelled 1.67 GB).  The constants were measured with
 ``python -m bench.dudo_cost`` (CPU seconds per iteration against the model's work, over groups of 1v1
 to 5v5, on the development machine); they are constants, not measurements at build time, so the
 memory chosen for a group (and with it the store's content) is the same on every machine.
@@ -30,6 +36,7 @@ from .rules import MAX_DICE, num_rolls
 SECONDS_PER_PAIR = 2.0e-9
 SECONDS_PER_ROLL = 3.0e-8
 POOL_FRACTION = 0.6  # blocked kernel: value matrices held at once / windows (measured 0.46-0.56 for m >= 2)
+BOUND_PAIRS = 2.5    # bound seconds / (SECONDS_PER_PAIR x window actions x roll pairs), both seats
 MAX_MEMORY = 12     # windows grow like C(K, m): no group of the real game fits more within any budget here
 
 
@@ -67,7 +74,10 @@ def group_cost(a: int, b: int, m: int | None) -> GroupCost:
     else:
         shared = len(ns) == 1           # one side: the seats share nodes (simultaneous CFR+)
         arrays, passes = 4, (1 if shared else 2)
-        seconds = passes * (SECONDS_PER_PAIR * wa * pair * len(ns) + SECONDS_PER_ROLL * rows)
+        # the roll-pair work is measured to cost once per iteration, not once per pass: with two
+        # sides and alternating updates the per-pass model was 2.7-3.2 times the measured CPU at 7-9
+        # dice (3v4 m3, 3v5 m2, 4v5 m2; python -m bench.dudo_cost)
+        seconds = SECONDS_PER_PAIR * wa * pair * len(ns) + passes * SECONDS_PER_ROLL * rows
     values = nw * pair * len(ns) * (1.0 if m == 1 else POOL_FRACTION)
     values = int(values * (8 if values * 8 <= 1 << 30 else 4))      # float32 past 1 GB (fast.FastSolver)
     reach = 8 * 2 * len(ns) * nw * max(ns)
@@ -97,3 +107,37 @@ def choose_memories(max_dice: int, iterations, memory_bytes: int, seconds: float
         raise ValueError(f"max_dice {max_dice} out of 1..{MAX_DICE}")
     return {(a, b): choose_memory(a, b, int(iterations(a, b)), memory_bytes, seconds)
             for a in range(1, max_dice + 1) for b in range(a, max_dice + 1)}
+
+
+def bound_cost(a: int, b: int, m_resp: int) -> GroupCost:
+    """The cost model of one round's responder-memory bound with memory ``m_resp`` in group {a, b}
+    (both responder seats; see the module docstring)."""
+    K = 6 * (a + b)
+    c = group_cost(a, b, m_resp)
+    na, nb = num_rolls(a), num_rolls(b)
+    seconds = BOUND_PAIRS * SECONDS_PER_PAIR * c.window_actions * na * nb \
+        + 2 * SECONDS_PER_ROLL * c.window_actions * (na + nb)
+    return GroupCost(c.m, c.windows, c.window_actions, c.bytes if a != b else group_cost_split_bytes(a, m_resp, K), seconds)
+
+
+def group_cost_split_bytes(a: int, m_resp: int, K: int) -> int:
+    """Bytes of a symmetric group's bound: its seats split into two sides (``make_group(split=True)``)."""
+    n = num_rolls(a)
+    nw, wa = num_windows(K, m_resp), window_actions(K, m_resp)
+    values = nw * n * n * 2 * (1.0 if m_resp == 1 else POOL_FRACTION)
+    values = int(values * (8 if values * 8 <= 1 << 30 else 4))
+    return 8 * 3 * wa * 2 * n + values + 8 * 2 * 2 * nw * n
+
+
+def choose_bound_memory(a: int, b: int, m: int, extra: int, memory_bytes: int, seconds: float) -> int:
+    """The responder memory m' of group {a, b}'s bound: the largest m' <= m + ``extra`` (and below the
+    round's K claims) whose ``bound_cost`` fits ``memory_bytes`` and ``seconds``; m (the abstraction's
+    own bound) if none larger fits."""
+    K = 6 * (a + b)
+    best = m
+    for mr in range(m + 1, min(m + extra, K - 1) + 1):
+        c = bound_cost(a, b, mr)
+        if c.bytes > memory_bytes or c.seconds_per_iteration > seconds:
+            break
+        best = mr
+    return best

@@ -17,8 +17,9 @@ Statistics per round (opener dice a, other dice b), all in win-probability units
   remembers the last m' >= m claims and its seat and chooses by counterfactual value on the
   m'-window DAG; a legal strategy, so its gain is a lower bound on the exploitability; its
   continuation values are the responder values of the smaller rounds, exact or bounds as labelled
-  there) or "none" where not computed.  Stores built before the bound existed say
-  "abstract-local" for m' = m.
+  there; "lower bound: abstraction (...)" when m' = m, the responder restricted to the
+  abstraction) or "not measured".  Stores built before these kinds say "abstract-local" for the
+  abstraction's bound and "none" for not measured (``bound.kind_of`` reads both).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bound import br_kind, memory_best_response
+from .bound import NOT_MEASURED, br_kind, memory_best_response
 from .exploit import best_response_value
 from .solver import FastSolver
 from .training import train_to_floor
@@ -134,8 +135,8 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     group resumes from its solver checkpoint (.npz), giving bit-identical results.
 
     Beyond ``exact_br_total`` dice in play the exploitability is the lower bound of a responder
-    with memory ``br_memory(a, b)`` (an int, a function of the group, or None: the group's own m)
-    claims, when ``abstract_br``.
+    with memory ``br_memory(a, b)`` (an int, a function of the group, a {(a, b): m'} dict, or None:
+    the group's own m) claims, when ``abstract_br``.
 
     With ``stop_rel > 0`` the iterations are a cap: the group trains to its floor
     (``training.train_to_floor``: the worst round's exploitability, exact or the bound above,
@@ -155,7 +156,8 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     its = int(iterations(a, b) if callable(iterations) else iterations)
     os.makedirs(checkpoint_dir, exist_ok=True)
     stem = os.path.join(checkpoint_dir, f"dudo_{a}v{b}_m{mg}")
-    m_resp = br_memory(a, b) if callable(br_memory) else br_memory
+    m_resp = (br_memory(a, b) if callable(br_memory) else br_memory.get((a, b)) if isinstance(br_memory, dict)
+              else br_memory)
     if mg is None or m_resp is None or (isinstance(m_resp, int) and m_resp < mg):
         m_resp = mg
     inputs = dict(group=[a, b], m=mg, max_dice=max_dice, iterations=its,
@@ -230,7 +232,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
         if t_trained != t_done:
             st["iterations_trained"] = t_trained
         if kind is None:
-            st.update(br_kind="none")
+            st.update(br_kind=NOT_MEASURED)
         else:
             new_open[(op, oth)] = e_o
             new_other[(op, oth)] = e_n
@@ -281,7 +283,7 @@ def _round_figures(g: Group, strat, openers, W, br_open, br_other, max_dice, exa
             kind = "exact-perfect-recall"
         elif m_resp is not False:
             e_o, e_n = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, max_dice)
-            kind = br_kind(m_resp)
+            kind = br_kind(m_resp, g.m)
         else:
             out[(op, D - op)] = (value, None, None, None, None)
             continue
@@ -346,8 +348,9 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
 def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str | None = None, map_fn=map,
                  should_stop=None) -> DudoSolution:
     """``solve_game`` with a store's parameters (its per-total iteration schedule and per-group memory;
-    with ``stop_rel`` the iterations are caps and each group trains to its floor)."""
+    with ``stop_rel`` the iterations are caps and each group trains to its floor; beyond
+    ``exact_br_total`` dice in play the bound's responder memory per group, ``bound_memories``)."""
     return solve_game(max_dice=params.max_dice, m=params.memories(), iterations=params.group_iterations,
                       perfect_recall_total=params.perfect_recall_total, exact_br_total=params.exact_br_total,
                       progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
-                      should_stop=should_stop, stop_rel=params.stop_rel)
+                      should_stop=should_stop, stop_rel=params.stop_rel, br_memory=params.bound_memories())

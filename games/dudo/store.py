@@ -18,7 +18,7 @@ from numba import njit
 from games.quantise import UNIT, largest_remainder
 from games.storage import StoreManifest
 
-from .budget import choose_memories
+from .budget import choose_bound_memory, choose_memories
 from .infoset import block_memory, last_claims, memory_size, window_index
 from .kernels import structural_reach
 from .rules import num_rolls, roll_index
@@ -46,6 +46,14 @@ class DudoParams:
     # iterations improves the group's exploitability by less than this fraction; the planned iterations
     # (the time budget's) are a cap
     stop_rel: float = 0.0
+    # beyond ``exact_br_total`` dice in play each round's exploitability is the lower bound of a
+    # responder remembering m' claims (``bound.memory_best_response``): the largest m' <= m +
+    # ``bound_memory`` whose modelled tables fit ``bound_budget`` bytes and one bound
+    # ``bound_time_budget`` seconds (``budget.bound_cost``, one core; 0 = no limit); m' = m (0 here,
+    # or nothing larger fits) is the abstraction's own bound
+    bound_memory: int = 0
+    bound_budget: int = 0
+    bound_time_budget: float = 0.0
 
     @property
     def budgeted(self) -> bool:
@@ -60,6 +68,16 @@ class DudoParams:
 
     def group_iterations(self, a: int, b: int) -> int:
         return group_iterations(self.iterations, tuple(self.iterations_by_total), a, b)
+
+    def bound_memories(self) -> dict:
+        """{(a, b): m'} of the responder-memory bound for every group with more than
+        ``exact_br_total`` dice in play and an imperfect-recall memory."""
+        out = {}
+        for (a, b), m in self.memories().items():
+            if a + b > self.exact_br_total and m is not None:
+                out[(a, b)] = choose_bound_memory(a, b, m, self.bound_memory, self.bound_budget or 1 << 62,
+                                                  self.bound_time_budget or float("inf"))
+        return out
 
     def memories(self) -> dict:
         """{(a, b): m} for every group a <= b (None = perfect recall)."""
@@ -218,11 +236,12 @@ def round_curves(sol) -> dict[str, dict]:
 
 
 def manifest_parameters(params: DudoParams) -> dict:
-    """The parameters as recorded in the manifest (an empty schedule and a zero ``stop_rel`` are left
-    out, so stores built before they existed keep their manifest)."""
+    """The parameters as recorded in the manifest (an empty schedule, a zero ``stop_rel`` and zero bound
+    parameters are left out, so stores built before they existed keep their manifest)."""
     d = asdict(params)
-    if not d["stop_rel"]:
-        del d["stop_rel"]
+    for k in ("stop_rel", "bound_memory", "bound_budget", "bound_time_budget"):
+        if not d[k]:
+            del d[k]
     if not d["iterations_by_total"]:
         del d["iterations_by_total"]
     else:

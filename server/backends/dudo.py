@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from games.dudo.bound import kind_of
 from games.dudo.endgame import EndgamePolicy
 from games.dudo.endgame_store import resolve_cost, resolve_from_store
 from games.dudo.game import round_reachable
@@ -26,7 +27,7 @@ log = logging.getLogger("gamestrategy.server.dudo")
 
 # the 5-dice stores the builder's profiles name (default and full): what answers every round from the book
 FIVE_DICE = DudoParams(max_dice=MAX_DICE, iterations=1, memory_budget=1, label="default").variant
-FIVE_DICE_FULL = DudoParams(max_dice=MAX_DICE, iterations=1).variant
+FIVE_DICE_FULL = DudoParams(max_dice=MAX_DICE, iterations=1, memory_budget=1, label="full").variant
 
 ENDGAME = EndgamePolicy()  # when and how a late decision is re-solved (games.dudo.endgame)
 # a re-solve must end this long before the caller's deadline: the store's answer is the fallback
@@ -202,3 +203,4 @@ class DudoBackend:
                     s.labels[k] = val
                 else:
                     s.figures[k] = float(val)
+            s.labels["br_kind"] = kind_of(st)    # a store built before the kinds: "none" or missing

@@ -88,7 +88,7 @@ def test_over_cost_request_gets_failed_precondition_naming_the_store(service):
         stub.SampleMove(req(5, 5), timeout=30)
     assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "dudo-5dice-default" in e.value.details() and "make build-default-stores" in e.value.details()
-    assert "dudo-m3-5dice" in e.value.details()
+    assert "dudo-5dice-full" in e.value.details()
     assert server.live_pool.pids()["busy"] == []  # nothing started
 
 
