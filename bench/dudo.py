@@ -411,7 +411,7 @@ def rules(group=(2, 2), m=3, budgets=(4, 16, 64, 256), m_resps=("exact",), alter
     W = fake_W(5)
     bo, bn = dict(W), {k: 1 - v for k, v in W.items()}
     g = make_group(a, b, m, W)
-    kinds = ["exact best response" if k == "exact" else br_kind(k) for k in m_resps]
+    kinds = ["exact best response" if k == "exact" else br_kind(k, m) for k in m_resps]
     print(f"\nUpdate rules on {a}v{b}, memory {m}: exploitability (worst round of the group; "
           + " / ".join(kinds) + ") after each budget of solver CPU seconds (one process, same machine)")
     print(f"{'rule':>24} {'updates':>12} " + " ".join(f"{f'{B:g} s':>{10 * len(m_resps) + 8}}" for B in budgets))
@@ -474,7 +474,7 @@ def _bound_rows(g, st, W, bo, bn, m_resps):
         t0 = time.perf_counter()
         r = _round_exploitability(g, st, W, bo, bn, mr)
         dt = time.perf_counter() - t0
-        kind = "exact best response (perfect recall)" if mr == "exact" else br_kind(mr)
+        kind = "exact best response (perfect recall)" if mr == "exact" else br_kind(mr, g.m)
         for rnd in sorted(r):
             print(f"{rnd[0]}v{rnd[1]:<4} {kind:>44} {r[rnd][3]:>10.4e} {dt / len(r):>8.1f}", flush=True)
 
@@ -488,6 +488,7 @@ def largebounds(profile="default", extra=(1, 2), min_total=5, work=None, max_gb=
     import resource
     from builder.profiles import PROFILES
     from games.dudo.bound import br_kind, memory_best_response
+    from games.dudo.budget import bound_cost
     from games.dudo.solve import solve_params
     params = next(p for v, p in PROFILES[profile].items() if v.startswith("dudo"))
     t0 = time.perf_counter()
@@ -508,7 +509,7 @@ def largebounds(profile="default", extra=(1, 2), min_total=5, work=None, max_gb=
                   f" {st.get('exploitability', float('nan')):>9.3e} {st.get('br_seconds', float('nan')):>8.1f}", flush=True)
             for k in extra:
                 mr = g.m + k
-                gb = _bound_gb(a, b, mr)
+                gb = bound_cost(a, b, mr).bytes / 1e9
                 if gb > max_gb:
                     print(f"{op}v{oth:<4} {str(g.m):>3} {'':>6} {'':>8} {br_kind(mr):>46} {'not measured':>9}"
                           f" (tables about {gb:.1f} GB > {max_gb:g})", flush=True)
@@ -521,20 +522,6 @@ def largebounds(profile="default", extra=(1, 2), min_total=5, work=None, max_gb=
                       f" {dt:>8.1f} {peak:>8.2f}", flush=True)
                 bo[(op, oth)], bn[(op, oth)] = max(bo.get((op, oth), 0), eo), max(bn.get((op, oth), 0), en)
     print("exploit.: win probability, a lower bound of the kind named (the value of a legal response)")
-
-
-def _bound_gb(a, b, m):
-    """Model of the responder-memory bound's tables (GB): the m-window group's node values (the
-    blocked kernel's pool, ``budget.POOL_FRACTION`` of the windows, float32 past 1 GB) and the lifted
-    strategy (``budget.window_actions`` x rolls, float64)."""
-    from games.dudo.budget import POOL_FRACTION, window_actions
-    from games.dudo.infoset import num_windows
-    from games.dudo.rules import num_rolls
-    K = 6 * (a + b)
-    na, nb = num_rolls(a), num_rolls(b)
-    values = POOL_FRACTION * num_windows(K, m) * na * nb * 8
-    values = values if values <= 1 << 30 else values / 2
-    return (values + window_actions(K, m) * (na + nb) * 8) / 1e9
 
 
 def main(argv=None):
