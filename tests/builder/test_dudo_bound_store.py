@@ -80,3 +80,18 @@ def test_without_a_bound_memory_the_kind_is_the_abstractions(tmp_path):
     s.close()
     assert "bound_memory" not in m["parameters"]
     assert m["rounds"]["2v2"]["br_kind"] == "lower bound: abstraction (best response with memory 1)"
+
+
+def test_plan_prints_each_groups_memory_and_bound(capsys):
+    from builder.profiles import DUDO_FULL
+    assert dudo_report.main(["--plan", "full"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: line.split() for line in out if line[:1].isdigit() and "v" in line.split()[0]}
+    mems, bounds = DUDO_FULL.memories(), DUDO_FULL.bound_memories()
+    assert len(rows) == len(mems) == 15
+    for (a, b), m in mems.items():
+        r = rows[f"{a}v{b}"]
+        assert r[1] == ("perfect" if m is None else str(m)) and int(r[2]) == DUDO_FULL.group_iterations(a, b)
+        assert r[5] == (str(bounds[(a, b)]) if (a, b) in bounds else "exact")
+    assert out[-1].startswith("modelled: peak tables")
+    assert dudo_report.main(["--plan", "nosuch"]) == 2
