@@ -374,11 +374,18 @@ def stronger_figures(h: np.ndarray, member_guesses: np.ndarray, weights: np.ndar
     which makes epsilon_guesser, epsilon and the gap exact: the game's value lies in
     [hider_vs_exact, guarantee]."""
     ang = member_guesses.astype(np.float64) @ weights
-    eps_h = hider_br_payoff(ang) - hider_actual_payoff(ang, h)
-    vs_rollout = float(h @ rollout_guesses)
-    out = {"hider_vs_rollout": vs_rollout, "epsilon_guesser_rollout": float(h @ ang) - vs_rollout,
-           "epsilon_rollout": max(eps_h, float(h @ ang) - vs_rollout)}
-    if exact is not None:
-        out.update(hider_vs_exact=exact.value, epsilon_guesser_exact=float(h @ ang) - exact.value,
-                   epsilon_exact=max(eps_h, float(h @ ang) - exact.value), gap_exact=hider_br_payoff(ang) - exact.value)
+    return stronger_from_pair(hider_br_payoff(ang), hider_actual_payoff(ang, h), float(h @ rollout_guesses),
+                              None if exact is None else exact.value)
+
+
+def stronger_from_pair(guarantee: float, self_play: float, vs_rollout: float, vs_exact: float | None = None
+                       ) -> dict[str, float]:
+    """stronger_figures from the pair's guarantee and self-play payoff (a store's figures) and the hider's
+    payoff against the rollout oracle's response (and the exact best response's, where computed)."""
+    eps_h = guarantee - self_play
+    out = {"hider_vs_rollout": vs_rollout, "epsilon_guesser_rollout": self_play - vs_rollout,
+           "epsilon_rollout": max(eps_h, self_play - vs_rollout)}
+    if vs_exact is not None:
+        out.update(hider_vs_exact=vs_exact, epsilon_guesser_exact=self_play - vs_exact,
+                   epsilon_exact=max(eps_h, self_play - vs_exact), gap_exact=guarantee - vs_exact)
     return out

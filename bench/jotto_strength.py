@@ -1,0 +1,202 @@
+"""Issue 13's strength figures from published Jotto stores, each labelled with what it is.
+
+  python -m bench.jotto_strength table1 [--root stores] [--variant V ...] [--strategy S ...] [--rollout]
+                                        [--exact-max-words 100] [--exact-max-nodes 5000000]
+  python -m bench.jotto_strength people --variant V [--secret common|uniform] [--guessers g1,g2,...] [--root stores]
+
+`table1`: per store and strategy, epsilon against GBR (Ganzfried's, a lower bound on the true epsilon: a
+greedy response), against the rollout oracle (a tighter lower bound: the stored figure, or computed with
+--rollout) and against the exact best response (exact; stored, or computed with the branch and bound on
+dictionaries of at most --exact-max-words words), the guarantee (max over words of the mixture's expected
+guesses: exact for the mixture), the gap against GBR, the mixture size and the build seconds.
+
+`people`: guessers against a secret distribution (uniform over the common words, or over every word):
+mean and worst guesses, first test word, CPU seconds. Guessers: `served:<strategy>` (a store's mixture,
+its first test words by weight), `entropy-any` (Beeler's entropy, any word as test word), `gbr-uniform`,
+`gbr-secret` (GBR against the uniform / the secret distribution), `rollout-gbr`, `rollout-entropy` (the
+rollout guesser over GBR / entropy against the secret distribution, as the full stores' `people`).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from games.jotto import kernels
+from games.jotto.dictionary import dictionary_from_words, load_dictionary, Variant
+from games.jotto.exact import ExactSolver
+from games.jotto.oracle import ENTROPY, GBR, KINDS, ROLLOUT, ROLLOUT_ENTROPY, JottoOracle
+from games.jotto.people import secret_distribution
+from games.jotto.solvers import stronger_from_pair
+from games.jotto.store import HIDER, array_key, read_strategies
+from games.storage import Store, current_stores, stores_root
+
+STRATEGIES = ("double_oracle", "fp", "benchmark", "beeler", "people")
+
+
+def _oracle(store: Store) -> JottoOracle:
+    m = store.manifest
+    return JottoOracle(dictionary_from_words(Variant.parse(m["variant"]), list(m["words"]),
+                                             common=store.array("common")))
+
+
+def table1(root: Path, variants=None, strategies=STRATEGIES, rollout=False, exact_max_words=0,
+           exact_max_nodes=5_000_000, out=print) -> list[dict]:
+    """Table 1's rows (one per store and strategy), printed; missing figures print as '-'."""
+    rows = []
+    stores = current_stores(root, "jotto")
+    out(f"{'variant':28s} {'strategy':14s} {'D':>5} {'members':>7} {'guarantee':>9} {'eps GBR':>8} "
+        f"{'eps rollout':>11} {'eps exact':>9} {'gap GBR':>8} {'gap rollout':>11} {'gap exact':>9} {'build s':>8} "
+        f"{'DO s':>7} {'figure s':>8}")
+    for variant, path in stores.items():
+        if variants and variant not in variants:
+            continue
+        store = Store(path)
+        try:
+            m = store.manifest
+            oracle = _oracle(store) if rollout or m["dictionary"]["size"] <= exact_max_words else None
+            computed: dict[bytes, dict] = {}  # per distinct hider: its payoffs against the stronger guessers
+            for name in strategies:
+                info = m["strategies"].get(name)
+                if info is None:
+                    continue
+                f = dict(info["figures"])
+                t0 = time.process_time()
+                if oracle is not None and ("epsilon_rollout" not in f or
+                                           (oracle.D <= exact_max_words and "epsilon_exact" not in f)):
+                    h = store.array(array_key(HIDER, name))
+                    h = h / h.sum()
+                    vs = computed.get(h.tobytes())
+                    if vs is None:
+                        vs = computed[h.tobytes()] = _stronger_payoffs(oracle, h, exact_max_words, exact_max_nodes)
+                    f.update({k: v for k, v in stronger_from_pair(f["guarantee"], f["self_play"], *vs).items()
+                              if k not in f})
+                row = dict(variant=variant, strategy=name, D=oracle.D if oracle else m["dictionary"]["size"],
+                           members=info["members"], guarantee=f["guarantee"], epsilon_gbr=f["epsilon"],
+                           epsilon_rollout=f.get("epsilon_rollout"), epsilon_exact=f.get("epsilon_exact"),
+                           gap_gbr=f["gap"],
+                           gap_rollout=f["guarantee"] - f["hider_vs_rollout"] if "hider_vs_rollout" in f else None,
+                           gap_exact=f.get("gap_exact"), build_seconds=m.get("build_seconds"),
+                           do_seconds=info.get("seconds") if name == "double_oracle" else None,
+                           figure_seconds=time.process_time() - t0)
+                rows.append(row)
+                out(f"{variant:28s} {name:14s} {row['D']:5d} {row['members']:7d} {row['guarantee']:9.3f} "
+                    f"{row['epsilon_gbr']:8.3f} {_fmt(row['epsilon_rollout'], 11)} {_fmt(row['epsilon_exact'], 9)} "
+                    f"{row['gap_gbr']:8.3f} {_fmt(row['gap_rollout'], 11)} {_fmt(row['gap_exact'], 9)} {_fmt(row['build_seconds'], 8, 1)} "
+                    f"{_fmt(row['do_seconds'], 7, 1)} {row['figure_seconds']:8.1f}")
+        finally:
+            store.close()
+    out("epsilon = max(epsilon_hider, epsilon_guesser); eps GBR and eps rollout are lower bounds (greedy and "
+        "rollout responses), eps exact is exact; gap = guarantee - the hider's payoff against that response; "
+        "guarantee is exact for the mixture; build s, DO s: wall seconds of the build (as the manifest records "
+        "them); figure s: CPU s this command spent computing the row's missing figures")
+    return rows
+
+
+def _stronger_payoffs(oracle: JottoOracle, h: np.ndarray, exact_max_words: int, exact_max_nodes: int):
+    """The hider's payoff against the rollout oracle's response and, on small dictionaries, against the
+    exact best response (None where the search ran out of nodes)."""
+    vs_rollout = float(h @ oracle.tree(h, ROLLOUT).guesses)
+    if oracle.D > exact_max_words:
+        return vs_rollout, None
+    res = ExactSolver(oracle.C, oracle.L).solve(h, upper=vs_rollout, max_nodes=exact_max_nodes)
+    return vs_rollout, None if res is None else res.value
+
+
+def _fmt(x, width, digits=3):
+    return "-".rjust(width) if x is None else f"{x:{width}.{digits}f}"
+
+
+def people(variant: str, secret_name: str, guessers: list[str], root: Path | None = None, out=print) -> list[dict]:
+    """The people's-guesser table: each guesser's mean and worst guesses against the secret distribution."""
+    store = None
+    if any(g.startswith("served:") for g in guessers):
+        path = current_stores(root, "jotto").get(variant)
+        if path is None:
+            raise SystemExit(f"no published store of {variant} under {root}")
+        store = Store(path)
+        oracle = _oracle(store)
+    else:
+        oracle = JottoOracle(load_dictionary(variant))
+    words = oracle.dictionary.words
+    secret = secret_distribution(oracle, secret_name)
+    hides = secret > 0
+    rows = []
+    which = "the common" if secret_name == "common" else "every"
+    out(f"{variant}: secret uniform over {which} words ({int(hides.sum())})")
+    out(f"{'guesser':24s} {'mean':>7} {'worst':>5}  {'first test word':32s} {'CPU s':>6}")
+    try:
+        for name in guessers:
+            t0 = time.process_time()
+            mean, worst, first = _guesser(oracle, store, name, secret)
+            row = dict(guesser=name, mean=float(secret @ mean), worst=int(worst[hides].max()),
+                       first=" ".join(f"{words[g]}:{p:.2f}" if p < 1 else words[g] for g, p in first[:3]),
+                       seconds=time.process_time() - t0)
+            rows.append(row)
+            out(f"{name:24s} {row['mean']:7.4f} {row['worst']:5d}  {row['first']:32s} {row['seconds']:6.1f}")
+    finally:
+        if store is not None:
+            store.close()
+    out("mean, worst: expected and largest number of guesses (exact: every decision tree walked for every word; "
+        "a mixture's mean is over its members by weight, its worst the worst member's)")
+    return rows
+
+
+def _guesser(oracle: JottoOracle, store: Store | None, name: str, secret: np.ndarray):
+    """(expected guesses per word, most guesses per word, [(first test word, probability)] by probability)
+    of one guesser; a mixture's most guesses are its worst member's."""
+    if name.startswith("served:"):
+        gs = read_strategies(store)[name.split(":", 1)[1]]
+        p = gs.weights / gs.weights.sum()
+        members = np.flatnonzero(p > 0)
+        G = np.stack([oracle.tree(gs.member_hider(c), gs.member_kind(c)).guesses for c in members], axis=1)
+        firsts: dict[int, float] = {}
+        for c in members:
+            g = oracle.move(oracle.all_words, gs.member_hider(c), gs.member_kind(c))
+            firsts[g] = firsts.get(g, 0.0) + p[c]
+        return G @ p[members], G.max(axis=1), sorted(firsts.items(), key=lambda kv: -kv[1])
+    if name == "entropy-any":
+        g = kernels.comp_num_guesses(oracle.C, oracle.counts, oracle.uniform, oracle.all_words, oracle.L, ENTROPY,
+                                     oracle.D + 1)[0]
+        first = int(kernels.oracle_move(oracle.C, oracle.counts, oracle.all_words, oracle.uniform, oracle.all_words,
+                                        oracle.L, ENTROPY))
+        return g, g, [(first, 1.0)]
+    kind, h = {"gbr-uniform": (GBR, oracle.uniform), "gbr-secret": (GBR, secret),
+               "rollout-gbr": (ROLLOUT, secret), "rollout-entropy": (ROLLOUT_ENTROPY, secret)}.get(name, (None, None))
+    if kind is None:
+        raise SystemExit(f"unknown guesser {name!r} (served:<strategy>, entropy-any, gbr-uniform, gbr-secret, "
+                         f"rollout-gbr, rollout-entropy)")
+    tree = oracle.tree(h, kind, record_threshold=oracle.D - 1)
+    return tree.guesses, tree.guesses, [(tree.node_moves[0] if tree.node_moves else oracle.move(oracle.all_words, h, kind), 1.0)]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.jotto_strength")
+    sub = ap.add_subparsers(dest="table", required=True)
+    t1 = sub.add_parser("table1")
+    t1.add_argument("--root", default=None)
+    t1.add_argument("--variant", action="append")
+    t1.add_argument("--strategy", action="append")
+    t1.add_argument("--rollout", action="store_true", help="compute epsilon against the rollout oracle where the "
+                                                           "store has none (minutes at 5 letters)")
+    t1.add_argument("--exact-max-words", type=int, default=0)
+    t1.add_argument("--exact-max-nodes", type=int, default=5_000_000)
+    pp = sub.add_parser("people")
+    pp.add_argument("--variant", required=True)
+    pp.add_argument("--secret", default="common", choices=("common", "uniform"))
+    pp.add_argument("--guessers", default="served:double_oracle,served:beeler,served:benchmark,served:people,entropy-any")
+    pp.add_argument("--root", default=None)
+    args = ap.parse_args(argv)
+    root = stores_root(args.root)
+    if args.table == "table1":
+        table1(root, args.variant, tuple(args.strategy or STRATEGIES), args.rollout, args.exact_max_words,
+               args.exact_max_nodes)
+    else:
+        people(args.variant, args.secret, args.guessers.split(","), root)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""Issue 13's strength tables (bench/jotto_strength.py) on a tiny store, against literal references."""
+from contextlib import closing
+from fractions import Fraction
+
+import pytest
+
+from games.jotto.dictionary import register_list_file
+from games.storage import Store
+from tests.games import jotto_reference as ref
+
+WORDS = ["as", "by", "it", "lo", "mi", "up", "we", "ya"]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A tiny store built without the stronger figures (the bench computes them)."""
+    from builder.jotto import JottoParams, build_jotto_store
+
+    tmp = tmp_path_factory.mktemp("strength")
+    lst = tmp / "tiny.txt"
+    lst.write_text("\n".join(WORDS) + "\n")
+    register_list_file("tinystrength", lst)
+    root = tmp / "stores"
+    build_jotto_store("jotto-file.tinystrength-2-ganzfried", JottoParams(fp_iterations=20, do_iterations=3,
+                                                                          book_threshold=2), root)
+    return root, "jotto-file.tinystrength-2-ganzfried"
+
+
+def test_table1_computes_the_exact_and_rollout_epsilons(tiny):
+    from bench.jotto_strength import table1
+
+    root, variant = tiny
+    lines = []
+    rows = table1(root, [variant], ("double_oracle", "benchmark"), rollout=True, exact_max_words=100,
+                  out=lines.append)
+    assert [r["strategy"] for r in rows] == ["double_oracle", "benchmark"] and len(lines) == 4
+    with closing(Store(root / "jotto" / variant / "current")) as store:
+        words = store.manifest["words"]
+        for r in rows:
+            f = store.manifest["strategies"][r["strategy"]]["figures"]
+            assert "epsilon_exact" not in f and "epsilon_rollout" not in f  # computed by the bench, not stored
+            h = [Fraction(float(x)) for x in store.array(f"hider:{r['strategy']}")]
+            best = float(ref.optimal_tree_value(words, h))
+            assert r["gap_exact"] == pytest.approx(f["guarantee"] - best, abs=1e-9)
+            assert r["epsilon_exact"] == pytest.approx(max(f["epsilon_hider"], f["self_play"] - best), abs=1e-9)
+            # the rollout and GBR responses are weaker than the best one
+            assert r["epsilon_gbr"] <= r["epsilon_rollout"] + 1e-12 <= r["epsilon_exact"] + 2e-12
+            assert r["gap_rollout"] <= r["gap_exact"] + 1e-12
+
+
+def test_people_table_against_replayed_guessers(tiny):
+    from bench.jotto_strength import people
+
+    root, variant = tiny
+    lines = []
+    rows = {r["guesser"]: r for r in people(variant, "uniform", ["served:benchmark", "gbr-secret", "rollout-gbr"],
+                                            root, out=lines.append)}
+    n = len(WORDS)
+    uniform = [Fraction(1, n)] * n
+    with closing(Store(root / "jotto" / variant / "current")) as store:
+        words = store.manifest["words"]
+    replay = ref.comp_num_guesses(words, uniform)  # GBR against the uniform hider, word by word
+    for name in ("served:benchmark", "gbr-secret"):
+        assert rows[name]["mean"] == pytest.approx(sum(replay) / n)
+        assert rows[name]["worst"] == max(replay)
+        assert rows[name]["first"] == words[ref.guesser_gbr(words, uniform, range(n))]
+    best = float(ref.optimal_tree_value(words, uniform))
+    assert best - 1e-12 <= rows["rollout-gbr"]["mean"] <= rows["gbr-secret"]["mean"] + 1e-12
+    assert len(lines) == 2 + 3 + 1
