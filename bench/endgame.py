@@ -1,8 +1,9 @@
 """What endgame re-solving buys on Dudo: exact exploitability of blueprint + re-solving against the
 blueprint alone, and the re-solve's latency per move.
 
-    nice -n 10 .venv/bin/python -m bench.endgame [exploit] [--memory 3 2] [--max-total 3]
-        [--rounds 2v2 ...] [--threshold 8] [--iterations 300] [--min-reach 1e-4]
+    nice -n 19 .venv/bin/python -m bench.endgame [exploit] [--memory 3 2] [--max-total 3]
+        [--rounds 2v2 ...] [--threshold 8] [--iterations 300] [--min-reach 1e-4] [--threads 2]
+        [--work DIR]    # resumable: blueprints and every chunk of evaluated endgames are kept in DIR
     nice -n 10 .venv/bin/python -m bench.endgame timing     # re-solve seconds vs claims left
     nice -n 10 .venv/bin/python -m bench.endgame serve [--variant V] [--serve-rounds 40] [--deadline 5]
         # latency per move as served (a server process on the store root plays against itself)
@@ -21,6 +22,12 @@ the round's claim histories:
   responses, bottom-up, exactly as ``games.dudo.exploit`` / ``solve.solve_group`` define the
   stored rounds' exploitability (the blueprint-only column reproduces those figures: a check).
 
+The policy's defaults are the served ones (``EndgamePolicy()``, as ``server.backends.dudo`` uses it):
+below ``min_reach`` the server answers from the store, and so does the evaluated player here, so the
+measured strategy is the served one.  Every endgame root the player reaches is evaluated (a blueprint
+average strategy is never exactly zero, so no root is skipped): roots are listed by a first walk,
+evaluated in chunks (checkpointed under ``--work``; ``--threads`` at a time) and combined by a second.
+
 Exploitability of a round = (responder as opener) + (responder as other) - 1.  The latency column
 is the wall time of ``prepare`` + ``solve`` of each re-solved endgame (one per endgame root: a
 server re-solves from the root at every decision in the endgame, so this is the added latency of
@@ -29,10 +36,12 @@ each such move), on this machine under its current load (printed).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -54,41 +63,16 @@ def payoff_tables(own: int, opp: int, W, resp_open: dict, resp_other: dict) -> n
     return np.stack([T_fix, T_resp])
 
 
-def seat_values(bp, own: int, opp: int, opened: bool, W, V_bp, V_rs, policy: eg.EndgamePolicy,
-                progress: bool = True):
-    """Responder's best-response win probability against (blueprint, blueprint + re-solving) in
-    the round where the evaluated player holds ``own`` dice (``opened``: it opens), and the
-    re-solves' statistics."""
+def _seat_walk(bp, own: int, opp: int, opened: bool, V_bp, V_rs, R: int, at_root):
+    """The responder's best-response values per roll against (blueprint, blueprint + re-solving) in
+    the round where the evaluated player holds ``own`` dice: one walk over the claim histories above
+    the endgames (the evaluated player's reach passed down, the responder maximising per roll), with
+    ``at_root(history, reach)`` giving both value vectors at each endgame root it reaches."""
     K = 6 * (own + opp)
-    R = policy.remaining_limit(own, opp)
     ns, rc, claim_r = eg._seat_arrays(own, opp)
     nr, no = int(ns[0]), int(ns[1])
     mm = memory_size(K, bp.memory(own, opp))
     D = own + opp
-    st = dict(endgames=0, resolved=0, kept_mass=0.0, times=[])
-    same = np.array_equal(V_bp, V_rs)
-
-    def endgame(hist, rr):
-        st["endgames"] += 1
-        if progress and st["endgames"] % 5000 == 0:
-            print(f"  {own}v{opp} opened={opened}: {st['endgames']} endgames, {st['resolved']} "
-                  f"re-solved", file=sys.stderr, flush=True)
-        if rr.sum() == 0:
-            return np.zeros(no), np.zeros(no)
-        if rr.sum() < policy.min_reach:
-            st["kept_mass"] += rr.sum()
-            off, bpl = eg.blueprint_layout(bp, own, opp, hist, opened)
-            b = [eg.best_response_values(off, bpl, len(hist), hist[-1], opened, ns, rc, claim_r,
-                                         V, rr, K) for V in ((V_bp,) if same else (V_bp, V_rs))]
-            return b[0], b[-1]
-        t0 = time.perf_counter()
-        pr = eg.prepare(bp, own, opp, hist, opened, W, reach=(rr, None))
-        sol = eg.solve(pr, policy.iterations, policy.gadget)
-        st["times"].append((pr.remaining, time.perf_counter() - t0))
-        st["resolved"] += 1
-        return (eg.best_response_values(pr.off, pr.bp, pr.k0, pr.L0, opened, ns, rc, claim_r,
-                                        V_bp, rr, K), sol.best_response_values(V_rs))
-
     idx = np.arange(D + 1)
 
     def walk(hist, rr):
@@ -97,7 +81,7 @@ def seat_values(bp, own: int, opp: int, opened: bool, W, V_bp, V_rs, policy: eg.
         if rr.sum() == 0:
             return np.zeros(no), np.zeros(no)
         if K - 1 - L <= R:
-            return endgame(tuple(hist), rr)
+            return at_root(tuple(hist), rr)
         mine = eg._mover_py(k, opened) == eg.REQ
         if mine:
             P = bp.table(own, opp, tuple(hist[max(0, k - mm):]))
@@ -124,11 +108,121 @@ def seat_values(bp, own: int, opp: int, opened: bool, W, V_bp, V_rs, policy: eg.
 
     ob, orr = walk([], roll_arrays(own)[0].copy())
     prior = roll_arrays(opp)[0]
-    return float(prior @ ob), float(prior @ orr), st
+    return float(prior @ ob), float(prior @ orr)
+
+
+def seat_values_direct(bp, own: int, opp: int, opened: bool, W, V_bp, V_rs, policy: eg.EndgamePolicy):
+    """``seat_values`` the direct way, one root at a time through the served calls (``prepare`` and
+    ``solve`` as ``resolve_move`` makes them, nothing shared between roots): the reference the fast
+    path is tested against."""
+    K = 6 * (own + opp)
+    ns, rc, claim_r = eg._seat_arrays(own, opp)
+    st = dict(endgames=0, resolved=0, kept_mass=0.0, times=[])
+
+    def at_root(hist, rr):
+        st["endgames"] += 1
+        if rr.sum() < policy.min_reach:
+            st["kept_mass"] += rr.sum()
+            off, bpl = eg.blueprint_layout(bp, own, opp, hist, opened)
+            return tuple(eg.best_response_values(off, bpl, len(hist), hist[-1], opened, ns, rc, claim_r, V,
+                                                 rr, K) for V in (V_bp, V_rs))
+        t0 = time.perf_counter()
+        pr = eg.prepare(bp, own, opp, hist, opened, W, reach=(rr, None))
+        sol = eg.solve(pr, policy.iterations, policy.gadget)
+        st["times"].append((pr.remaining, time.perf_counter() - t0))
+        st["resolved"] += 1
+        return (eg.best_response_values(pr.off, pr.bp, pr.k0, pr.L0, opened, ns, rc, claim_r, V_bp, rr, K),
+                sol.best_response_values(V_rs))
+
+    vb, vr = _seat_walk(bp, own, opp, opened, V_bp, V_rs, policy.remaining_limit(own, opp), at_root)
+    return vb, vr, st
+
+
+def root_values(ctx: eg.RoundContext, hist, opened: bool, rr, V_bp, V_rs, policy: eg.EndgamePolicy):
+    """(responder's values vs the blueprint, vs the policy's play, re-solve seconds or nan) at one endgame
+    root: the policy's re-solve where the evaluated player's reach is at least ``min_reach`` (as
+    ``resolve_move`` serves it), else the blueprint for both."""
+    args = (len(hist), hist[-1], opened, ctx.ns, ctx.rc, ctx.claim_r)
+    if rr.sum() < policy.min_reach:
+        off, bpl = eg.blueprint_layout(ctx.blueprint, ctx.own, ctx.opp, hist, opened, ctx)
+        vb = eg.best_response_values(off, bpl, *args, V_bp, rr, ctx.K)
+        return vb, (vb if V_rs is V_bp else eg.best_response_values(off, bpl, *args, V_rs, rr, ctx.K)), np.nan
+    t0 = time.perf_counter()
+    pr = eg.prepare(ctx.blueprint, ctx.own, ctx.opp, hist, opened, None, reach=(rr, None), ctx=ctx)
+    sol = eg.solve(pr, policy.iterations, policy.gadget, chunk=policy.iterations)
+    dt = time.perf_counter() - t0
+    return eg.best_response_values(pr.off, pr.bp, *args, V_bp, rr, ctx.K), sol.best_response_values(V_rs), dt
+
+
+def seat_values(bp, own: int, opp: int, opened: bool, W, V_bp, V_rs, policy: eg.EndgamePolicy,
+                progress: bool = True, work: str | None = None, threads: int = 1, chunk: int = 4000):
+    """Responder's best-response win probability against (blueprint, blueprint + re-solving) in
+    the round where the evaluated player holds ``own`` dice (``opened``: it opens), and the
+    re-solves' statistics.
+
+    The endgame roots the player reaches are listed by one walk, their values computed in chunks of
+    ``chunk`` roots (``threads`` at a time: the kernels release the interpreter lock; one
+    ``round_context`` shared by all), each chunk saved under ``work`` (resumable: a saved chunk of the
+    same blueprint, policy and payoffs is loaded, not recomputed), then a second walk combines them."""
+    R = policy.remaining_limit(own, opp)
+    ctx = eg.round_context(bp, own, opp, W)
+    if np.array_equal(V_bp, V_rs):
+        V_rs = V_bp
+    roots = []
+    _seat_walk(bp, own, opp, opened, V_bp, V_rs, R,
+               lambda h, rr: (roots.append((h, rr)), (np.zeros(int(ctx.ns[1])),) * 2)[1])
+    n, no = len(roots), int(ctx.ns[1])
+    vals = np.zeros((n, 2, no))
+    secs = np.full(n, np.nan)
+    name = f"{own}v{opp}-{'opens' if opened else 'other'}"
+    key = hashlib.sha256(repr((policy, n, R)).encode())
+    for a in (V_bp, V_rs, ctx.table if ctx.table is not None else np.zeros(0)):
+        key.update(np.ascontiguousarray(a).tobytes())
+    cdir = Path(work) / "endgame-eval" / f"{name}-{key.hexdigest()[:16]}" if work else None
+    if cdir:
+        cdir.mkdir(parents=True, exist_ok=True)
+    t_start, done_new = time.perf_counter(), 0
+    pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    try:
+        for c0 in range(0, n, chunk):
+            c1 = min(n, c0 + chunk)
+            path = cdir / f"{c0:07d}.npz" if cdir else None
+            if path and path.exists():
+                with np.load(path) as z:
+                    vals[c0:c1], secs[c0:c1] = z["vals"], z["secs"]
+                continue
+
+            def one(i):
+                return root_values(ctx, roots[i][0], opened, roots[i][1], V_bp, V_rs, policy)
+            for i, (vb, vr, dt) in zip(range(c0, c1), (pool.map if pool else map)(one, range(c0, c1))):
+                vals[i, 0], vals[i, 1], secs[i] = vb, vr, dt
+            if path:
+                np.savez(str(path) + ".tmp.npz", vals=vals[c0:c1], secs=secs[c0:c1])
+                os.replace(str(path) + ".tmp.npz", path)
+            done_new += c1 - c0
+            if progress:
+                el = time.perf_counter() - t_start
+                print(f"  {name}: {c1}/{n} endgames, {int(np.sum(~np.isnan(secs[:c1])))} re-solved, "
+                      f"{done_new / el:.0f}/s, ETA {(n - c1) * el / done_new:.0f} s", file=sys.stderr, flush=True)
+    finally:
+        if pool:
+            pool.shutdown()
+    it = iter(range(n))
+
+    def at_root(h, rr):
+        i = next(it)
+        assert roots[i][0] == h
+        return vals[i, 0], vals[i, 1]
+    vb, vr = _seat_walk(bp, own, opp, opened, V_bp, V_rs, R, at_root)
+    low = np.isnan(secs)
+    st = dict(endgames=n, resolved=int((~low).sum()),
+              kept_mass=float(sum(roots[i][1].sum() for i in np.flatnonzero(low))),
+              times=[(6 * (own + opp) - 1 - roots[i][0][-1], float(secs[i])) for i in np.flatnonzero(~low)])
+    return vb, vr, st
 
 
 def evaluate(sol, policy: eg.EndgamePolicy, max_total: int = 4, log=print, only=None,
-             progress: bool = True):
+             progress: bool = True, work: str | None = None, threads: int = 1):
     """Rows (opener, other, stored exploitability, blueprint, blueprint + re-solving, stats) of
     every round of ``sol`` with at most ``max_total`` dice in play, bottom-up (re-solving in every
     round); ``only``: just these rounds, re-solving in them alone (the later rounds' continuation
@@ -151,7 +245,7 @@ def evaluate(sol, policy: eg.EndgamePolicy, max_total: int = 4, log=print, only=
             V_rs = payoff_tables(own, opp, W, *br["rs"])
             t0 = time.perf_counter()
             res[resp_opens] = seat_values(bp, own, opp, not resp_opens, W, V_bp, V_rs, policy,
-                                          progress)
+                                          progress, work, threads)
             res[resp_opens][2]["seconds"] = time.perf_counter() - t0
         for j, key in enumerate(("bp", "rs")):
             br[key][0][(op, oth)] = res[True][j]
@@ -301,7 +395,9 @@ def main(argv=None):
     ap.add_argument("--max-total", type=int, default=3, choices=(2, 3, 4))
     ap.add_argument("--rounds", nargs="*", default=None,
                     help="only these rounds (e.g. 2v2), re-solving in them alone")
-    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "dudo-endgame-bench"))
+    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "dudo-endgame-bench"),
+                    help="blueprints and the evaluation's checkpoints (a rerun resumes from them)")
+    ap.add_argument("--threads", type=int, default=1, help="endgames evaluated at a time")
     ap.add_argument("--root", default=os.environ.get("GAMESTRATEGY_STORES", "stores"), help="serve: the store root")
     ap.add_argument("--variant", default="", help="serve: the Dudo store (default: the root's first)")
     ap.add_argument("--serve-rounds", type=int, default=40, help="serve: rounds of self-play")
@@ -326,7 +422,8 @@ def main(argv=None):
                          exact_br_total=4, progress=False, log=None, max_total=a.max_total,
                          checkpoint_dir=os.path.join(a.work, f"m{m}_{a.blueprint_iterations}"))
         only = {tuple(int(x) for x in r.split("v")) for r in a.rounds} if a.rounds else None
-        evaluate(sol, policy, a.max_total, log=lambda s: print(s, flush=True), only=only)
+        evaluate(sol, policy, a.max_total, log=lambda s: print(s, flush=True), only=only, work=a.work,
+                 threads=a.threads)
     print(f"# load at the end {os.getloadavg()[0]:.1f}")
 
 

@@ -36,6 +36,7 @@ entries (``n`` = rolls of the player to move), entry ``off[i] + j * n + x``.
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -55,12 +56,12 @@ REQ, OPP = 0, 1   # seats: the requester (whose strategy is re-solved) and its o
 # --------------------------------------------------------------------------------------------
 # kernels
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mover(k, req_first):
     return REQ if (k % 2 == 0) == req_first else OPP
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _layout_rec(i, k, L, req_first, K, ns, size):
     """Fills size[i] for the subtree of node i (preorder); returns the next free node id."""
     size[i] = (K - L) * ns[_mover(k, req_first)]
@@ -71,20 +72,32 @@ def _layout_rec(i, k, L, req_first, K, ns, size):
 
 
 def endgame_layout(k0, L0, req_first, K, ns):
-    """Block offsets ``off[N + 1]`` of the endgame rooted after ``k0`` claims, the last ``L0``.
+    """Block offsets ``off[N + 1]`` of the endgame rooted after ``k0`` claims, the last ``L0``
+    (shared between calls: read-only).
 
     (The recursive kernels are called from Python only: a cached recursive numba function called
     from another jitted function crashes the next process that loads it from the cache, so the
     CFR+ pass, called from the jitted iteration loop, is written as a loop.)"""
+    return _layout(_mover_py(int(k0), bool(req_first)) == REQ, int(L0), int(K), tuple(int(n) for n in ns))[0]
+
+
+@functools.lru_cache(maxsize=256)
+def _layout(req_at_root: bool, L0: int, K: int, ns: tuple):
+    """(off, depth, last) of an endgame: block offsets and each node's history length (from a root of
+    length 0, the requester moving there iff ``req_at_root``) and last claim; depends on nothing else."""
     N = 1 << (K - 1 - L0)
+    nsa = np.array(ns, dtype=np.int64)
     size = np.zeros(N, dtype=np.int64)
-    _layout_rec(0, int(k0), int(L0), bool(req_first), int(K), ns, size)
+    _layout_rec(0, 0, L0, req_at_root, K, nsa, size)
     off = np.zeros(N + 1, dtype=np.int64)
     np.cumsum(size, out=off[1:])
-    return off
+    depth = np.zeros(N, dtype=np.int64)
+    last = np.zeros(N, dtype=np.int64)
+    _node_info(0, 0, L0, K, depth, last)
+    return off, depth, last
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _windows_rec(i, k, L, hist, req_first, K, mm, binom, size_off, out):
     if _mover(k, req_first) == REQ:
         out[i] = _widx(hist, k, mm, binom, size_off)
@@ -106,7 +119,7 @@ def endgame_windows(hist, k0, L0, req_first, K, mm, binom, size_off):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fill_blueprint(off, node_w, wpos, table, nr, N):
     """Requester's blueprint in endgame layout: node i's block copied from ``table`` at
     ``wpos[node_w[i]]`` (a window's [actions, rolls] block, same slot order)."""
@@ -121,7 +134,7 @@ def fill_blueprint(off, node_w, wpos, table, nr, N):
     return st
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _cfr_enter(i, k, L, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U, off, reg, K):
     """Pre-visit of endgame node i (history length k, last claim L) in a CFR+ pass: zeroes the
     values, sets the mover's current strategy sig[k] (regret matching) and adds the Dudo action's
@@ -151,7 +164,7 @@ def _cfr_enter(i, k, L, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _cfr_walk(k0, L0, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U, off, reg, ssum,
               avg_w, K, node_at, last_at, j_at, child_at, live):
     """One vector CFR+ pass over the endgame rooted at depth k0 (``tree._walk``'s recursion as a
@@ -224,7 +237,7 @@ def _cfr_walk(k0, L0, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U, 
         j_at[k] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _br_walk(i, k, L, req_first, reach, out, cnt, ns, rc, claim_r, V, off, st, K):
     """Opponent's best-response counterfactual values out[k, y] below endgame node i against the
     requester's fixed strategy ``st`` (endgame layout); reach[k, x] is the requester's reach.
@@ -286,7 +299,7 @@ def _br_walk(i, k, L, req_first, reach, out, cnt, ns, rc, claim_r, V, off, st, K
         child += 1 << (K - 1 - cl)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _root_reach(gadget, greg, prior_opp, post_opp, qroot):
     """The opponent's reach into the endgame per roll under the gadget's current strategy."""
     no = prior_opp.size
@@ -307,7 +320,7 @@ def _root_reach(gadget, greg, prior_opp, post_opp, qroot):
             qroot[y] = post_opp[y]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gadget_update(gadget, greg, f, target, qroot):
     """Regret update of the gadget's root choice given the opponent's values ``f`` of entering."""
     no = f.size
@@ -330,7 +343,7 @@ def _gadget_update(gadget, greg, f, target, qroot):
             greg[0, y] = r0 if r0 > 0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cfr_plus_iterations(t, iters, gadget, k0, L0, req_first, ns, rc, claim_r, U, off, reg, ssum,
                         greg, target, prior_opp, post_opp, reach_req, reach, cfv, sig, cnt, qroot,
                         K):
@@ -360,14 +373,12 @@ def cfr_plus_iterations(t, iters, gadget, k0, L0, req_first, ns, rc, claim_r, U,
 def average_strategy(ssum, reg, off, k0, L0, req_first, K, ns):
     """Requester's average strategy in endgame layout (its regret-matched current strategy where
     it never reached a node, so every roll has a defined strategy)."""
-    N = off.size - 1
-    depth = np.zeros(N, dtype=np.int64)
-    last = np.zeros(N, dtype=np.int64)
-    _node_info(0, int(k0), int(L0), int(K), depth, last)
-    return _average(ssum, reg, off, depth, last, bool(req_first), int(K), ns)
+    req_at_root = _mover_py(int(k0), bool(req_first)) == REQ
+    _, depth, last = _layout(req_at_root, int(L0), int(K), tuple(int(n) for n in ns))
+    return _average(ssum, reg, off, depth, last, req_at_root, int(K), ns)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _average(ssum, reg, off, stack_k, stack_L, req_first, K, ns):
     N = off.size - 1
     st = np.zeros(off[N])
@@ -395,7 +406,7 @@ def _average(ssum, reg, off, stack_k, stack_L, req_first, K, ns):
     return st
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _node_info(i, k, L, K, depth, last):
     depth[i] = k
     last[i] = L
@@ -669,23 +680,56 @@ def best_response_values(off, st, k0, L0, requester_opened, ns, rc, claim_r, V, 
     return out[k0].copy()
 
 
-def blueprint_layout(blueprint, own: int, opp: int, history, requester_opened: bool):
-    """(off, bp): the endgame's layout and the requester's blueprint strategy in it."""
+@dataclass(frozen=True)
+class RoundContext:
+    """What every endgame of one player (``own`` dice against ``opp``) shares: dice counting, the
+    terminal utilities, window tables and, for a blueprint with one flat table, that table.  Built
+    once by ``round_context``; ``prepare`` builds one per call unless given it."""
+    blueprint: object
+    own: int
+    opp: int
+    K: int
+    ns: np.ndarray
+    rc: np.ndarray
+    claim_r: np.ndarray
+    U: np.ndarray | None         # None: built without the round values W (layouts only)
+    mm: int
+    binom: np.ndarray
+    size_off: np.ndarray
+    table: np.ndarray | None     # the blueprint's flat strategy (``group_arrays``), or None
+    wpos: np.ndarray | None      # offset of each window's block in ``table``
+
+
+def round_context(blueprint, own: int, opp: int, W=None) -> RoundContext:
     K = 6 * (own + opp)
-    k0 = len(history)
-    L0 = history[-1] if history else -1
-    ns, _, _ = _seat_arrays(own, opp)
-    off = endgame_layout(k0, L0, requester_opened, K, ns)
+    ns, rc, claim_r = _seat_arrays(own, opp)
     mm = memory_size(K, blueprint.memory(own, opp))
-    hist = np.zeros(K + 1, dtype=np.int64)
-    hist[:k0] = history
     binom, size_off = _binom_tables(K, mm)
-    node_w = endgame_windows(hist, k0, L0, requester_opened, K, mm, binom, size_off)
+    table = wpos = None
     arrays = getattr(blueprint, "group_arrays", None)
     if arrays is not None:
         table, wpos, _ = arrays(own, opp)
+        table = np.asarray(table, dtype=np.float64)
         wpos = np.asarray(wpos, dtype=np.int64)
-    else:
+    U = None if W is None else utility_tables(own, opp, W)
+    return RoundContext(blueprint, own, opp, K, ns, rc, claim_r, U, mm, binom,
+                        size_off, table, wpos)
+
+
+def blueprint_layout(blueprint, own: int, opp: int, history, requester_opened: bool,
+                     ctx: RoundContext | None = None):
+    """(off, bp): the endgame's layout and the requester's blueprint strategy in it."""
+    ctx = ctx or round_context(blueprint, own, opp)
+    K = ctx.K
+    k0 = len(history)
+    L0 = history[-1] if history else -1
+    ns = ctx.ns
+    off = endgame_layout(k0, L0, requester_opened, K, ns)
+    hist = np.zeros(K + 1, dtype=np.int64)
+    hist[:k0] = history
+    node_w = endgame_windows(hist, k0, L0, requester_opened, K, ctx.mm, ctx.binom, ctx.size_off)
+    table, wpos = ctx.table, ctx.wpos
+    if table is None:
         from .infoset import window_from_index
         uniq = np.unique(node_w[node_w >= 0])
         blocks, wpos_d, pos = [], {}, 0
@@ -704,18 +748,19 @@ def blueprint_layout(blueprint, own: int, opp: int, history, requester_opened: b
 
 
 def prepare(blueprint, own: int, opp: int, history, requester_opened: bool, W,
-            reach=None) -> EndgameProblem:
+            reach=None, ctx: RoundContext | None = None) -> EndgameProblem:
     """Set up the re-solve of the endgame whose root is after ``history`` (the requester holds
     ``own`` dice; ``requester_opened``: it made the round's first claim).  ``reach``: the
     (requester, opponent) reach per roll if already known (``ranges``; the opponent's may be None:
-    only the unsafe re-solve uses it)."""
-    K = 6 * (own + opp)
+    only the unsafe re-solve uses it); ``ctx``: ``round_context(blueprint, own, opp, W)`` if the
+    caller keeps one."""
+    ctx = ctx or round_context(blueprint, own, opp, W)
+    K = ctx.K
     history = tuple(int(c) for c in history)
     k0 = len(history)
     L0 = history[-1] if history else -1
-    ns, rc, claim_r = _seat_arrays(own, opp)
-    U = utility_tables(own, opp, W)
-    off, bp = blueprint_layout(blueprint, own, opp, history, requester_opened)
+    ns, rc, claim_r, U = ctx.ns, ctx.rc, ctx.claim_r, ctx.U
+    off, bp = blueprint_layout(blueprint, own, opp, history, requester_opened, ctx)
     reach_req, reach_opp = (ranges(blueprint, own, opp, history, requester_opened)
                             if reach is None else reach)
     if reach_opp is None:
