@@ -47,7 +47,7 @@ from .exploit import _binom_tables, _widx
 from .game import challenge_win_prob
 from .infoset import memory_size, window_index
 from .rules import claim_table, roll_arrays, roll_index
-from .tree import dudo_values, node_reached, node_strategy
+from .tree import dudo_mover_values, dudo_other_values, node_reached, node_strategy
 
 GADGETS = {"resolve": 0, "maxmargin": 1, "unsafe": 2}
 REQ, OPP = 0, 1   # seats: the requester (whose strategy is re-solved) and its opponent
@@ -155,12 +155,14 @@ def _cfr_enter(i, k, L, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U
     sg = sig[k]
     node_strategy(reg, base, n, na, a0, sg)
     if L >= 0:
-        G = cfv[k, 2]
-        dudo_values(L, p, q, n, no, rp, rq, sg, rc, claim_r, U[p], cnt[k], G, cq)
-        for x in range(n):
-            cp[x] += sg[0, x] * G[x]
-            if upd == p:
+        if upd == p:
+            G = cfv[k, 2]
+            dudo_mover_values(L, p, q, n, no, rq, rc, claim_r, U[p], cnt[k], G)
+            for x in range(n):
+                cp[x] += sg[0, x] * G[x]
                 reg[base + x] += G[x]       # the action's value; the node's value comes off later
+        else:
+            dudo_other_values(L, p, q, n, no, rp, sg, rc, claim_r, U[p], cnt[k], cq)
     return True
 
 
@@ -168,8 +170,9 @@ def _cfr_enter(i, k, L, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U
 def _cfr_walk(k0, L0, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U, off, reg, ssum,
               avg_w, K, node_at, last_at, j_at, child_at, live):
     """One vector CFR+ pass over the endgame rooted at depth k0 (``tree._walk``'s recursion as a
-    loop, with endgame-local node numbering): cfv[k0, s, :] is seat s's counterfactual value per
-    roll at the root; the updating seat's regrets and (requester) strategy sums are updated.
+    loop, with endgame-local node numbering): cfv[k0, upd, :] is the updating seat's counterfactual
+    value per roll at the root (the other seat's values are not computed: no update needs them); its
+    regrets and (requester) strategy sums are updated.
     ``node_at``, ``last_at``, ``j_at``, ``child_at``, ``live``: per-depth scratch."""
     k = k0
     node_at[k] = 0
@@ -227,12 +230,13 @@ def _cfr_walk(k0, L0, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U, 
         cq = cfv[k, q]
         n = ns[p]
         base = off[node_at[k]]
-        for x in range(n):
-            cp[x] += sg[j, x] * ch[p, x]
-            if upd == p:
+        if upd == p:
+            for x in range(n):
+                cp[x] += sg[j, x] * ch[p, x]
                 reg[base + j * n + x] += ch[p, x]
-        for y in range(ns[q]):
-            cq[y] += ch[q, y]
+        else:
+            for y in range(ns[q]):
+                cq[y] += ch[q, y]
         child_at[k] += 1 << (K - 1 - (last_at[k] + j))
         j_at[k] += 1
 

@@ -50,12 +50,10 @@ def node_strategy(reg, base, n, na, a0, sg):
             sg[0, x] = 0.0
 
 
-@njit(cache=True)
-def dudo_values(L, sp, sq, n, no, rp, rq, sg, rc, claim_r, util, c, G, cq):
-    """The Dudo action at a node whose last claim is L: G[x] = the mover's value (weighted by the
-    opponent's reach rq) of challenging with roll x, and the opponent's value of the mover's
-    challenge (mover's reach rp times its Dudo probability sg[0]) added to cq[y].  ``util[L, t]``
-    is the challenger's utility when t dice count (zero-sum); ``c`` is scratch of D + 1."""
+@njit(cache=True, nogil=True)
+def dudo_mover_values(L, sp, sq, n, no, rq, rc, claim_r, util, c, G):
+    """G[x] = the mover's value (weighted by the opponent's reach rq) of challenging claim L with
+    roll x (``dudo_values``' first half)."""
     r = claim_r[L] - 1
     for t in range(c.shape[0]):
         c[t] = 0.0
@@ -68,6 +66,13 @@ def dudo_values(L, sp, sq, n, no, rp, rq, sg, rc, claim_r, util, c, G, cq):
             if c[t] != 0.0:
                 acc += c[t] * util[L, cx + t]
         G[x] = acc
+
+
+@njit(cache=True, nogil=True)
+def dudo_other_values(L, sp, sq, n, no, rp, sg, rc, claim_r, util, c, cq):
+    """Adds to cq[y] the opponent's value of the mover's challenge of claim L (the mover's reach rp
+    times its Dudo probability sg[0]) (``dudo_values``' second half)."""
+    r = claim_r[L] - 1
     for t in range(c.shape[0]):
         c[t] = 0.0
     for x in range(n):
@@ -79,6 +84,16 @@ def dudo_values(L, sp, sq, n, no, rp, rq, sg, rc, claim_r, util, c, G, cq):
             if c[t] != 0.0:
                 acc -= c[t] * util[L, t + cy]
         cq[y] += acc
+
+
+@njit(cache=True, nogil=True)
+def dudo_values(L, sp, sq, n, no, rp, rq, sg, rc, claim_r, util, c, G, cq):
+    """The Dudo action at a node whose last claim is L: G[x] = the mover's value (weighted by the
+    opponent's reach rq) of challenging with roll x, and the opponent's value of the mover's
+    challenge (mover's reach rp times its Dudo probability sg[0]) added to cq[y].  ``util[L, t]``
+    is the challenger's utility when t dice count (zero-sum); ``c`` is scratch of D + 1."""
+    dudo_mover_values(L, sp, sq, n, no, rq, rc, claim_r, util, c, G)
+    dudo_other_values(L, sp, sq, n, no, rp, sg, rc, claim_r, util, c, cq)
 
 
 @njit(cache=True)
