@@ -324,6 +324,7 @@ def serve(root, variant: str, rounds: int, deadline: float, seed: int = 0) -> No
     pairs = sorted({tuple(int(x) for x in r.split("v")) for r in store.manifest["rounds"]}, key=lambda r: (sum(r), r))
     store.close()
     lat: dict[str, list] = {"book": [], "live": [], "fallback": []}
+    by_dice: dict[tuple, list] = {}
     with tempfile.TemporaryDirectory(prefix="endgame-serve-") as tmp, open(os.path.join(tmp, "server.log"), "wb") as log:
         pf = Path(tmp) / "server.json"
         sp, port = _start([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers", "1",
@@ -355,10 +356,10 @@ def serve(root, variant: str, rounds: int, deadline: float, seed: int = 0) -> No
                     t0 = time.perf_counter()
                     r = stub.SampleMove(req, timeout=deadline, wait_for_ready=True)
                     dt = time.perf_counter() - t0
-                    if r.source == pb.SampleMoveReply.LIVE:
-                        lat["live"].append(dt)
-                    else:
-                        lat["fallback" if in_endgame else "book"].append(dt)
+                    kind = ("live" if r.source == pb.SampleMoveReply.LIVE else
+                            "fallback" if in_endgame else "book")
+                    lat[kind].append(dt)
+                    by_dice.setdefault((kind, D), []).append(dt)
                     if r.move == "dudo":
                         break
                     n, f = (int(x) for x in r.move.split("x"))
@@ -375,6 +376,10 @@ def serve(root, variant: str, rounds: int, deadline: float, seed: int = 0) -> No
                   f"{max(xs) * 1e3:.1f} |")
         else:
             print(f"| {label} | 0 | | | |")
+    print("\n| dice in play | answered by | moves | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|---|")
+    for (name, D), xs in sorted(by_dice.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        print(f"| {D} | {name} | {len(xs)} | {_pct(xs, .5) * 1e3:.1f} | {_pct(xs, .99) * 1e3:.1f} | "
+              f"{max(xs) * 1e3:.1f} |")
     if lat["live"] and lat["book"]:
         print(f"added latency of a re-solved move over a store lookup: p50 "
               f"{(_pct(lat['live'], .5) - _pct(lat['book'], .5)) * 1e3:.0f} ms, p99 "

@@ -29,10 +29,14 @@ def test_endgame_bench_serve_plays_rounds_against_a_server(tmp_path, capsys):
     build_dudo_store(params, tmp_path)
     main(["serve", "--root", str(tmp_path), "--variant", params.variant, "--serve-rounds", "3", "--deadline", "60"])
     out = capsys.readouterr().out
-    rows = {line.split(" | ")[0].strip("| "): int(line.split(" | ")[1]) for line in out.splitlines()
+    table, by_dice = out.split("\n\n")[:2]
+    rows = {line.split(" | ")[0].strip("| "): int(line.split(" | ")[1]) for line in table.splitlines()
             if line.startswith("| ") and "moves" not in line and not line.startswith("|---")}
     assert rows["endgame re-solved (LIVE)"] >= 1
     assert sum(rows.values()) >= 3 * 2          # each round has an opening claim and a challenge at least
+    split = [line.split(" | ") for line in by_dice.splitlines() if line.startswith("| 2 |")]
+    assert sum(int(r[2]) for r in split) == sum(rows.values())     # the 1v1 rounds: 2 dice in play
+    assert {r[1] for r in split} >= {"live"}
 
 
 def test_endgame_bench_timing_prints_seconds_against_claims_left(capsys):
