@@ -137,8 +137,9 @@ def fill_blueprint(off, node_w, wpos, table, nr, N):
 @njit(cache=True, nogil=True)
 def _cfr_enter(i, k, L, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U, off, reg, K):
     """Pre-visit of endgame node i (history length k, last claim L) in a CFR+ pass: zeroes the
-    values, sets the mover's current strategy sig[k] (regret matching) and adds the Dudo action's
-    values; False if neither seat reaches the node (its values stay zero)."""
+    values; False if neither seat reaches the node, or in the opponent's pass if the requester does
+    not (the opponent's values below are then zero and its regrets stay as they are: nothing below
+    counts; the opponent's own reach is not kept in its pass, nothing in it needs that)."""
     p = _mover(k, req_first)
     q = 1 - p
     n = ns[p]
@@ -149,6 +150,13 @@ def _cfr_enter(i, k, L, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U
     cq = cfv[k, q]
     if not node_reached(rp, rq, cp, cq, n, no):
         return False
+    if upd == OPP:
+        rr = reach[k, REQ]
+        tot = 0.0
+        for x in range(ns[REQ]):
+            tot += rr[x]
+        if tot == 0.0:
+            return False
     na = K - L
     a0 = 1 if L < 0 else 0
     base = off[i]
@@ -189,10 +197,12 @@ def _cfr_walk(k0, L0, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U, 
             j = j_at[k]
             sg = sig[k]
             nr_ = reach[k + 1]
-            for x in range(ns[p]):
-                nr_[p, x] = reach[k, p, x] * sg[j, x]
-            for y in range(ns[q]):
-                nr_[q, y] = reach[k, q, y]
+            if upd == REQ or p == REQ:
+                for x in range(ns[p]):
+                    nr_[p, x] = reach[k, p, x] * sg[j, x]
+            if upd == REQ or q == REQ:
+                for y in range(ns[q]):
+                    nr_[q, y] = reach[k, q, y]
             k += 1
             node_at[k] = child_at[k - 1]
             last_at[k] = L + j
