@@ -70,7 +70,7 @@ def plan(params, workers: int = 2) -> str:
     responder memory with its bytes and seconds (one round, both seats; computed at every measurement
     of the floor rule), and the build's modelled wall time on ``workers`` processes (the groups of one
     total of dice run in parallel, the totals one after another)."""
-    from games.dudo.budget import bound_cost, group_cost
+    from games.dudo.budget import bound_cost, group_cost, store_bytes
     from games.dudo.solve import FLOOR_DOUBLINGS, groups_in_order
     from games.dudo.game import round_reachable
     mems, bmems = params.memories(), params.bound_memories()
@@ -78,9 +78,9 @@ def plan(params, workers: int = 2) -> str:
              f" {params.time_budget:g} s per group; bound: m + {params.bound_memory}, {params.bound_budget / 2**30:.2f} GiB,"
              f" {params.bound_time_budget:g} s",
              f"{'group':>6} {'m':>7} {'iters':>6} {'GB':>6} {'train s':>8} {'bound m':>8} {'bound GB':>8}"
-             f" {'bound s':>8} {'group s':>8}"]
+             f" {'bound s':>8} {'group s':>8} {'store MB':>8}"]
     level: dict[int, list] = {}
-    peak = 0.0
+    peak, store = 0.0, 0
     for a, b in groups_in_order(params.max_dice):
         m, its = mems[(a, b)], params.group_iterations(a, b)
         c = group_cost(a, b, m)
@@ -97,16 +97,18 @@ def plan(params, workers: int = 2) -> str:
             bsec, gb = 0.0, c.bytes / 1e9
             bcells = f"{'exact' if a + b <= params.exact_br_total else '-':>8} {'':>8} {'':>8}"
         peak = max(peak, gb)
+        store += store_bytes(a, b, m)
         level.setdefault(a + b, []).append(train + bsec)
         lines.append(f"{a}v{b:<4} {'perfect' if m is None else m:>7} {its:>6} {c.bytes / 1e9:>6.2f} {train:>8.0f}"
-                     f" {bcells} {train + bsec:>8.0f}")
+                     f" {bcells} {train + bsec:>8.0f} {store_bytes(a, b, m) / 1e6:>8.0f}")
     wall = 0.0
     for secs in level.values():      # longest first onto the least loaded worker
         loads = [0.0] * workers
         for x in sorted(secs, reverse=True):
             loads[loads.index(min(loads))] += x
         wall += max(loads)
-    lines.append(f"modelled: peak tables of one group {peak:.2f} GB (training + bound), build wall about"
+    lines.append(f"modelled: peak tables of one group {peak:.2f} GB (training + bound), store at most about"
+                 f" {store / 1e9:.2f} GB, build wall about"
                  f" {wall / 60:.0f} min on {workers} workers at the iteration caps (the floor rule may stop earlier;"
                  " the model overestimates large groups by up to 3x: bench.dudo_cost)")
     return "\n".join(lines)

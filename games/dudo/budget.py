@@ -36,6 +36,7 @@ from .rules import MAX_DICE, num_rolls
 SECONDS_PER_PAIR = 2.0e-9
 SECONDS_PER_ROLL = 3.0e-8
 POOL_FRACTION = 0.6  # blocked kernel: value matrices held at once / windows (measured 0.46-0.56 for m >= 2)
+STORE_BYTES_PER_ROW = 70   # store bytes per (window, roll): the default store's largest group mean is 66
 BOUND_PAIRS = 2.5    # bound seconds / (SECONDS_PER_PAIR x window actions x roll pairs), both seats
 MAX_MEMORY = 12     # windows grow like C(K, m): no group of the real game fits more within any budget here
 
@@ -141,3 +142,13 @@ def choose_bound_memory(a: int, b: int, m: int, extra: int, memory_bytes: int, s
             break
         best = mr
     return best
+
+
+def store_bytes(a: int, b: int, m: int | None) -> int:
+    """Model of group {a, b}'s bytes in the store (row format 2, ``store.encode_window``): every window
+    of each seat's dice with ``STORE_BYTES_PER_ROW`` per roll (an overestimate: unreachable windows are
+    not stored, and a roll's row is 1 byte plus 3 per action it plays; measured 4.5 to 66 bytes per roll
+    on the default store, most where m = 1 mixes many actions)."""
+    K = 6 * (a + b)
+    return num_windows(K, None if m is None or m >= K else m) * sum({a: num_rolls(a), b: num_rolls(b)}.values()) \
+        * STORE_BYTES_PER_ROW
