@@ -1,4 +1,5 @@
-"""Numba kernels for Jotto shared by the builder and the server's live fallback.
+"""Numba kernels for Jotto shared by the builder and the server's live fallback: the greedy oracles (GBR,
+entropy), the rollout guesser over them, and the one decision-tree walk (CompNumGuesses) every guesser uses.
 
 State: the consistent words, always as an ascending int32 array of dictionary indices. A guess that
 was answered with fewer than L jots, or a word guessed and not the secret, is no longer consistent.
@@ -186,10 +187,27 @@ def split_node(C, order, tmp, s, e, g, depth, L, cnt, guesses, stack_s, stack_e,
 
 
 @njit(cache=CACHE, nogil=True)
-def descend(C, counts, order, h, candidates, L, kind, record_threshold, guesses, rec_s, rec_e, rec_g):
-    """The oracle's decision tree from the state order[:] (any words), in place: guesses[w] = the guesses
-    it needs for each word w of the state; nodes with more than record_threshold words are recorded as
-    order[rec_s:rec_e] (their words, unsorted) and the test word rec_g. Returns the number recorded."""
+def greedy_chooser(C, counts, S, in_S, h, w, candidates, L, kind, width):
+    """The walk's chooser for the greedy oracles (GBR, entropy): the oracle's move at S (any order)."""
+    return _oracle(C, counts, S, in_S, h, candidates, L, kind)
+
+
+@njit(cache=CACHE, nogil=True)
+def rollout_chooser(C, counts, S, in_S, h, w, candidates, L, kind, width):
+    """The walk's chooser for the rollout guesser over the greedy oracle `kind`."""
+    return rollout_guess(C, counts, np.sort(S), in_S, h, w, candidates, L, kind, width)
+
+
+@njit(cache=CACHE, nogil=True, inline="always")
+def walk(choose, C, counts, order, h, w, candidates, L, kind, width, record_threshold, guesses, rec_s, rec_e, rec_g):
+    """The decision tree of the guesser `choose` (greedy_chooser or rollout_chooser) from the state
+    order[:] (any words), in place: guesses[w] = the guesses it needs for each word w of the state; nodes
+    with more than record_threshold words are recorded as order[rec_s:rec_e] (their words, unsorted) and
+    the test word rec_g. Returns the number recorded.
+
+    Inlined into descend and rollout_descend, one compiled copy per chooser: numba cannot cache a compiled
+    function that takes a function argument, nor one that calls itself (the rollout guesser walks the
+    greedy oracle's trees), so neither one walk with a chooser argument nor one with an integer switch."""
     n0 = order.shape[0]
     D = C.shape[0]
     tmp = np.empty(n0, dtype=np.int32)
@@ -212,7 +230,7 @@ def descend(C, counts, order, h, candidates, L, kind, record_threshold, guesses,
         S = order[s:e]
         for k in range(e - s):
             in_S[S[k]] = True
-        g = _oracle(C, counts, S, in_S, h, candidates, L, kind)
+        g = choose(C, counts, S, in_S, h, w, candidates, L, kind, width)
         for k in range(e - s):
             in_S[S[k]] = False
         if e - s > record_threshold:
@@ -225,6 +243,37 @@ def descend(C, counts, order, h, candidates, L, kind, record_threshold, guesses,
 
 
 @njit(cache=CACHE, nogil=True)
+def descend(C, counts, order, h, candidates, L, kind, record_threshold, guesses, rec_s, rec_e, rec_g):
+    """walk with the greedy oracle `kind` (compiled on its own: the rollout guesser calls it)."""
+    return walk(greedy_chooser, C, counts, order, h, h, candidates, L, kind, 0, record_threshold, guesses, rec_s,
+                rec_e, rec_g)
+
+
+@njit(cache=CACHE, nogil=True)
+def rollout_descend(C, counts, order, h, w, candidates, L, kind, width, record_threshold, guesses, rec_s, rec_e,
+                    rec_g):
+    """walk with the rollout guesser over the greedy oracle `kind`."""
+    return walk(rollout_chooser, C, counts, order, h, w, candidates, L, kind, width, record_threshold, guesses,
+                rec_s, rec_e, rec_g)
+
+
+@njit(cache=CACHE, nogil=True, inline="always")
+def _whole_tree(rollout, C, counts, h, w, candidates, L, kind, width, record_threshold):
+    D = C.shape[0]
+    order = np.arange(D).astype(np.int32)
+    guesses = np.zeros(D, dtype=np.int32)
+    rec_s = np.empty(2 * D + 2, dtype=np.int64)  # a node removes its test word or splits its state
+    rec_e = np.empty(2 * D + 2, dtype=np.int64)
+    rec_g = np.empty(2 * D + 2, dtype=np.int32)
+    if rollout:
+        nrec = rollout_descend(C, counts, order, h, w, candidates, L, kind, width, record_threshold, guesses, rec_s,
+                               rec_e, rec_g)
+    else:
+        nrec = descend(C, counts, order, h, candidates, L, kind, record_threshold, guesses, rec_s, rec_e, rec_g)
+    return guesses, rec_s[:nrec].copy(), rec_e[:nrec].copy(), rec_g[:nrec].copy(), order
+
+
+@njit(cache=CACHE, nogil=True)
 def comp_num_guesses(C, counts, h, candidates, L, kind, record_threshold):
     """CompNumGuesses (Alg. 6-7) for every secret word at once: one shared decision tree.
 
@@ -232,14 +281,7 @@ def comp_num_guesses(C, counts, h, candidates, L, kind, record_threshold):
     secret word, and for every tree node with more than record_threshold consistent words the slice
     order[rec_start:rec_end] holding its consistent words (unsorted) and the test word played there.
     """
-    D = C.shape[0]
-    order = np.arange(D).astype(np.int32)
-    guesses = np.zeros(D, dtype=np.int32)
-    rec_s = np.empty(2 * D + 2, dtype=np.int64)  # a node removes its test word or splits its state
-    rec_e = np.empty(2 * D + 2, dtype=np.int64)
-    rec_g = np.empty(2 * D + 2, dtype=np.int32)
-    nrec = descend(C, counts, order, h, candidates, L, kind, record_threshold, guesses, rec_s, rec_e, rec_g)
-    return guesses, rec_s[:nrec].copy(), rec_e[:nrec].copy(), rec_g[:nrec].copy(), order
+    return _whole_tree(False, C, counts, h, h, candidates, L, kind, 0, record_threshold)
 
 
 @njit(cache=CACHE, nogil=True)
@@ -249,3 +291,133 @@ def oracle_move(C, counts, S, h, candidates, L, kind):
     for k in range(S.shape[0]):
         in_S[S[k]] = True
     return _oracle(C, counts, S, in_S, h, candidates, L, kind)
+
+
+# ---------------------------------------------------------------- the rollout guesser
+# A stronger guesser than the greedy oracle: rollouts of the greedy oracle from each candidate test word.
+#
+# At the state S the rollout guesser ranks the test words by the base oracle's own score (GBR or entropy),
+# and for the `width` best of them plays each one and then lets the base oracle finish the game from every
+# answer's state (one shared tree per answer, as CompNumGuesses builds them); it plays the test word
+# whose rollout costs the fewest expected guesses against the secret weights w, ties to the better-ranked
+# word. The base oracle's own choice is ranked first, so by the rollout improvement property the rollout
+# guesser never needs more expected guesses than the base oracle, from any state.
+#
+# The secret weights w (whose expected guesses are minimised) and the base oracle's input h are separate:
+# a best response to a hider uses w = h; the guesser for people uses w = its secret distribution.
+# A state on which w puts no weight is scored as if w were uniform over it.
+
+
+@njit(cache=CACHE, nogil=True)
+def tree_cost(C, counts, S, h, w, candidates, L, kind, guesses):
+    """Expected guesses (weighted by w, unnormalised) the base oracle needs from state S, counting
+    its first guess at S as 1. guesses: int32[D] scratch."""
+    n = S.shape[0]
+    if n == 0:
+        return 0.0
+    if n == 1:
+        return w[S[0]]
+    order = S.copy()
+    rec = np.empty(0, dtype=np.int64)
+    recg = np.empty(0, dtype=np.int32)
+    descend(C, counts, order, h, candidates, L, kind, n + 1, guesses, rec, rec, recg)
+    c = 0.0
+    for k in range(n):
+        c += w[S[k]] * guesses[S[k]]
+    return c
+
+
+@njit(cache=CACHE, nogil=True)
+def _effective_weights(S, w):
+    W = 0.0
+    for k in range(S.shape[0]):
+        W += w[S[k]]
+    return W
+
+
+@njit(cache=CACHE, nogil=True)
+def rollout_guess(C, counts, S, in_S, h, w, candidates, L, kind, width):
+    """The rollout guesser's test word at state S (ascending consistent indices, mask in_S)."""
+    n = S.shape[0]
+    if n == 1:
+        return S[0]
+    if n == 2:  # guess the heavier word: no test word finds both sooner
+        return S[1] if w[S[1]] > w[S[0]] else S[0]
+    D = C.shape[0]
+    ww = w
+    if _effective_weights(S, w) <= 0.0:
+        ww = np.ones(D)
+    # rank test words by the base oracle's score (ties: a consistent word, then the lowest index)
+    nc = candidates.shape[0]
+    hw = np.zeros(L + 1)
+    cnt = np.zeros(L + 1, dtype=np.int64)
+    uniform = uses_uniform(S, h, kind)
+    score = np.empty(nc)
+    for ci in range(nc):
+        g = candidates[ci]
+        sc = guess_score(C[g], S, h, L, kind, uniform, hw, cnt)
+        # a test word that neither splits S nor belongs to it wastes a guess
+        split = in_S[g]
+        if not split:
+            for j in range(L + 1):
+                if cnt[j] > 0 and cnt[j] < n:
+                    split = True
+                    break
+        score[ci] = sc if split else np.inf
+    base = _oracle(C, counts, S, in_S, h, candidates, L, kind)
+    key = np.empty(nc)
+    for ci in range(nc):
+        key[ci] = score[ci]
+    order = np.argsort(key, kind="mergesort")
+    # the base oracle's choice first, then the best-scored others (consistent words first among ties)
+    picks = np.empty(min(width, nc) + 1, dtype=np.int32)
+    picks[0] = base
+    npk = 1
+    oi = 0
+    while npk < picks.shape[0] and oi < nc:
+        # collect one tie group of the score, consistent words first
+        s0 = key[order[oi]]
+        if not np.isfinite(s0):
+            break
+        tol = TIE_TOLERANCE * abs(s0)
+        oj = oi
+        while oj < nc and key[order[oj]] <= s0 + tol:
+            oj += 1
+        for pass_in in (True, False):
+            for q in range(oi, oj):
+                g = candidates[order[q]]
+                if in_S[g] == pass_in and g != base and npk < picks.shape[0]:
+                    picks[npk] = g
+                    npk += 1
+        oi = oj
+    scratch = np.zeros(D, dtype=np.int32)
+    child = np.empty(n, dtype=np.int32)
+    W = _effective_weights(S, ww)
+    best = -1
+    best_cost = np.inf
+    for pi in range(npk):
+        g = picks[pi]
+        row = C[g]
+        cost = W
+        for a in range(L + 1):
+            m = 0
+            for k in range(n):
+                s = S[k]
+                if s != g and row[s] == a:
+                    child[m] = s
+                    m += 1
+            if m > 0:
+                cost += tree_cost(C, counts, child[:m], h, ww, candidates, L, kind, scratch)
+            if cost >= best_cost:
+                break
+        if cost < best_cost * (1.0 - TIE_TOLERANCE):
+            best = g
+            best_cost = cost
+    return best
+
+
+@njit(cache=CACHE, nogil=True)
+def rollout_tree(C, counts, h, w, candidates, L, kind, width, record_threshold):
+    """The rollout guesser's decision tree over every secret word (CompNumGuesses with the rollout
+    guesser): (guesses[D], rec_start, rec_end, rec_guess, order) as comp_num_guesses returns."""
+    return _whole_tree(True, C, counts, h, w, candidates, L, kind, width, record_threshold)

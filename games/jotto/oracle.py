@@ -7,12 +7,12 @@ from functools import cached_property
 
 import numpy as np
 
-from games.jotto import kernels, lookahead
+from games.jotto import kernels
 from games.jotto.dictionary import Dictionary
 
 GBR = kernels.GBR
 ENTROPY = kernels.ENTROPY
-ROLLOUT = 2  # rollouts of GBR from the ROLLOUT_WIDTH best-scored test words (games.jotto.lookahead)
+ROLLOUT = 2  # rollouts of GBR from the ROLLOUT_WIDTH best-scored test words (games.jotto.kernels, the rollout guesser)
 ROLLOUT_ENTROPY = 3  # the same with the entropy guesser (any test word) as the base
 KIND_NAMES = {GBR: "gbr", ENTROPY: "entropy", ROLLOUT: "rollout", ROLLOUT_ENTROPY: "rollout-entropy"}
 KINDS = {name: kind for kind, name in KIND_NAMES.items()}
@@ -46,7 +46,7 @@ def build_tree(C: np.ndarray, counts: np.ndarray, h: np.ndarray, candidates: np.
     thr = C.shape[0] + 1 if record_threshold is None else record_threshold
     h = np.ascontiguousarray(h, dtype=np.float64)
     if kind >= ROLLOUT:  # the rollout guesser minimises expected guesses against its input h
-        g, rs, re_, rg, order = lookahead.rollout_tree(
+        g, rs, re_, rg, order = kernels.rollout_tree(
             np.asarray(C), np.asarray(counts), h, h, np.asarray(candidates), L, base_kind(kind), ROLLOUT_WIDTH, thr)
     else:
         g, rs, re_, rg, order = kernels.comp_num_guesses(
@@ -90,7 +90,7 @@ class JottoOracle:
         if kind >= ROLLOUT and (rollout_limit is None or len(state) <= rollout_limit):
             in_S = np.zeros(self.D, dtype=np.bool_)
             in_S[state] = True
-            return int(lookahead.rollout_guess(self.C, self.counts, state, in_S, h, h, self.candidates(kind), self.L,
+            return int(kernels.rollout_guess(self.C, self.counts, state, in_S, h, h, self.candidates(kind), self.L,
                                                base_kind(kind), ROLLOUT_WIDTH))
         return int(kernels.oracle_move(self.C, self.counts, state, h, self.candidates(kind), self.L, base_kind(kind)))
 

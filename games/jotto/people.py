@@ -1,7 +1,7 @@
 """The guesser for people: the fewest expected guesses against a given secret distribution.
 
 A person hides a common word, not an equilibrium mixture. This guesser is the rollout oracle
-(``games.jotto.lookahead``) run against the secret distribution: by default uniform over the
+(``games.jotto.kernels``, the rollout guesser) run against the secret distribution: by default uniform over the
 dictionary's common words (every word if it marks none common), or any hider strategy of the store.
 It is one deterministic member whose oracle input is that distribution; words of zero weight are still
 found (they stay in the consistent sets) but cost nothing in the objective.

@@ -8,7 +8,7 @@ from tests.games import jotto_reference as ref
 from games.jotto.dictionary import load_dictionary
 from games.jotto.exact import ExactSolver
 from games.jotto.kernels import GBR, num_comm_letts_matrix
-from games.jotto.lookahead import rollout_guess, rollout_tree
+from games.jotto.kernels import rollout_guess, rollout_tree
 
 
 def tiny(length, n, seed):
