@@ -3,6 +3,7 @@
 
   python -m builder.dudo_report [--root stores] [--variant dudo-5dice-default]
   python -m builder.dudo_report --plan full       # a profile's plan before building (cost model)
+  python -m builder.dudo_report --work stores/.work/dudo/dudo-5dice-full   # an unfinished build's groups
 
 value = the opener's game-winning probability under the stored strategies; exploitability = the
 sum of both seats' best-response gains (win probability), by the best response named in "BR kind"
@@ -27,29 +28,32 @@ def table(manifest: dict) -> str:
     md = int(manifest["parameters"]["max_dice"])
     rounds = manifest["rounds"]
     size = (f"{manifest['windows']} windows (row format {manifest.get('row_format')})" if "windows" in manifest
-             else f"{manifest['infosets']} information sets")
-    lines = [f"{manifest['variant']}: {size}, build"
-             f" {manifest.get('build_seconds', float('nan')):.0f} s, store {manifest.get('store_version', '?')}",
-             f"{'round':>6} {'memory':>8} {'iters':>6} {'stop':>5} {'train s':>8} {'group s':>8} {'value':>9}"
+            else f"{manifest['infosets']} information sets" if "infosets" in manifest
+            else "unfinished build (the groups solved so far)")
+    built = (f", build {manifest['build_seconds']:.0f} s, store {manifest.get('store_version', '?')}"
+             if "build_seconds" in manifest else "")
+    lines = [f"{manifest['variant']}: {size}{built}",
+             f"{'round':>6} {'memory':>8} {'iters':>6} {'stop':>5} {'train s':>8} {'cpu s':>8} {'group s':>8} {'value':>9}"
              f" {'BR opener':>10} {'BR other':>9} {'exploit.':>9}  BR kind"]
     for op in range(1, md + 1):
         for oth in range(1, md + 1):
             st = rounds.get(f"{op}v{oth}")
             if st is None:
                 why = "unreachable round" if (oth == md and op < md) else "not built"
-                lines.append(f"{op}v{oth:<4} {'-':>8} {why:>43}")
+                lines.append(f"{op}v{oth:<4} {'-':>8} {why:>52}")
                 continue
             e = st.get("exploitability")
             mem = st["memory"]
             mem = int(mem) if isinstance(mem, float) and mem.is_integer() else mem
             lines.append(
                 f"{op}v{oth:<4} {str(mem):>8} {int(st['iterations']):>6} {st.get('stop', '-'):>5}"
-                f" {st['train_seconds']:>8.1f} {st.get('group_seconds', float('nan')):>8.1f} {st['value']:>9.5f}"
+                f" {st['train_seconds']:>8.1f} {st.get('train_cpu_seconds', float('nan')):>8.1f}"
+                f" {st.get('group_seconds', float('nan')):>8.1f} {st['value']:>9.5f}"
                 f" {st.get('br_opener', float('nan')):>10.5f} {st.get('br_other', float('nan')):>9.5f}"
                 f" {(f'{e:.2e}' if e is not None else '-'):>9}  {kind_of(st)}")
     lines.append("stop: floor (a doubling of the iterations improved the group's exploitability by less than"
                  f" {manifest['parameters'].get('stop_rel', 0):g}), cap (the iteration cap), - (fixed iterations);"
-                 " group s: training, measurements and best responses")
+                 " train s / cpu s: training wall / CPU seconds; group s: training, measurements and best responses (wall)")
     return "\n".join(lines)
 
 
@@ -114,13 +118,36 @@ def plan(params, workers: int = 2) -> str:
     return "\n".join(lines)
 
 
+def unfinished(work: Path) -> dict:
+    """A manifest-like dict of the groups an unfinished (or interrupted) build has solved so far, from
+    its work directory (``<root>/.work/dudo/<variant>``: each finished group's JSON, ``solve.solve_group``)."""
+    import json
+    rounds, params = {}, dict(max_dice=1)
+    for p in sorted(Path(work).glob("dudo_*v*_m*.json")):
+        if p.name.endswith(".curve.json"):
+            continue
+        meta = json.loads(p.read_text())
+        params.update(max_dice=int(meta["inputs"]["max_dice"]), stop_rel=meta["inputs"].get("stop_rel", 0))
+        for op, oth, st in meta["stats"]:
+            rounds[f"{op}v{oth}"] = {k: v for k, v in st.items() if not k.startswith("curve")}
+    return dict(variant=f"{Path(work).name} (work directory {work})", parameters=params, rounds=rounds)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=stores_root())
     ap.add_argument("--variant", action="append", default=[])
     ap.add_argument("--curves", action="store_true", help="also each group's training curve")
     ap.add_argument("--plan", metavar="PROFILE", help="print a profile's Dudo plan (cost model) and exit")
+    ap.add_argument("--work", type=Path, metavar="DIR", help="the groups an unfinished build has solved so far"
+                    " (its work directory, <root>/.work/dudo/<variant>)")
     args = ap.parse_args(argv)
+    if args.work:
+        if not args.work.is_dir():
+            print(f"no work directory {args.work}")
+            return 1
+        print(table(unfinished(args.work)))
+        return 0
     if args.plan:
         from builder.profiles import PROFILES
         if args.plan not in PROFILES:

@@ -38,7 +38,7 @@ def test_the_plan_names_each_groups_bound_memory():
     assert replace(BOUND, bound_memory=0).bound_memories() == {(1, 2): 1, (2, 2): 1}
 
 
-def test_bound_lies_between_the_abstraction_and_the_exact_response(bound_store, tmp_path):
+def test_bound_lies_between_the_abstraction_and_the_exact_response(bound_store, tmp_path, capsys):
     _, m = bound_store
     assert m["parameters"]["bound_memory"] == 1 and "bound_budget" not in m["parameters"]
     rounds = m["rounds"]
@@ -55,6 +55,12 @@ def test_bound_lies_between_the_abstraction_and_the_exact_response(bound_store, 
     recorded = rounds["2v1"]["exploitability"]
     assert abstract < recorded <= exact + 1e-12
     assert recorded == pytest.approx(sol.stats[(2, 1)]["exploitability"], abs=1e-12)
+    # the groups solved so far, from the work directory (an unfinished build's)
+    assert dudo_report.main(["--work", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "unfinished build" in out
+    row = next(line for line in out.splitlines() if line.startswith("2v1 "))
+    assert f"{recorded:.2e}" in row and row.endswith("lower bound: best response with memory 2")
 
 
 def test_report_getstats_and_old_kinds(bound_store, capsys):
