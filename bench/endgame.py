@@ -235,7 +235,9 @@ def evaluate(sol, policy: eg.EndgamePolicy, max_total: int = 4, log=print, only=
             for r, st in sol.stats.items():
                 br[key][0][r], br[key][1][r] = st["br_opener"], st["br_other"]
     rows = []
-    for (op, oth) in sorted(sol.stats, key=lambda r: (sum(r), r)):
+    # rounds of one dice total need only smaller ones: among them the cheaper to evaluate first
+    # (fewer endgames the player reaches often enough to re-solve: 2v2, 3v1, 1v3 with memory 3)
+    for (op, oth) in sorted(sol.stats, key=lambda r: (sum(r), -min(r), -r[0])):
         if op + oth > max_total or (only and (op, oth) not in only):
             continue
         res = {}
