@@ -26,9 +26,10 @@ NOT_RUN = {
     "make test": "this very test run",
     "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
     "make build-stores": "full solves (about 40 minutes); the builder's options are tested in tests/builder",
-    "nice -n 10 python -m bench.endgame": "benchmarks of minutes (timing, serve on the default Dudo store) to an "
-                                          "hour (the exact exploitability table); tests/bench/test_endgame.py runs "
-                                          "each section small",
+    "nice -n 10 python -m bench.endgame": "benchmarks of minutes (timing, serve on the default Dudo store); "
+                                          "tests/bench/test_endgame.py runs each section small",
+    "nice -n 19 python -m bench.endgame": "the exact exploitability table: hours of CPU on rounds with 4 dice in "
+                                          "play; tests/bench/test_endgame.py runs it small",
 }
 
 
