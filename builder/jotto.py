@@ -86,17 +86,24 @@ class Checkpoint:
 
 class TreeRunner:
     """Response trees (CompNumGuesses, Alg. 6) as executor tasks; the dictionary's arrays reach each
-    worker once."""
+    worker once. Every tree records the book's nodes (more than record_threshold words) and is kept by
+    (oracle kind, hider), so a tree the double oracle computed as a column is not computed again for its
+    book, nor the benchmark's for the double oracle's first column."""
 
-    def __init__(self, oracle: JottoOracle, executor: BuildExecutor):
-        self.ex, self.L = executor, oracle.L
+    def __init__(self, oracle: JottoOracle, executor: BuildExecutor, record_threshold: int):
+        self.ex, self.L, self.thr = executor, oracle.L, record_threshold
         self.C, self.counts = executor.share(oracle.C), executor.share(oracle.counts)
         self.candidates = {k: executor.share(oracle.candidates(k)) for k in KIND_NAMES}
+        self._kept: dict[tuple[int, bytes], Tree] = {}
 
-    def __call__(self, hiders: list[np.ndarray], kind: int = GBR, record_threshold: int | None = None) -> list[Tree]:
-        n = len(hiders)
-        return self.ex.map(build_tree, [self.C] * n, [self.counts] * n, list(hiders), [self.candidates[kind]] * n,
-                           [self.L] * n, [kind] * n, [record_threshold] * n)
+    def __call__(self, hiders: list[np.ndarray], kind: int = GBR) -> list[Tree]:
+        keys = [(kind, np.ascontiguousarray(h, dtype=np.float64).tobytes()) for h in hiders]
+        todo = {k: h for k, h in zip(keys, hiders) if k not in self._kept}
+        n = len(todo)
+        for k, tree in zip(todo, self.ex.map(build_tree, [self.C] * n, [self.counts] * n, list(todo.values()),
+                                             [self.candidates[kind]] * n, [self.L] * n, [kind] * n, [self.thr] * n)):
+            self._kept[k] = tree
+        return [self._kept[k] for k in keys]
 
 
 def _book_from_trees(D: int, trees: dict[int, Tree]) -> dict[bytes, tuple[int, list[int], list[int]]]:
@@ -146,8 +153,8 @@ class _JottoBuild:
         self.variant, self.params, self.position = variant, params, position
         self.d = load_dictionary(variant)
         self.oracle = JottoOracle(self.d)
-        self.trees = TreeRunner(self.oracle, executor or BuildExecutor())
         self.D, self.thr = self.oracle.D, params.book_threshold
+        self.trees = TreeRunner(self.oracle, executor or BuildExecutor(), self.thr)
         self.ckpt = Checkpoint(root, variant, params)
         self.strategies: dict[str, dict] = {}
         self.arrays: dict[str, np.ndarray] = {}
@@ -169,16 +176,16 @@ class _JottoBuild:
 
 def _fixed_guessers(b: _JottoBuild) -> None:
     """Ganzfried's benchmark pair and Beeler's entropy guesser against the uniform hider."""
-    oracle, trees, thr = b.oracle, b.trees, b.thr
+    oracle, trees = b.oracle, b.trees
     # benchmark pair: HiderUniform / GuesserGBRUniform
-    bench = trees([oracle.uniform], GBR, thr)[0]
+    bench = trees([oracle.uniform], GBR)[0]
     st = pair_stats(oracle.uniform, bench.guesses, bench.guesses[:, None], np.ones(1))
     b.single("benchmark", oracle.uniform, bench, dict(
         kind="gbr", members=1, figures=st.as_dict(),
         description="HiderUniform / GuesserGBRUniform (Ganzfried's benchmark)"))
 
     # Beeler's entropy guesser (common test words) against the uniform hider
-    beeler = trees([oracle.uniform], ENTROPY, thr)[0]
+    beeler = trees([oracle.uniform], ENTROPY)[0]
     st = pair_stats(oracle.uniform, bench.guesses, beeler.guesses[:, None], np.ones(1))
     first = b.d.words[oracle.move(oracle.all_words, oracle.uniform, ENTROPY)]
     any_word = kernels.comp_num_guesses(oracle.C, oracle.counts, oracle.uniform, oracle.all_words, oracle.L,
@@ -237,7 +244,7 @@ def _fictitious_play(b: _JottoBuild) -> FPState:
 def _double_oracle(b: _JottoBuild, fp: FPState) -> None:
     """The double oracle over greedy (or rollout) responses, resumable, seeded with fictitious play's trees;
     the hider chosen on the segments between the candidates; records the strategy 'double_oracle' and its book."""
-    oracle, params, ckpt, trees, thr = b.oracle, b.params, b.ckpt, b.trees, b.thr
+    oracle, params, ckpt, trees = b.oracle, b.params, b.ckpt, b.trees
     ts = fp.t_star
     saved = ckpt.load("do")
     do = DOState.from_arrays(saved) if saved is not None else None
@@ -291,7 +298,7 @@ def _double_oracle(b: _JottoBuild, fp: FPState) -> None:
             part = support[lo:lo + chunk]
             for kind in sorted(set(member_kinds[lo:lo + len(part)].tolist())):
                 idx = [m for m in range(lo, lo + len(part)) if member_kinds[m] == kind]
-                for m, tree in zip(idx, trees([do.hiders[support[m]] for m in idx], kind, thr)):
+                for m, tree in zip(idx, trees([do.hiders[support[m]] for m in idx], kind)):
                     members[m] = tree
             pb.update(len(part))
             interrupt.stop_if_requested()
@@ -301,11 +308,11 @@ def _double_oracle(b: _JottoBuild, fp: FPState) -> None:
 
 def _people(b: _JottoBuild) -> None:
     """The people's guesser: the fewest expected guesses against a person's secret distribution."""
-    oracle, params, trees, thr = b.oracle, b.params, b.trees, b.thr
+    oracle, params, trees = b.oracle, b.params, b.trees
     hiders = {name: b.arrays[array_key(HIDER, name)] for name in b.strategies}
     secret = secret_distribution(oracle, params.people_secret, hiders)
     people_kind = KINDS[params.people_oracle]
-    people = trees([secret], people_kind, thr)[0]
+    people = trees([secret], people_kind)[0]
     st = pair_stats(secret, trees([secret], GBR)[0].guesses, people.guesses[:, None], np.ones(1))
     b.single("people", secret, people, dict(
         kind=params.people_oracle, members=1, secret=params.people_secret, rollout_width=ROLLOUT_WIDTH,

@@ -22,6 +22,7 @@ ENTROPY = 1  # Beeler: maximise expected information, uniform weights
 
 CACHE = True
 TIE_TOLERANCE = 1e-10  # relative: scores this close are equal up to floating rounding, hence tied
+LEAST_TOLERANCE = 1e-11  # relative: a score this close to the least possible one is it, up to rounding
 
 
 @njit(cache=CACHE, nogil=True)
@@ -95,6 +96,17 @@ def choose_guess(C, S, in_S, h, candidates, L, kind):
     hw = np.zeros(L + 1)
     cnt = np.zeros(L + 1, dtype=np.int64)
     uniform = uses_uniform(S, h, kind)
+    # the least score a test word can have (every weighted word alone in its answer class): once a
+    # consistent word reaches it, no later candidate can win (not better beyond the tie tolerance, and a
+    # tie keeps the consistent word), so the scan stops there with the same answer
+    least = 0.0
+    if kind != ENTROPY:
+        if uniform:
+            least = float(n)
+        else:
+            for k in range(n):
+                least += h[S[k]]
+    least += LEAST_TOLERANCE * least
     best = -1
     best_score = np.inf
     best_in = False
@@ -107,6 +119,8 @@ def choose_guess(C, S, in_S, h, candidates, L, kind):
             best = g
             best_score = score
             best_in = g_in
+            if best_in and best_score <= least:
+                break
     return best
 
 

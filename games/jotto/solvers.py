@@ -321,7 +321,7 @@ def solve_double_oracle(
     """
     if state is None:
         state = DOState()
-        state.add(oracle.uniform, oracle.tree(oracle.uniform, GBR).guesses)
+        state.add(oracle.uniform, gbr_guesses(oracle, [oracle.uniform], trees)[0])
         for h, g in seed_columns:
             state.add(h, g)
     while state.iterations < iterations:
