@@ -268,7 +268,11 @@ def _double_oracle(b: _JottoBuild, fp: FPState) -> None:
     _, _, y = restricted_game(G_do)
     support = np.flatnonzero(do.weights > 0)
     w_do = do.weights[support]
-    cands = hider_candidates([oracle.uniform, y, b.arrays[array_key(HIDER, "fp")]])
+    # anchors: the uniform hider, the restricted game's, fictitious play's and the average of the rounds'
+    # restricted-game hiders (y alone is too concentrated: GBR exploits it; its average over the rounds less so)
+    rounds_y = do.round_hiders(2 * len(params.do_oracles))
+    anchors = [oracle.uniform, y, b.arrays[array_key(HIDER, "fp")]] + ([np.mean(rounds_y, axis=0)] if rounds_y else [])
+    cands = hider_candidates(anchors)
     select_kind = ROLLOUT if "rollout" in params.do_oracles else GBR
     best, cand_stats = select_hider(oracle, cands, G_do[:, support], w_do, trees=trees, kind=select_kind)
     h_do = cands[best]
@@ -285,8 +289,8 @@ def _double_oracle(b: _JottoBuild, fp: FPState) -> None:
         seconds=do.seconds, figures=st_do.as_dict(),
         hider_alpha_figures=[s.as_dict() for s in cand_stats],
         description="double oracle: exact LP of the restricted game over the responses (greedy, or rollouts of "
-                    "the greedy oracle) found so far; hider chosen on the segments between the uniform, restricted-game "
-                    "and fictitious-play hiders by lowest epsilon")
+                    "the greedy oracle) found so far; hider chosen on the segments between the uniform, restricted-game, "
+                    "fictitious-play and rounds' average restricted-game hiders by lowest epsilon")
     b.arrays.update({array_key(HIDER, "double_oracle"): h_do, array_key(WEIGHTS, "double_oracle"): w_do,
                      array_key(MEMBER_HIDERS, "double_oracle"): member_hiders,
                      array_key(GUARANTEE_HISTORY, "double_oracle"): np.array(do.guarantee_history),

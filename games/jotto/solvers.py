@@ -271,6 +271,11 @@ class DOState:
         y = self.hider_payoffs()[first::2][: self.iterations]
         return np.column_stack([np.array(self.guarantee_history, dtype=np.float64), y])
 
+    def round_hiders(self, per_round: int) -> list[np.ndarray]:
+        """The restricted game's hider y of every round (a round adds `per_round` columns, y's first)."""
+        first = len(self.columns) - per_round * self.iterations
+        return self.hiders[first::per_round][: self.iterations]
+
     def hider_payoffs(self) -> np.ndarray:
         """Each column's hider against its own greedy response: the hider's payoff vs GBR."""
         return np.array([h @ g.astype(np.float64) for h, g in zip(self.hiders, self.columns)])
