@@ -30,16 +30,18 @@ DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_
 # kernels in every worker; its trees take minutes at 5 letters). So the default stores' people's guesser
 # is GBR against the common words, and their figures are against GBR. The exact best response (2 letters)
 # takes seconds to minutes per hider, so only the full profile computes it.
-# The default 5-letter double oracle runs 100 rounds (was 30) in the CPU the faster GBR scan and the
-# kept member trees freed (issue 13): its epsilon against GBR 0.325 -> 0.193 (with the rounds' average
-# hider among the served hider's anchors; 0.223 without).
+# The default 5-letter double oracle runs 100 rounds (was 30) after 30 fictitious-play iterations (was
+# 100; they only seed it) in about the CPU the faster GBR scan and the kept member trees freed (issue 13;
+# serial build with numba's compile, load 4-6: 227 CPU s against 220): its epsilon against GBR 0.325 ->
+# 0.198 (the rounds' average hider among the served hider's anchors; 0.193 with 100 fictitious-play
+# iterations, 283 CPU s).
 _ROLLOUT_DO = ("gbr", "rollout")
 _NO_ROLLOUT = dict(people_oracle="gbr")
 DEFAULT = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, **_NO_ROLLOUT),
     "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=1000, do_iterations=60, **_NO_ROLLOUT),
     "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=200, do_iterations=40, **_NO_ROLLOUT),
-    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=100, do_iterations=100, **_NO_ROLLOUT),
+    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=30, do_iterations=100, **_NO_ROLLOUT),
 }
 FULL = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=22212, do_iterations=150, do_oracles=_ROLLOUT_DO,
