@@ -101,3 +101,25 @@ def test_plan_prints_each_groups_memory_and_bound(capsys):
         assert r[5] == (str(bounds[(a, b)]) if (a, b) in bounds else "exact")
     assert out[-1].startswith("modelled: peak tables")
     assert dudo_report.main(["--plan", "nosuch"]) == 2
+
+
+def test_a_bound_never_falls_below_our_own_play(monkeypatch):
+    """A memory-limited responder can do worse than our own strategy (imperfect recall); the recorded
+    bound then takes our own play for that seat, so a bound is never a negative exploitability."""
+    import games.dudo.solve as solve
+
+    real = solve.memory_best_response
+
+    def worse(g, strat, op, m_resp, W, br_open, br_other, max_dice):
+        e_o, e_n = real(g, strat, op, m_resp, W, br_open, br_other, max_dice)
+        return e_o - 0.5, e_n - 0.5          # a responder far worse than our strategy in both seats
+
+    monkeypatch.setattr(solve, "memory_best_response", worse)
+    sol = solve_params(BOUND, progress=False)
+    assert set(sol.stats) == {(1, 1), (2, 1), (2, 2)}     # the reachable rounds
+    for rnd in ((2, 1), (2, 2)):
+        st = sol.stats[rnd]
+        assert st["br_opener"] == pytest.approx(st["value"])
+        assert st["br_other"] == pytest.approx(1 - st["value"])
+        assert st["exploitability"] == pytest.approx(0.0, abs=1e-12)
+    assert sol.stats[(1, 1)]["exploitability"] > 0     # the exact best response is untouched
