@@ -308,7 +308,7 @@ def _round_exploitability(g, strat, W, br_open, br_other, m_resp="exact"):
             eo = best_response_value(g, strat, op, True, br_open, br_other)
             en = best_response_value(g, strat, op, False, br_open, br_other)
         else:
-            eo, en = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, 5)
+            eo, en = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, 5, v)
         out[(op, a + b - op)] = (v, eo, en, (eo - v) + (en - (1 - v)))
     return out
 
@@ -515,7 +515,7 @@ def largebounds(profile="default", extra=(1, 2), min_total=5, work=None, max_gb=
                           f" (tables about {gb:.1f} GB > {max_gb:g})", flush=True)
                     continue
                 t1 = time.perf_counter()
-                eo, en = memory_best_response(g, strat, op, mr, sol.W, bo, bn, params.max_dice)
+                eo, en = memory_best_response(g, strat, op, mr, sol.W, bo, bn, params.max_dice, v)
                 dt = time.perf_counter() - t1
                 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
                 print(f"{op}v{oth:<4} {str(g.m):>3} {'':>6} {'':>8} {br_kind(mr):>46} {eo + en - 1:>9.3e}"

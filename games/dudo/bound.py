@@ -92,12 +92,17 @@ def lift_strategy(g_small: Group, strat, g_big: Group, sides_small, sides_big, d
 
 
 def memory_best_response(g: Group, strat, opener: int, m_resp, W, br_open: dict, br_other: dict,
-                         max_dice: int):
+                         max_dice: int, value: float | None = None):
     """(responder-as-opener, responder-as-other) game-winning probabilities of a responder with
     memory ``m_resp`` (>= the group's ``m``; None = perfect recall) in the round of group ``g``
     opened by the player with ``opener`` dice, against ``strat``.  Continuations: ``br_open`` /
     ``br_other`` are the responder's winning probabilities in the later rounds (as for
-    ``exploit.best_response_value``)."""
+    ``exploit.best_response_value``).
+
+    ``value``: the opener's winning probability under ``strat``; given, each seat's figure is at least
+    ours there.  A memory-limited responder choosing by counterfactual value can do worse than our own
+    strategy (imperfect recall); it may play ours in this round instead, which with continuations no
+    lower than ours (true bottom-up) reaches at least our value."""
     from .solver import abstract_best_response
     a, b = g.dice[0], g.dice[-1]
     other = a + b - opener
@@ -127,4 +132,6 @@ def memory_best_response(g: Group, strat, opener: int, m_resp, W, br_open: dict,
         del lifted
         v_open = vals[s_open]
         out.append(0.5 * (1 + v_open) if resp_is_opener else 0.5 * (1 - v_open))
+    if value is not None:
+        out = [max(out[0], value), max(out[1], 1.0 - value)]
     return tuple(out)

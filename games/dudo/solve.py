@@ -282,11 +282,7 @@ def _round_figures(g: Group, strat, openers, W, br_open, br_other, max_dice, exa
             e_n = best_response_value(g, strat, op, False, br_open, br_other)
             kind = "exact-perfect-recall"
         elif m_resp is not False:
-            e_o, e_n = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, max_dice)
-            # a memory-limited responder choosing by counterfactual value can do worse than playing our
-            # own strategy (imperfect recall); the responder may play ours in this round instead, and
-            # with continuations no lower than ours (true bottom-up) that reaches at least our value
-            e_o, e_n = max(e_o, value), max(e_n, 1.0 - value)
+            e_o, e_n = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, max_dice, value)
             kind = br_kind(m_resp, g.m)
         else:
             out[(op, D - op)] = (value, None, None, None, None)
