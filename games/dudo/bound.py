@@ -105,7 +105,6 @@ def memory_best_response(g: Group, strat, opener: int, m_resp, W, br_open: dict,
     lower than ours (true bottom-up) reaches at least our value."""
     from .solver import abstract_best_response
     a, b = g.dice[0], g.dice[-1]
-    other = a + b - opener
     if memory_size(g.K, m_resp) < memory_size(g.K, g.m):
         raise ValueError("the responder must remember at least the abstraction's claims")
     out = []
