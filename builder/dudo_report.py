@@ -79,7 +79,9 @@ def plan(params, workers: int = 2) -> str:
     from games.dudo.game import round_reachable
     mems, bmems = params.memories(), params.bound_memories()
     lines = [f"{params.variant}: memory budget {params.memory_budget / 2**30:.2f} GiB, time budget"
-             f" {params.time_budget:g} s per group; bound: m + {params.bound_memory}, {params.bound_budget / 2**30:.2f} GiB,"
+             f" {params.time_budget:g} s per group"
+             + "".join(f", {s:g} s at {t} dice" for t, s in params.time_budget_by_total)
+             + f"; bound: m + {params.bound_memory}, {params.bound_budget / 2**30:.2f} GiB,"
              f" {params.bound_time_budget:g} s",
              f"{'group':>6} {'m':>7} {'iters':>6} {'GB':>6} {'train s':>8} {'bound m':>8} {'bound GB':>8}"
              f" {'bound s':>8} {'group s':>8} {'store MB':>8}"]

@@ -41,6 +41,8 @@ class DudoParams:
     # (cost model, one core); 0 = every group uses ``memory`` (perfect recall up to perfect_recall_total)
     memory_budget: int = 0
     time_budget: float = 0.0
+    # (total dice in play, seconds) overriding ``time_budget`` for the groups of that total
+    time_budget_by_total: tuple = ()
     label: str = "auto"  # names a budgeted variant: dudo-<max_dice>dice-<label>
     # > 0: train each group to its floor (``training.train_to_floor``): stop when a doubling of the
     # iterations improves the group's exploitability by less than this fraction; the planned iterations
@@ -69,6 +71,10 @@ class DudoParams:
     def group_iterations(self, a: int, b: int) -> int:
         return group_iterations(self.iterations, tuple(self.iterations_by_total), a, b)
 
+    def group_time_budget(self, a: int, b: int) -> float:
+        """Modelled training seconds group {a, b} may take (0: no limit)."""
+        return dict(self.time_budget_by_total).get(a + b, self.time_budget)
+
     def bound_memories(self) -> dict:
         """{(a, b): m'} of the responder-memory bound for every group with more than
         ``exact_br_total`` dice in play and an imperfect-recall memory."""
@@ -85,7 +91,7 @@ class DudoParams:
             return {(a, b): block_memory(a, b, self.memory, self.perfect_recall_total)
                     for a in range(1, self.max_dice + 1) for b in range(a, self.max_dice + 1)}
         return choose_memories(self.max_dice, self.group_iterations, self.memory_budget or 1 << 62,
-                               self.time_budget or float("inf"))
+                               lambda a, b: self.group_time_budget(a, b) or float("inf"))
 
 
 def window_key(own: int, opp: int, window: int) -> bytes:
@@ -242,10 +248,11 @@ def manifest_parameters(params: DudoParams) -> dict:
     for k in ("stop_rel", "bound_memory", "bound_budget", "bound_time_budget"):
         if not d[k]:
             del d[k]
-    if not d["iterations_by_total"]:
-        del d["iterations_by_total"]
-    else:
-        d["iterations_by_total"] = [list(x) for x in d["iterations_by_total"]]
+    for k in ("iterations_by_total", "time_budget_by_total"):
+        if not d[k]:
+            del d[k]
+        else:
+            d[k] = [list(x) for x in d[k]]
     return d
 
 

@@ -7,7 +7,7 @@ from games.dudo.budget import choose_memory, group_cost, window_actions
 from games.dudo.game import make_group
 from games.dudo.infoset import decode_infoset_id, infoset_id, memory_plan, num_windows, window_tables
 from games.dudo.solver import FastSolver
-from games.dudo.store import DudoParams, decode_window_row, encode_window
+from games.dudo.store import DudoParams, decode_window_row, encode_window, manifest_parameters
 from games.quantise import UNIT, quantise
 
 
@@ -69,3 +69,19 @@ def test_ids_with_a_memory_per_group():
         kept = tuple(hist if m is None else hist[max(0, len(hist) - m):])
         assert decode_infoset_id(iid, plan, 3) == (own, opp, roll, kept) and iid not in seen
         seen.add(iid)
+
+
+def test_time_budget_by_total_overrides_the_groups_of_that_total_only():
+    base = DudoParams(max_dice=3, iterations=100, memory_budget=1 << 40, time_budget=1.0, label="t")
+    more = DudoParams(max_dice=3, iterations=100, memory_budget=1 << 40, time_budget=1.0, label="t",
+                      time_budget_by_total=((4, 100.0),))
+    mb, mm = base.memories(), more.memories()
+    for (a, b), m in mb.items():
+        if a + b == 4:
+            assert mm[(a, b)] == choose_memory(a, b, 100, 1 << 40, 100.0)
+            assert m is not None and (mm[(a, b)] is None or mm[(a, b)] > m)   # more time, more memory
+        else:
+            assert mm[(a, b)] == m
+    assert "time_budget_by_total" not in manifest_parameters(base)
+    assert manifest_parameters(more)["time_budget_by_total"] == [[4, 100.0]]
+    assert DudoParams(**manifest_parameters(more)).memories() == mm                 # as a backend reads it back
