@@ -102,13 +102,11 @@ def choose_memory(a: int, b: int, iterations: int, memory_bytes: int, seconds: f
     return best
 
 
-def choose_memories(max_dice: int, iterations, memory_bytes: int, seconds) -> dict:
-    """{(a, b): m} for every group a <= b <= ``max_dice``; ``iterations`` is a function (a, b) -> int,
-    ``seconds`` a number or a function (a, b) -> float."""
+def choose_memories(max_dice: int, iterations, memory_bytes: int, seconds: float) -> dict:
+    """{(a, b): m} for every group a <= b <= ``max_dice``; ``iterations`` is a function (a, b) -> int."""
     if not 1 <= max_dice <= MAX_DICE:
         raise ValueError(f"max_dice {max_dice} out of 1..{MAX_DICE}")
-    budget = seconds if callable(seconds) else (lambda a, b: seconds)
-    return {(a, b): choose_memory(a, b, int(iterations(a, b)), memory_bytes, budget(a, b))
+    return {(a, b): choose_memory(a, b, int(iterations(a, b)), memory_bytes, seconds)
             for a in range(1, max_dice + 1) for b in range(a, max_dice + 1)}
 
 

@@ -18,7 +18,7 @@ from numba import njit
 from games.quantise import UNIT, largest_remainder
 from games.storage import StoreManifest
 
-from .budget import choose_bound_memory, choose_memories
+from .budget import choose_bound_memory, choose_memories, group_cost
 from .infoset import block_memory, last_claims, memory_size, window_index
 from .kernels import structural_reach
 from .rules import num_rolls, roll_index
@@ -41,8 +41,10 @@ class DudoParams:
     # (cost model, one core); 0 = every group uses ``memory`` (perfect recall up to perfect_recall_total)
     memory_budget: int = 0
     time_budget: float = 0.0
-    # (total dice in play, seconds) overriding ``time_budget`` for the groups of that total
-    time_budget_by_total: tuple = ()
+    # ((a, b), m) with a <= b: group {a, b}'s memory set by measurement (``bench.dudo mtable``: the
+    # exploitability each m reaches), overriding the time budget's choice; its tables must still fit
+    # ``memory_budget``
+    memory_by_group: tuple = ()
     label: str = "auto"  # names a budgeted variant: dudo-<max_dice>dice-<label>
     # > 0: train each group to its floor (``training.train_to_floor``): stop when a doubling of the
     # iterations improves the group's exploitability by less than this fraction; the planned iterations
@@ -71,10 +73,6 @@ class DudoParams:
     def group_iterations(self, a: int, b: int) -> int:
         return group_iterations(self.iterations, tuple(self.iterations_by_total), a, b)
 
-    def group_time_budget(self, a: int, b: int) -> float:
-        """Modelled training seconds group {a, b} may take (0: no limit)."""
-        return dict(self.time_budget_by_total).get(a + b, self.time_budget)
-
     def bound_memories(self) -> dict:
         """{(a, b): m'} of the responder-memory bound for every group with more than
         ``exact_br_total`` dice in play and an imperfect-recall memory."""
@@ -90,8 +88,15 @@ class DudoParams:
         if not self.budgeted:
             return {(a, b): block_memory(a, b, self.memory, self.perfect_recall_total)
                     for a in range(1, self.max_dice + 1) for b in range(a, self.max_dice + 1)}
-        return choose_memories(self.max_dice, self.group_iterations, self.memory_budget or 1 << 62,
-                               lambda a, b: self.group_time_budget(a, b) or float("inf"))
+        out = choose_memories(self.max_dice, self.group_iterations, self.memory_budget or 1 << 62,
+                              self.time_budget or float("inf"))
+        for (a, b), m in self.memory_by_group:
+            if (a, b) not in out:
+                raise ValueError(f"memory_by_group: no group {a}v{b} (a <= b <= {self.max_dice})")
+            if self.memory_budget and group_cost(a, b, m).bytes > self.memory_budget:
+                raise ValueError(f"memory_by_group: {a}v{b} with m = {m} does not fit the memory budget")
+            out[(a, b)] = m
+        return out
 
 
 def window_key(own: int, opp: int, window: int) -> bytes:
@@ -248,11 +253,14 @@ def manifest_parameters(params: DudoParams) -> dict:
     for k in ("stop_rel", "bound_memory", "bound_budget", "bound_time_budget"):
         if not d[k]:
             del d[k]
-    for k in ("iterations_by_total", "time_budget_by_total"):
-        if not d[k]:
-            del d[k]
-        else:
-            d[k] = [list(x) for x in d[k]]
+    if not d["iterations_by_total"]:
+        del d["iterations_by_total"]
+    else:
+        d["iterations_by_total"] = [list(x) for x in d["iterations_by_total"]]
+    if not d["memory_by_group"]:
+        del d["memory_by_group"]
+    else:
+        d["memory_by_group"] = [[list(g), m] for g, m in d["memory_by_group"]]
     return d
 
 

@@ -1,5 +1,8 @@
 """The Dudo store's row codec (one value per window, every roll's quantised row) and the cost model
 that chooses each group's memory."""
+import json
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -71,17 +74,17 @@ def test_ids_with_a_memory_per_group():
         seen.add(iid)
 
 
-def test_time_budget_by_total_overrides_the_groups_of_that_total_only():
-    base = DudoParams(max_dice=3, iterations=100, memory_budget=1 << 40, time_budget=1.0, label="t")
-    more = DudoParams(max_dice=3, iterations=100, memory_budget=1 << 40, time_budget=1.0, label="t",
-                      time_budget_by_total=((4, 100.0),))
+def test_memory_by_group_overrides_the_budgets_choice_for_that_group_only():
+    base = DudoParams(max_dice=3, iterations=100, memory_budget=1 << 30, time_budget=1.0, label="t")
+    more = replace(base, memory_by_group=(((2, 2), 5), ((1, 3), 4)))
     mb, mm = base.memories(), more.memories()
-    for (a, b), m in mb.items():
-        if a + b == 4:
-            assert mm[(a, b)] == choose_memory(a, b, 100, 1 << 40, 100.0)
-            assert m is not None and (mm[(a, b)] is None or mm[(a, b)] > m)   # more time, more memory
-        else:
-            assert mm[(a, b)] == m
-    assert "time_budget_by_total" not in manifest_parameters(base)
-    assert manifest_parameters(more)["time_budget_by_total"] == [[4, 100.0]]
-    assert DudoParams(**manifest_parameters(more)).memories() == mm                 # as a backend reads it back
+    assert mb[(2, 2)] != 5 and mb[(1, 3)] != 4
+    assert mm == {**mb, (2, 2): 5, (1, 3): 4}
+    assert "memory_by_group" not in manifest_parameters(base)
+    back = json.loads(json.dumps(manifest_parameters(more)))          # as a backend reads the manifest
+    assert back["memory_by_group"] == [[[2, 2], 5], [[1, 3], 4]]
+    assert DudoParams(**back).memories() == mm
+    with pytest.raises(ValueError, match="does not fit the memory budget"):
+        replace(base, memory_budget=1 << 20, memory_by_group=(((2, 2), 6),)).memories()
+    with pytest.raises(ValueError, match="no group 3v2"):
+        replace(base, memory_by_group=(((3, 2), 2),)).memories()
