@@ -11,14 +11,23 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # the real game with a memory per dice group chosen by budget (games.dudo.budget; `python -m
 # builder.dudo_report --plan full` prints the plan): at most 2.5 GiB of tables and 900 s of modelled
 # training (one core, at the iteration cap) per group, so perfect recall at 1v1 and 1v2, m = 5 at 2v2,
-# 4 at 1v3 and 2v3, 3 at 1v4, 1v5, 2v4 and 3v3, 2 elsewhere; beyond 4 dice in play each round's
+# 4 at 1v3 and 2v3 (but see below), 3 at 1v4, 1v5, 2v4 and 3v3, 2 elsewhere; beyond 4 dice in play each round's
 # exploitability is the lower bound of a responder remembering m + 1 claims where its tables fit 3.5 GiB
 # and 120 s (modelled), else the abstraction's own (m' = m: 1v5, 4v5 and 5v5).  Two groups of one total run
 # at once, so the peak is at most about two groups' tables plus their bounds: modelled 7.1 GB at 8 dice,
 # measured about half of that (bench.dudo_cost; the bound of 3v5 at m' = 3: 1.84 GB peak, modelled 3.68).
 # Each group trains to its floor (stop_rel: less than 10% better over a doubling of the iterations;
-# the iterations per total of dice in play are caps); modelled wall about 73 min on 2 cores at the caps
+# the iterations per total of dice in play are caps); modelled wall about 104 min on 2 cores at the caps
+# (the model overestimates: the build of this profile without the two groups below was modelled at 73 min
+# and took 3,050 CPU s)
+# Two groups take their memory by measurement instead (bench.dudo mtable, exact best response, the
+# training rule of this profile): 1v3 with m = 6 reaches 3.5e-3 at 128 iterations and 1.7e-3 at 256
+# (m = 4: 6.6e-3 at its floor, m = 5: 6.0e-3), 2v2 with m = 6 reaches 0.0108 at 512 and 0.0058 at
+# 1024, still 46% better over that doubling (m = 4 and 5 stop at 0.014-0.015), so 2v2 trains up to
+# 2048 and 1v3 up to 256; modelled 2,250 and 940 s, in parallel.
 DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_budget=900.0, label="full",
+                       memory_by_group=(((1, 3), 6), ((2, 2), 6)),
+                       iterations_by_group=(((1, 3), 256), ((2, 2), 2048)),
                        stop_rel=0.1, bound_memory=1, bound_budget=7 << 29, bound_time_budget=120.0,
                        iterations_by_total=((2, 8000), (3, 400), (4, 1000), (5, 400), (6, 300), (7, 200), (8, 200),
                                             (9, 150), (10, 150)))

@@ -45,6 +45,8 @@ class DudoParams:
     # exploitability each m reaches), overriding the time budget's choice; its tables must still fit
     # ``memory_budget``
     memory_by_group: tuple = ()
+    # ((a, b), iterations) with a <= b: group {a, b}'s iteration cap, overriding ``iterations_by_total``
+    iterations_by_group: tuple = ()
     label: str = "auto"  # names a budgeted variant: dudo-<max_dice>dice-<label>
     # > 0: train each group to its floor (``training.train_to_floor``): stop when a doubling of the
     # iterations improves the group's exploitability by less than this fraction; the planned iterations
@@ -71,7 +73,8 @@ class DudoParams:
         return f"dudo-m{self.memory}-{self.max_dice}dice"
 
     def group_iterations(self, a: int, b: int) -> int:
-        return group_iterations(self.iterations, tuple(self.iterations_by_total), a, b)
+        by_group = {tuple(g): n for g, n in self.iterations_by_group}
+        return by_group.get((a, b)) or group_iterations(self.iterations, tuple(self.iterations_by_total), a, b)
 
     def bound_memories(self) -> dict:
         """{(a, b): m'} of the responder-memory bound for every group with more than
@@ -257,10 +260,11 @@ def manifest_parameters(params: DudoParams) -> dict:
         del d["iterations_by_total"]
     else:
         d["iterations_by_total"] = [list(x) for x in d["iterations_by_total"]]
-    if not d["memory_by_group"]:
-        del d["memory_by_group"]
-    else:
-        d["memory_by_group"] = [[list(g), m] for g, m in d["memory_by_group"]]
+    for k in ("memory_by_group", "iterations_by_group"):
+        if not d[k]:
+            del d[k]
+        else:
+            d[k] = [[list(g), x] for g, x in d[k]]
     return d
 
 

@@ -74,7 +74,7 @@ def test_ids_with_a_memory_per_group():
         seen.add(iid)
 
 
-def test_memory_by_group_overrides_the_budgets_choice_for_that_group_only():
+def test_memory_and_iterations_by_group_override_that_group_only():
     base = DudoParams(max_dice=3, iterations=100, memory_budget=1 << 30, time_budget=1.0, label="t")
     more = replace(base, memory_by_group=(((2, 2), 5), ((1, 3), 4)))
     mb, mm = base.memories(), more.memories()
@@ -84,6 +84,10 @@ def test_memory_by_group_overrides_the_budgets_choice_for_that_group_only():
     back = json.loads(json.dumps(manifest_parameters(more)))          # as a backend reads the manifest
     assert back["memory_by_group"] == [[[2, 2], 5], [[1, 3], 4]]
     assert DudoParams(**back).memories() == mm
+    capped = replace(more, iterations_by_total=((4, 50),), iterations_by_group=(((1, 3), 7),))
+    assert [capped.group_iterations(a, b) for a, b in ((1, 3), (2, 2), (1, 2))] == [7, 50, 100]
+    back = json.loads(json.dumps(manifest_parameters(capped)))
+    assert back["iterations_by_group"] == [[[1, 3], 7]] and DudoParams(**back).group_iterations(1, 3) == 7
     with pytest.raises(ValueError, match="does not fit the memory budget"):
         replace(base, memory_budget=1 << 20, memory_by_group=(((2, 2), 6),)).memories()
     with pytest.raises(ValueError, match="no group 3v2"):
