@@ -45,14 +45,28 @@ class JottoParams:
     # "uniform" or a strategy of this store, whose hider it then is) and its oracle
     people_secret: str = "common"
     people_oracle: str = "rollout"
+    # (width, threshold): the people's rollout guesser looks one level further at the states of more than
+    # `threshold` words (the lookahead guesser, games.jotto.lookahead), trying the rollout guesser's choice
+    # and `width` best-scored words; those states are its book (its own book threshold); () = none
+    people_lookahead: tuple[int, int] | tuple = ()
     # figures against stronger guessers: the rollout oracle's (every strategy's hider), and the exact best
     # response on dictionaries of at most exact_max_words words (searched within exact_max_nodes states)
     rollout_figures: bool = False
     exact_max_words: int = 0
     exact_max_nodes: int = 5_000_000
 
+    def as_dict(self) -> dict:
+        """The parameters as recorded; people_lookahead only when set, so stores built without it keep
+        their content hash."""
+        d = asdict(self)
+        if d["people_lookahead"]:
+            d["people_lookahead"] = list(d["people_lookahead"])
+        else:
+            del d["people_lookahead"]
+        return d
+
     def digest(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:10]
+        return hashlib.sha256(json.dumps(self.as_dict(), sort_keys=True).encode()).hexdigest()[:10]
 
 
 class Checkpoint:
@@ -96,12 +110,15 @@ class TreeRunner:
         self.candidates = {k: executor.share(oracle.candidates(k)) for k in KIND_NAMES}
         self._kept: dict[tuple[int, bytes], Tree] = {}
 
-    def __call__(self, hiders: list[np.ndarray], kind: int = GBR) -> list[Tree]:
-        keys = [(kind, np.ascontiguousarray(h, dtype=np.float64).tobytes()) for h in hiders]
+    def __call__(self, hiders: list[np.ndarray], kind: int = GBR, lookahead_width: int = 0,
+                 record_threshold: int | None = None) -> list[Tree]:
+        thr = self.thr if record_threshold is None else record_threshold
+        keys = [(kind, lookahead_width, thr, np.ascontiguousarray(h, dtype=np.float64).tobytes()) for h in hiders]
         todo = {k: h for k, h in zip(keys, hiders) if k not in self._kept}
         n = len(todo)
         for k, tree in zip(todo, self.ex.map(build_tree, [self.C] * n, [self.counts] * n, list(todo.values()),
-                                             [self.candidates[kind]] * n, [self.L] * n, [kind] * n, [self.thr] * n)):
+                                             [self.candidates[kind]] * n, [self.L] * n, [kind] * n, [thr] * n,
+                                             [lookahead_width] * n)):
             self._kept[k] = tree
         return [self._kept[k] for k in keys]
 
@@ -316,15 +333,20 @@ def _people(b: _JottoBuild) -> None:
     hiders = {name: b.arrays[array_key(HIDER, name)] for name in b.strategies}
     secret = secret_distribution(oracle, params.people_secret, hiders)
     people_kind = KINDS[params.people_oracle]
-    people = trees([secret], people_kind)[0]
+    lookahead, threshold = params.people_lookahead if people_kind >= ROLLOUT and params.people_lookahead else (0, None)
+    people = trees([secret], people_kind, lookahead, threshold)[0]
     st = pair_stats(secret, trees([secret], GBR)[0].guesses, people.guesses[:, None], np.ones(1))
+    extra = dict(lookahead_width=lookahead, book_threshold=threshold) if lookahead else {}
     b.single("people", secret, people, dict(
-        kind=params.people_oracle, members=1, secret=params.people_secret, rollout_width=ROLLOUT_WIDTH,
+        kind=params.people_oracle, members=1, secret=params.people_secret, rollout_width=ROLLOUT_WIDTH, **extra,
         figures=dict(st.as_dict(), **guesses_figures(people.guesses, secret)),
         first_test_word=b.d.words[people.node_moves[0] if len(people.node_moves) and len(people.node_states[0]) == b.D
                                   else oracle.move(oracle.all_words, secret, people_kind)],
         description=f"the fewest expected guesses against the {params.people_secret} secret distribution: rollouts of "
-                    f"the greedy oracle from its {ROLLOUT_WIDTH} best test words at every state"))
+                    f"the greedy oracle from its {ROLLOUT_WIDTH} best test words at every state"
+                    + (f"; at the states of more than {threshold} words (its book) one level further: the "
+                       f"rollout guesser's choice and the {lookahead} best-scored words, each scored by rollout-guesser "
+                       f"trees from every answer" if lookahead else "")))
 
 
 def _publish(b: _JottoBuild, root: Path, t_start: float) -> Path:
@@ -341,7 +363,7 @@ def _publish(b: _JottoBuild, root: Path, t_start: float) -> Path:
         manifest = dict(
             game="jotto", variant=b.variant, words=list(d.words), served=served,
             dictionary=dict(sha256=d.sha256, size=b.D, length=d.length, source=d.variant.source, filter=d.variant.filter),
-            parameters=dict(asdict(params)), code_version=code_version(), strategies=strategies,
+            parameters=params.as_dict(), code_version=code_version(), strategies=strategies,
             build_seconds=time.perf_counter() - t_start,
         )
         return writer.publish(manifest)

@@ -335,8 +335,14 @@ def tree_cost(C, counts, S, h, w, candidates, L, kind, guesses):
     rec = np.empty(0, dtype=np.int64)
     recg = np.empty(0, dtype=np.int32)
     descend(C, counts, order, h, candidates, L, kind, n + 1, guesses, rec, rec, recg)
+    return weighted_guesses(S, w, guesses)
+
+
+@njit(cache=CACHE, nogil=True, inline="always")
+def weighted_guesses(S, w, guesses):
+    """sum over the words s of S of w[s] * guesses[s]."""
     c = 0.0
-    for k in range(n):
+    for k in range(S.shape[0]):
         c += w[S[k]] * guesses[S[k]]
     return c
 
@@ -350,40 +356,28 @@ def _effective_weights(S, w):
 
 
 @njit(cache=CACHE, nogil=True)
-def rollout_guess(C, counts, S, in_S, h, w, candidates, L, kind, width):
-    """The rollout guesser's test word at state S (ascending consistent indices, mask in_S)."""
+def rollout_picks(C, counts, S, in_S, h, candidates, L, kind, width):
+    """The test words the rollout guesser tries at state S (n >= 3): the base oracle's choice first, then
+    the `width` best by the base oracle's score (ties: a consistent word, then the lowest index); a test
+    word that neither splits S nor belongs to it is never tried."""
     n = S.shape[0]
-    if n == 1:
-        return S[0]
-    if n == 2:  # guess the heavier word: no test word finds both sooner
-        return S[1] if w[S[1]] > w[S[0]] else S[0]
-    D = C.shape[0]
-    ww = w
-    if _effective_weights(S, w) <= 0.0:
-        ww = np.ones(D)
-    # rank test words by the base oracle's score (ties: a consistent word, then the lowest index)
     nc = candidates.shape[0]
     hw = np.zeros(L + 1)
     cnt = np.zeros(L + 1, dtype=np.int64)
     uniform = uses_uniform(S, h, kind)
-    score = np.empty(nc)
+    key = np.empty(nc)
     for ci in range(nc):
         g = candidates[ci]
         sc = guess_score(C[g], S, h, L, kind, uniform, hw, cnt)
-        # a test word that neither splits S nor belongs to it wastes a guess
         split = in_S[g]
         if not split:
             for j in range(L + 1):
                 if cnt[j] > 0 and cnt[j] < n:
                     split = True
                     break
-        score[ci] = sc if split else np.inf
+        key[ci] = sc if split else np.inf
     base = _oracle(C, counts, S, in_S, h, candidates, L, kind)
-    key = np.empty(nc)
-    for ci in range(nc):
-        key[ci] = score[ci]
     order = np.argsort(key, kind="mergesort")
-    # the base oracle's choice first, then the best-scored others (consistent words first among ties)
     picks = np.empty(min(width, nc) + 1, dtype=np.int32)
     picks[0] = base
     npk = 1
@@ -404,24 +398,54 @@ def rollout_guess(C, counts, S, in_S, h, w, candidates, L, kind, width):
                     picks[npk] = g
                     npk += 1
         oi = oj
+    return picks[:npk]
+
+
+@njit(cache=CACHE, nogil=True, inline="always")
+def split_by_answer(C, S, g, L, child, start):
+    """S minus g grouped by g's answer into child[start[a]:start[a + 1]] (stable)."""
+    row = C[g]
+    for a in range(L + 2):
+        start[a] = 0
+    for k in range(S.shape[0]):
+        if S[k] != g:
+            start[row[S[k]] + 1] += 1
+    for a in range(1, L + 2):
+        start[a] += start[a - 1]
+    pos = start[:L + 1].copy()
+    for k in range(S.shape[0]):
+        s = S[k]
+        if s != g:
+            child[pos[row[s]]] = s
+            pos[row[s]] += 1
+
+
+@njit(cache=CACHE, nogil=True)
+def rollout_guess(C, counts, S, in_S, h, w, candidates, L, kind, width):
+    """The rollout guesser's test word at state S (ascending consistent indices, mask in_S)."""
+    n = S.shape[0]
+    if n == 1:
+        return S[0]
+    if n == 2:  # guess the heavier word: no test word finds both sooner
+        return S[1] if w[S[1]] > w[S[0]] else S[0]
+    D = C.shape[0]
+    ww = w
+    if _effective_weights(S, w) <= 0.0:
+        ww = np.ones(D)
+    picks = rollout_picks(C, counts, S, in_S, h, candidates, L, kind, width)
     scratch = np.zeros(D, dtype=np.int32)
     child = np.empty(n, dtype=np.int32)
+    start = np.empty(L + 2, dtype=np.int64)
     W = _effective_weights(S, ww)
     best = -1
     best_cost = np.inf
-    for pi in range(npk):
+    for pi in range(picks.shape[0]):
         g = picks[pi]
-        row = C[g]
+        split_by_answer(C, S, g, L, child, start)
         cost = W
         for a in range(L + 1):
-            m = 0
-            for k in range(n):
-                s = S[k]
-                if s != g and row[s] == a:
-                    child[m] = s
-                    m += 1
-            if m > 0:
-                cost += tree_cost(C, counts, child[:m], h, ww, candidates, L, kind, scratch)
+            if start[a + 1] > start[a]:
+                cost += tree_cost(C, counts, child[start[a]:start[a + 1]], h, ww, candidates, L, kind, scratch)
             if cost >= best_cost:
                 break
         if cost < best_cost * (1.0 - TIE_TOLERANCE):
@@ -435,3 +459,65 @@ def rollout_tree(C, counts, h, w, candidates, L, kind, width, record_threshold):
     """The rollout guesser's decision tree over every secret word (CompNumGuesses with the rollout
     guesser): (guesses[D], rec_start, rec_end, rec_guess, order) as comp_num_guesses returns."""
     return _whole_tree(True, C, counts, h, w, candidates, L, kind, width, record_threshold)
+
+
+# ---------------------------------------------------------------- the lookahead guesser
+# One level more than the rollout guesser: each tried test word is scored by the rollout guesser's own
+# trees from every answer's state (a rollout of the rollout guesser). The rollout guesser's own choice is
+# tried first, so by the rollout improvement property the lookahead never costs more expected guesses
+# than the rollout guesser from the same state. games.jotto.lookahead plays it at the big states only.
+
+
+@njit(cache=CACHE, nogil=True)
+def rollout_tree_cost(C, counts, S, h, w, candidates, L, kind, width, guesses):
+    """Expected guesses (weighted by w, unnormalised) the rollout guesser needs from state S, counting
+    its first guess at S as 1. guesses: int32[D] scratch."""
+    if S.shape[0] <= 1:  # no guess to choose: the same as any guesser's
+        return tree_cost(C, counts, S, h, w, candidates, L, kind, guesses)
+    none = np.empty(0, dtype=np.int64)
+    rollout_descend(C, counts, S.copy(), h, w, candidates, L, kind, width, S.shape[0] + 1, guesses, none, none,
+                    np.empty(0, dtype=np.int32))
+    return weighted_guesses(S, w, guesses)
+
+
+@njit(cache=CACHE, nogil=True)
+def lookahead_guess(C, counts, S, in_S, h, w, candidates, L, kind, width, lookahead_width):
+    """The lookahead guesser's test word at state S (ascending, mask in_S): of the rollout guesser's
+    choice and the base oracle's `lookahead_width` best-scored test words, the one whose rollout-guesser
+    trees cost the fewest expected guesses against w (branch and bound over the answers)."""
+    n = S.shape[0]
+    if n <= 2:
+        return rollout_guess(C, counts, S, in_S, h, w, candidates, L, kind, width)
+    D = C.shape[0]
+    ww = w
+    if _effective_weights(S, w) <= 0.0:
+        ww = np.ones(D)
+    first = rollout_guess(C, counts, S, in_S, h, ww, candidates, L, kind, width)
+    ranked = rollout_picks(C, counts, S, in_S, h, candidates, L, kind, lookahead_width)
+    picks = np.empty(ranked.shape[0] + 1, dtype=np.int32)
+    picks[0] = first
+    npk = 1
+    for q in range(ranked.shape[0]):
+        if ranked[q] != first:
+            picks[npk] = ranked[q]
+            npk += 1
+    scratch = np.zeros(D, dtype=np.int32)
+    child = np.empty(n, dtype=np.int32)
+    start = np.empty(L + 2, dtype=np.int64)
+    W = _effective_weights(S, ww)
+    best = -1
+    best_cost = np.inf
+    for pi in range(npk):
+        g = picks[pi]
+        split_by_answer(C, S, g, L, child, start)
+        cost = W
+        for a in range(L + 1):
+            if start[a + 1] > start[a]:
+                cost += rollout_tree_cost(C, counts, child[start[a]:start[a + 1]].copy(), h, ww, candidates, L, kind,
+                                          width, scratch)
+            if cost >= best_cost:
+                break
+        if cost < best_cost * (1.0 - TIE_TOLERANCE):
+            best = g
+            best_cost = cost
+    return best

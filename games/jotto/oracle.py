@@ -9,6 +9,7 @@ import numpy as np
 
 from games.jotto import kernels
 from games.jotto.dictionary import Dictionary
+from games.jotto.lookahead import lookahead_tree
 
 GBR = kernels.GBR
 ENTROPY = kernels.ENTROPY
@@ -41,10 +42,16 @@ class Tree:
 
 
 def build_tree(C: np.ndarray, counts: np.ndarray, h: np.ndarray, candidates: np.ndarray, L: int, kind: int,
-               record_threshold: int | None = None) -> Tree:
-    """CompNumGuesses (Alg. 6) over plain arrays: the oracle's tree, also run as a builder task."""
+               record_threshold: int | None = None, lookahead_width: int = 0) -> Tree:
+    """CompNumGuesses (Alg. 6) over plain arrays: the oracle's tree, also run as a builder task. A rollout
+    kind with lookahead_width > 0 plays the lookahead guesser at the states of more than record_threshold
+    words (games.jotto.lookahead)."""
     thr = C.shape[0] + 1 if record_threshold is None else record_threshold
     h = np.ascontiguousarray(h, dtype=np.float64)
+    if kind >= ROLLOUT and lookahead_width > 0:
+        g, states, moves = lookahead_tree(np.asarray(C), np.asarray(counts), h, h, np.asarray(candidates), L,
+                                          base_kind(kind), ROLLOUT_WIDTH, lookahead_width, thr)
+        return Tree(g, states, moves)
     if kind >= ROLLOUT:  # the rollout guesser minimises expected guesses against its input h
         g, rs, re_, rg, order = kernels.rollout_tree(
             np.asarray(C), np.asarray(counts), h, h, np.asarray(candidates), L, base_kind(kind), ROLLOUT_WIDTH, thr)

@@ -79,7 +79,7 @@ def read_strategies(store) -> dict[str, GuesserStrategy]:
         mixed = info["kind"] == MIXED
         kinds = store.array(array_key(MEMBER_KINDS, name)) if mixed else None
         out[name] = GuesserStrategy(name, -1 if mixed else KINDS[info["kind"]], store.array(array_key(WEIGHTS, name)),
-                                    store.array(array_key(HIDER, name)), explicit, fp, kinds)
+                                    store.array(array_key(HIDER, name)), explicit, fp, kinds, info.get("book_threshold"))
     return out
 
 

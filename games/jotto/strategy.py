@@ -24,6 +24,7 @@ class GuesserStrategy:
     explicit_hiders: np.ndarray | None = None  # float64[m, D], member oracle inputs
     fp_br_sets: list[np.ndarray] | None = None  # fictitious play: member t's input is s_{h,t}
     member_kinds: np.ndarray | None = None  # int[m]: each member's oracle kind, where they differ
+    book_threshold: int | None = None  # its own book threshold (the people's lookahead), else the store's
 
     def member_kind(self, c: int) -> int:
         return self.kind if self.member_kinds is None else int(self.member_kinds[c])

@@ -94,8 +94,13 @@ class JottoBackend:
             answers.append(turn.jots)
         return guesses, answers
 
+    def book_threshold(self, strategy: str) -> int:
+        """States of more than this many words are in the strategy's book (its own threshold, else the store's)."""
+        t = self.strategies[strategy].book_threshold
+        return self.threshold if t is None else t
+
     def book_entry(self, strategy: str, state: np.ndarray):
-        if len(state) <= self.threshold:
+        if len(state) <= self.book_threshold(strategy):
             return None
         return book_moves(self.store, strategy, self.oracle.D, state)
 
@@ -108,7 +113,7 @@ class JottoBackend:
                 return hit
         if deadline is not None and time.monotonic() > deadline:
             raise DeadlineExceeded("live computation abandoned: the caller's deadline passed")
-        mv = s.move(self.oracle, c, state, rollout_limit=self.threshold)
+        mv = s.move(self.oracle, c, state, rollout_limit=self.book_threshold(s.name))
         with self._moves_lock:
             self._moves[ck] = mv
             if len(self._moves) > 100_000:

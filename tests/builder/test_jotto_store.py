@@ -8,6 +8,7 @@ import pytest
 from tests.conftest import SMALL_VARIANT
 from games.jotto.dictionary import load_dictionary
 from games.jotto.oracle import JottoOracle, state_key
+from games.jotto.store import decode_book_value
 from games.storage import FORMAT_VERSION, Store, StoreError, current_stores
 from server.backends.jotto import JottoBackend
 
@@ -144,3 +145,35 @@ def test_resumed_solves_equal_uninterrupted_ones():
     for k in a:
         if k != "seconds":
             assert np.array_equal(a[k], b[k]), k
+
+
+def test_people_lookahead_store_serves_the_tree_it_reports(tmp_path):
+    """With people_lookahead the book holds the lookahead's moves, the server plays the rollout guesser
+    below the threshold, and the figures are those of that play, replayed word by word."""
+    from builder.jotto import JottoParams, build_jotto_store
+
+    p = JottoParams(fp_iterations=3, do_iterations=1, book_threshold=20, people_secret="uniform",
+                    people_lookahead=(4, 3))
+    path = build_jotto_store(SMALL_VARIANT, p, tmp_path)
+    m = Store(path).manifest
+    people = m["strategies"]["people"]
+    assert m["parameters"]["people_lookahead"] == [4, 3] and (people["lookahead_width"], people["book_threshold"]) == (4, 3)
+    b = JottoBackend(Store(path))
+    s = b.strategies["people"]
+    # its own book threshold: states of 4 to 20 words are in the people's book, not in the others'
+    sizes = [decode_book_value(bytes(raw))[0] for _, raw in b.store.items("book:people")]
+    assert all(n > 3 for n in sizes) and min(sizes) <= 20 and all(n > 20 for _, raw in b.store.items("book:benchmark")
+                                   for n in [decode_book_value(bytes(raw))[0]])
+    played = []
+    for secret in range(b.oracle.D):
+        guesses, answers = [], []
+        while True:
+            g = b.member_moves(s, b.oracle.consistent(guesses, answers), [0], None)[0][0]
+            if g == secret:
+                break
+            guesses.append(g)
+            answers.append(int(b.oracle.C[g, secret]))
+        played.append(len(guesses) + 1)
+    assert np.mean(played) == pytest.approx(m["strategies"]["people"]["figures"]["mean_guesses_vs_secret"], abs=1e-12)
+    # the defaults record no people_lookahead, so stores built without it keep their content hash
+    assert "people_lookahead" not in JottoParams(fp_iterations=3, do_iterations=1).as_dict()
