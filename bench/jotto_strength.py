@@ -14,7 +14,10 @@ guesses: exact for the mixture), the gap against GBR, the mixture size and the b
 mean and worst guesses, first test word, CPU seconds. Guessers: `served:<strategy>` (a store's mixture,
 its first test words by weight), `entropy-any` (Beeler's entropy, any word as test word), `gbr-uniform`,
 `gbr-secret` (GBR against the uniform / the secret distribution), `rollout-gbr`, `rollout-entropy` (the
-rollout guesser over GBR / entropy against the secret distribution, as the full stores' `people`).
+rollout guesser over GBR / entropy against the secret distribution, as the full stores' `people`),
+`lookahead-gbr[:W[:T]]`, `lookahead-entropy[:W[:T]]` (the lookahead guesser at states of more than T words,
+trying the rollout guesser's choice and the W best-scored words; default 16 and 8, as `people_lookahead` of
+the full SGB store).
 """
 from __future__ import annotations
 
@@ -27,13 +30,14 @@ import numpy as np
 from games.jotto import kernels
 from games.jotto.dictionary import dictionary_from_words, load_dictionary, Variant
 from games.jotto.exact import ExactSolver
-from games.jotto.oracle import ENTROPY, GBR, KINDS, ROLLOUT, ROLLOUT_ENTROPY, JottoOracle
+from games.jotto.oracle import ENTROPY, GBR, KINDS, ROLLOUT, ROLLOUT_ENTROPY, JottoOracle, build_tree
 from games.jotto.people import secret_distribution
 from games.jotto.solvers import stronger_from_pair
 from games.jotto.store import HIDER, array_key, read_strategies
 from games.storage import Store, current_stores, stores_root
 
 STRATEGIES = ("double_oracle", "fp", "benchmark", "beeler", "people")
+LOOKAHEAD = (16, 8)  # the full SGB store's people_lookahead (width, threshold)
 
 
 def _oracle(store: Store) -> JottoOracle:
@@ -163,11 +167,18 @@ def _guesser(oracle: JottoOracle, store: Store | None, name: str, secret: np.nda
         first = int(kernels.oracle_move(oracle.C, oracle.counts, oracle.all_words, oracle.uniform, oracle.all_words,
                                         oracle.L, ENTROPY))
         return g, g, [(first, 1.0)]
+    base, _, shape = name.partition(":")
+    width, _, threshold = shape.partition(":")
     kind, h = {"gbr-uniform": (GBR, oracle.uniform), "gbr-secret": (GBR, secret),
-               "rollout-gbr": (ROLLOUT, secret), "rollout-entropy": (ROLLOUT_ENTROPY, secret)}.get(name, (None, None))
-    if kind is None:
+               "rollout-gbr": (ROLLOUT, secret), "rollout-entropy": (ROLLOUT_ENTROPY, secret),
+               "lookahead-gbr": (ROLLOUT, secret), "lookahead-entropy": (ROLLOUT_ENTROPY, secret)}.get(base, (None, None))
+    if kind is None or (shape and not (base.startswith("lookahead") and f"{width}{threshold}".isdigit())):
         raise SystemExit(f"unknown guesser {name!r} (served:<strategy>, entropy-any, gbr-uniform, gbr-secret, "
-                         f"rollout-gbr, rollout-entropy)")
+                         f"rollout-gbr, rollout-entropy, lookahead-gbr[:W[:T]], lookahead-entropy[:W[:T]])")
+    if base.startswith("lookahead"):  # as a store's people's guesser with people_lookahead=(W, T)
+        tree = build_tree(oracle.C, oracle.counts, h, oracle.candidates(kind), oracle.L, kind,
+                          int(threshold or LOOKAHEAD[1]), lookahead_width=int(width or LOOKAHEAD[0]))
+        return tree.guesses, tree.guesses, [(tree.node_moves[0], 1.0)]
     tree = oracle.tree(h, kind, record_threshold=oracle.D - 1)
     return tree.guesses, tree.guesses, [(tree.node_moves[0] if tree.node_moves else oracle.move(oracle.all_words, h, kind), 1.0)]
 
