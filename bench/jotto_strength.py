@@ -2,12 +2,16 @@
 
   python -m bench.jotto_strength table1 [--root stores] [--variant V ...] [--strategy S ...] [--rollout]
                                         [--exact-max-words 100] [--exact-max-nodes 5000000]
+                                        [--exact-bound-steps N]
   python -m bench.jotto_strength people --variant V [--secret common|uniform] [--guessers g1,g2,...] [--root stores]
 
 `table1`: per store and strategy, epsilon against GBR (Ganzfried's, a lower bound on the true epsilon: a
 greedy response), against the rollout oracle (a tighter lower bound: the stored figure, or computed with
 --rollout) and against the exact best response (exact; stored, or computed with the branch and bound on
-dictionaries of at most --exact-max-words words), the guarantee (max over words of the mixture's expected
+dictionaries of at most --exact-max-words words; where that search runs out of --exact-max-nodes,
+--exact-bound-steps N bisects on proofs "the optimum needs at least beta" (N probes of the same node budget
+each, from the counting bound towards the rollout tree's value) for a certified lower bound on the exact
+best response's value, so the exact epsilon is bracketed: eps exact in [eps rollout, the bound's]), the guarantee (max over words of the mixture's expected
 guesses: exact for the mixture), the gap against GBR, the mixture size and the build seconds.
 
 `people`: guessers against a secret distribution (uniform over the common words, or over every word):
@@ -47,12 +51,12 @@ def _oracle(store: Store) -> JottoOracle:
 
 
 def table1(root: Path, variants=None, strategies=STRATEGIES, rollout=False, exact_max_words=0,
-           exact_max_nodes=5_000_000, out=print) -> list[dict]:
+           exact_max_nodes=5_000_000, exact_bound_steps=0, out=print) -> list[dict]:
     """Table 1's rows (one per store and strategy), printed; missing figures print as '-'."""
     rows = []
     stores = current_stores(root, "jotto")
     out(f"{'variant':28s} {'strategy':14s} {'D':>5} {'members':>7} {'guarantee':>9} {'eps GBR':>8} "
-        f"{'eps rollout':>11} {'eps exact':>9} {'gap GBR':>8} {'gap rollout':>11} {'gap exact':>9} {'build s':>8} "
+        f"{'eps rollout':>11} {'eps exact':>13} {'gap GBR':>8} {'gap rollout':>11} {'gap exact':>9} {'build s':>8} "
         f"{'DO s':>7} {'figure s':>8}")
     for variant, path in stores.items():
         if variants and variant not in variants:
@@ -74,12 +78,17 @@ def table1(root: Path, variants=None, strategies=STRATEGIES, rollout=False, exac
                     h = h / h.sum()
                     vs = computed.get(h.tobytes())
                     if vs is None:
-                        vs = computed[h.tobytes()] = _stronger_payoffs(oracle, h, exact_max_words, exact_max_nodes)
-                    f.update({k: v for k, v in stronger_from_pair(f["guarantee"], f["self_play"], *vs).items()
+                        vs = computed[h.tobytes()] = _stronger_payoffs(oracle, h, exact_max_words, exact_max_nodes,
+                                                                       exact_bound_steps, out)
+                    f.update({k: v for k, v in stronger_from_pair(f["guarantee"], f["self_play"], *vs[:2]).items()
                               if k not in f})
+                    if vs[1] is None and vs[2] is not None:  # bracketed: the bound's epsilon is an upper bound
+                        f["hider_vs_exact_lb"] = vs[2]
+                        f["epsilon_exact_ub"] = max(f["guarantee"] - f["self_play"], f["self_play"] - vs[2])
                 row = dict(variant=variant, strategy=name, D=oracle.D if oracle else m["dictionary"]["size"],
                            members=info["members"], guarantee=f["guarantee"], epsilon_gbr=f["epsilon"],
                            epsilon_rollout=f.get("epsilon_rollout"), epsilon_exact=f.get("epsilon_exact"),
+                           hider_vs_exact_lb=f.get("hider_vs_exact_lb"), epsilon_exact_ub=f.get("epsilon_exact_ub"),
                            gap_gbr=f["gap"],
                            gap_rollout=f["guarantee"] - f["hider_vs_rollout"] if "hider_vs_rollout" in f else None,
                            gap_exact=f.get("gap_exact"), build_seconds=m.get("build_seconds"),
@@ -87,26 +96,46 @@ def table1(root: Path, variants=None, strategies=STRATEGIES, rollout=False, exac
                            figure_seconds=time.process_time() - t0)
                 rows.append(row)
                 out(f"{variant:28s} {name:14s} {row['D']:5d} {row['members']:7d} {row['guarantee']:9.3f} "
-                    f"{row['epsilon_gbr']:8.3f} {_fmt(row['epsilon_rollout'], 11)} {_fmt(row['epsilon_exact'], 9)} "
+                    f"{row['epsilon_gbr']:8.3f} {_fmt(row['epsilon_rollout'], 11)} {_eps_exact(row):>13s} "
                     f"{row['gap_gbr']:8.3f} {_fmt(row['gap_rollout'], 11)} {_fmt(row['gap_exact'], 9)} {_fmt(row['build_seconds'], 8, 1)} "
                     f"{_fmt(row['do_seconds'], 7, 1)} {row['figure_seconds']:8.1f}")
         finally:
             store.close()
     out("epsilon = max(epsilon_hider, epsilon_guesser); eps GBR and eps rollout are lower bounds (greedy and "
-        "rollout responses), eps exact is exact; gap = guarantee - the hider's payoff against that response; "
+        "rollout responses), eps exact is exact (lo..hi: bracketed, hi from a certified lower bound on the exact "
+        "best response's value); gap = guarantee - the hider's payoff against that response; "
         "guarantee is exact for the mixture; build s, DO s: wall seconds of the build (as the manifest records "
         "them); figure s: CPU s this command spent computing the row's missing figures")
     return rows
 
 
-def _stronger_payoffs(oracle: JottoOracle, h: np.ndarray, exact_max_words: int, exact_max_nodes: int):
+def _stronger_payoffs(oracle: JottoOracle, h: np.ndarray, exact_max_words: int, exact_max_nodes: int,
+                      exact_bound_steps: int = 0, out=print):
     """The hider's payoff against the rollout oracle's response and, on small dictionaries, against the
-    exact best response (None where the search ran out of nodes)."""
+    exact best response (None where the search ran out of nodes) and, where it ran out and
+    exact_bound_steps > 0, a certified lower bound on that payoff (else None)."""
     vs_rollout = float(h @ oracle.tree(h, ROLLOUT).guesses)
     if oracle.D > exact_max_words:
-        return vs_rollout, None
-    res = ExactSolver(oracle.C, oracle.L).solve(h, upper=vs_rollout, max_nodes=exact_max_nodes)
-    return vs_rollout, None if res is None else res.value
+        return vs_rollout, None, None
+    solver = ExactSolver(oracle.C, oracle.L)
+    res = solver.solve(h, upper=vs_rollout, max_nodes=exact_max_nodes)
+    if res is not None:
+        return vs_rollout, res.value, None
+    if exact_bound_steps <= 0:
+        return vs_rollout, None, None
+    out(f"  exact search out of {exact_max_nodes} nodes: bisecting on a lower bound, {exact_bound_steps} probes")
+    lb, exact = solver.lower_bound(h, None, vs_rollout, exact_max_nodes, exact_bound_steps,
+                                   progress=lambda k, lo, hi: out(f"  probe {k}: value in [{lo:.4f}, {vs_rollout:.4f}], "
+                                                                  f"next probes below {hi:.4f}"))
+    return (vs_rollout, exact, None) if exact is not None else (vs_rollout, None, lb)
+
+
+def _eps_exact(row) -> str:
+    if row["epsilon_exact"] is not None:
+        return f"{row['epsilon_exact']:.3f}"
+    if row.get("epsilon_exact_ub") is not None and row["epsilon_rollout"] is not None:
+        return f"{row['epsilon_rollout']:.3f}..{row['epsilon_exact_ub']:.3f}"
+    return "-"
 
 
 def _fmt(x, width, digits=3):
@@ -194,6 +223,9 @@ def main(argv=None) -> int:
                                                            "store has none (minutes at 5 letters)")
     t1.add_argument("--exact-max-words", type=int, default=0)
     t1.add_argument("--exact-max-nodes", type=int, default=5_000_000)
+    t1.add_argument("--exact-bound-steps", type=int, default=0,
+                    help="where the exact search runs out of nodes: probes of a bisection for a certified lower "
+                         "bound on its value (each up to --exact-max-nodes)")
     pp = sub.add_parser("people")
     pp.add_argument("--variant", required=True)
     pp.add_argument("--secret", default="common", choices=("common", "uniform"))
@@ -202,8 +234,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     root = stores_root(args.root)
     if args.table == "table1":
+        if args.exact_bound_steps < 0 or args.exact_max_nodes < 1:
+            ap.error("--exact-bound-steps must be at least 0 and --exact-max-nodes at least 1")
         table1(root, args.variant, tuple(args.strategy or STRATEGIES), args.rollout, args.exact_max_words,
-               args.exact_max_nodes)
+               args.exact_max_nodes, args.exact_bound_steps)
     else:
         people(args.variant, args.secret, args.guessers.split(","), root)
     return 0

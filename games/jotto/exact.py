@@ -311,19 +311,32 @@ class ExactSolver:
             return None
         return True if v >= beta else float(v)
 
-    def lower_bound(self, h: np.ndarray, lo: float, hi: float, max_nodes: int, steps: int = 12) -> tuple[float, float | None]:
+    def counting_bound(self, h: np.ndarray) -> float:
+        """The counting bound on the optimal tree's value against h (normalised): certified, no search."""
+        w, S = self._weights(h)
+        return float(_counting_bound(S, w, self.depth_of_rank))
+
+    def lower_bound(self, h: np.ndarray, lo: float | None, hi: float, max_nodes: int, steps: int = 12,
+                    progress=None) -> tuple[float, float | None]:
         """A certified lower bound on the optimal tree's value by bisection on proofs V >= beta within
-        max_nodes each: (bound, exact value if one probe found it)."""
-        best_lb = lo
-        for _ in range(steps):
+        max_nodes each, from lo (a certified bound; None: the counting bound) towards hi (a value the
+        optimum is known not to exceed, e.g. a rollout tree's): (bound, exact value if one probe found it).
+        A proof raises the bound to the search's own bound where that is above the probe.
+        progress(step, lo, hi), if given, is called after every probe."""
+        w, S = self._weights(h)
+        best_lb = self.counting_bound(h) if lo is None else lo
+        for step in range(steps):
             mid = 0.5 * (best_lb + hi)
-            r = self.proves_at_least(h, mid, max_nodes)
-            if r is True:
-                best_lb = mid
-            elif r is None:
+            v, _, _, _ = self._run(w, S, mid, max_nodes)
+            if v is None:
                 hi = mid
+            elif v >= mid:
+                # the search's bound holds up to its relative rounding tolerance
+                best_lb = max(mid, v * (1 - 4 * _EPS))
             else:
-                return r, r
+                return float(v), float(v)
+            if progress is not None:
+                progress(step + 1, best_lb, hi)
         return best_lb, None
 
     def _walk(self, S, depth, w, exact, move, guesses) -> int:

@@ -67,3 +67,23 @@ def test_people_table_against_replayed_guessers(tiny):
     best = float(ref.optimal_tree_value(words, uniform))
     assert best - 1e-12 <= rows["rollout-gbr"]["mean"] <= rows["gbr-secret"]["mean"] + 1e-12
     assert len(lines) == 2 + 3 + 1
+
+
+def test_table1_brackets_the_exact_epsilon_when_the_search_runs_out(tiny):
+    from bench.jotto_strength import table1
+
+    root, variant = tiny
+    lines = []
+    rows = table1(root, [variant], ("double_oracle",), rollout=True, exact_max_words=100, exact_max_nodes=1,
+                  exact_bound_steps=6, out=lines.append)
+    (r,) = rows
+    assert r["epsilon_exact"] is None and any("probe 6" in line for line in lines)
+    with closing(Store(root / "jotto" / variant / "current")) as store:
+        f = store.manifest["strategies"]["double_oracle"]["figures"]
+        h = [Fraction(float(x)) for x in store.array("hider:double_oracle")]
+        best = float(ref.optimal_tree_value(store.manifest["words"], h))
+    # the certified bound is below the exact best response's value, so the epsilon bracket holds it
+    assert r["hider_vs_exact_lb"] <= best + 1e-9
+    exact_eps = max(f["epsilon_hider"], f["self_play"] - best)
+    assert r["epsilon_rollout"] - 1e-9 <= exact_eps <= r["epsilon_exact_ub"] + 1e-9
+    assert any(line.startswith(variant) and f"{r['epsilon_rollout']:.3f}..{r['epsilon_exact_ub']:.3f}" in line for line in lines)

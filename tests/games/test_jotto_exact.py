@@ -76,3 +76,23 @@ def test_rollout_tree_matches_per_word_replay_of_rollout_moves():
                 guesses.append(g)
                 answers.append(int(o.C[g, secret]))
             assert tree[secret] == len(guesses) + 1
+
+
+@pytest.mark.parametrize("length,seed", [(2, 12), (3, 13), (3, 14)])
+def test_lower_bound_is_certified_below_the_optimum(length, seed):
+    words, _, C, weights = tiny(length, 7, seed)
+    best = float(ref.optimal_tree_value(words, [Fraction(int(x)) for x in weights]))
+    h = weights.astype(float)
+    solver = ExactSolver(C, length)
+    cb = solver.counting_bound(h)
+    assert cb <= best + 1e-12
+    # too few nodes to finish: the bisection proves what it can, never above the optimum
+    for nodes in (1, 2, 3):
+        lb, exact = solver.lower_bound(h, None, best + 1.0, nodes, steps=10)
+        if exact is None:
+            assert cb <= lb <= best + 1e-12
+        else:
+            assert exact == pytest.approx(best, abs=1e-12)
+    # enough nodes: a probe below the optimum finds it exactly
+    lb, exact = solver.lower_bound(h, None, best + 1.0, 10**6, steps=10)
+    assert exact == pytest.approx(best, abs=1e-12)
