@@ -123,6 +123,11 @@ class TreeRunner:
         return [self._kept[k] for k in keys]
 
 
+def exact_search(C: np.ndarray, L: int, h: np.ndarray, upper: float, max_nodes: int):
+    """The exact best response to hider h (ExactSolver.solve with its default seed) as an executor task."""
+    return ExactSolver(C, L).solve(h, upper=upper, max_nodes=max_nodes)
+
+
 def _book_from_trees(D: int, trees: dict[int, Tree]) -> dict[bytes, tuple[int, list[int], list[int]]]:
     book: dict[bytes, tuple[int, list[int], list[int]]] = {}
     for member, tree in trees.items():
@@ -153,10 +158,11 @@ def _stronger_figures(oracle: JottoOracle, params: JottoParams, trees: TreeRunne
         distinct.setdefault(hiders[name].tobytes(), hiders[name])
     rollouts = dict(zip(distinct, (t.guesses for t in trees(list(distinct.values()), ROLLOUT))))
     exact: dict[bytes, object] = {}
-    if oracle.D <= params.exact_max_words:
-        solver = ExactSolver(oracle.C, oracle.L)
-        for k, h in distinct.items():
-            exact[k] = solver.solve(h, upper=float(h @ rollouts[k]) / h.sum(), max_nodes=params.exact_max_nodes)
+    if oracle.D <= params.exact_max_words:  # the searches run on the executor, one task per hider
+        n = len(distinct)
+        uppers = [float(h @ rollouts[k]) / h.sum() for k, h in distinct.items()]
+        exact = dict(zip(distinct, trees.ex.map(exact_search, [trees.C] * n, [oracle.L] * n, list(distinct.values()),
+                                                uppers, [params.exact_max_nodes] * n)))
     for name, (G, w) in columns.items():
         k = hiders[name].tobytes()
         h = hiders[name] / hiders[name].sum()

@@ -10,7 +10,10 @@ from tests.games import jotto_reference as ref
 WORDS = ["as", "by", "it", "lo", "mi", "up", "we", "ya"]
 
 
-def test_exact_figures_are_the_best_tree_against_each_served_hider(tmp_path):
+@pytest.mark.parametrize("kind", ["serial", "process"])
+def test_exact_figures_are_the_best_tree_against_each_served_hider(tmp_path, kind):
+    """The exact searches run as executor tasks: on a process pool as in this process."""
+    from builder.executor import make_executor
     from builder.jotto import JottoParams, build_jotto_store
 
     lst = tmp_path / "tiny.txt"
@@ -18,7 +21,8 @@ def test_exact_figures_are_the_best_tree_against_each_served_hider(tmp_path):
     register_list_file("tinyexact", lst)
     params = JottoParams(fp_iterations=20, do_iterations=3, book_threshold=2, do_oracles=("gbr", "rollout"),
                          exact_max_words=100)
-    store = Store(build_jotto_store("jotto-file.tinyexact-2-ganzfried", params, tmp_path / "stores"))
+    with make_executor(kind, 2, share_dir=str(tmp_path / "shared")) as ex:
+        store = Store(build_jotto_store("jotto-file.tinyexact-2-ganzfried", params, tmp_path / "stores", executor=ex))
     words = store.manifest["words"]
     assert words == sorted(WORDS)
     for name, info in store.manifest["strategies"].items():
