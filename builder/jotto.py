@@ -21,8 +21,8 @@ from games.jotto.exact import ExactSolver
 from games.jotto.oracle import ENTROPY, GBR, KIND_NAMES, KINDS, ROLLOUT, ROLLOUT_WIDTH, JottoOracle, Tree, build_tree
 from games.jotto.people import guesses_figures, secret_distribution
 from games.jotto.solvers import (
-    DOState, FPState, hider_candidates, pair_stats, restricted_game, select_hider, solve_double_oracle, solve_jotto,
-    stronger_figures,
+    DOState, FPState, HedgeState, hider_candidates, pair_stats, restricted_game, select_hider, solve_double_oracle,
+    solve_hedge, solve_jotto, stronger_figures,
 )
 from games.jotto.store import (
     COMMON, DO_CURVES, FP_BR_FLAT, FP_BR_LENS, FP_CURVES, FP_EPSILON, GUARANTEE_HISTORY, HIDER, MEMBER_HIDERS,
@@ -54,15 +54,21 @@ class JottoParams:
     rollout_figures: bool = False
     exact_max_words: int = 0
     exact_max_nodes: int = 5_000_000
+    # Hedge iterations (games.jotto.solvers.solve_hedge) whose greedy responses seed the double oracle and
+    # whose average hider is one of its anchors; 0 = none
+    hedge_iterations: int = 0
+    hedge_eta: float = 0.3
 
     def as_dict(self) -> dict:
-        """The parameters as recorded; people_lookahead only when set, so stores built without it keep
-        their content hash."""
+        """The parameters as recorded; people_lookahead and the Hedge parameters only when set, so stores
+        built without them keep their content hash."""
         d = asdict(self)
         if d["people_lookahead"]:
             d["people_lookahead"] = list(d["people_lookahead"])
         else:
             del d["people_lookahead"]
+        if not d["hedge_iterations"]:
+            del d["hedge_iterations"], d["hedge_eta"]
         return d
 
     def digest(self) -> str:
@@ -264,9 +270,32 @@ def _fictitious_play(b: _JottoBuild) -> FPState:
     return fp
 
 
-def _double_oracle(b: _JottoBuild, fp: FPState) -> None:
-    """The double oracle over greedy (or rollout) responses, resumable, seeded with fictitious play's trees;
-    the hider chosen on the segments between the candidates; records the strategy 'double_oracle' and its book."""
+def _hedge(b: _JottoBuild) -> HedgeState | None:
+    """The Hedge hider against GuesserGBR (solve_hedge), resumable from its checkpoint; None when the
+    parameters ask for no Hedge iterations."""
+    params, ckpt = b.params, b.ckpt
+    if not params.hedge_iterations:
+        return None
+    saved = ckpt.load("hedge")
+    hedge = HedgeState.from_arrays(saved) if saved is not None else None
+    with b.bar("hedge", params.hedge_iterations) as pb:
+        pb.update(0 if hedge is None else hedge.t)
+
+        def tick(s: HedgeState):
+            pb.update(1)
+            if ckpt.due():
+                ckpt.save("hedge", s.to_arrays())
+            interrupt.stop_if_requested(lambda: ckpt.save("hedge", s.to_arrays()))
+
+        hedge = solve_hedge(b.oracle, params.hedge_iterations, params.hedge_eta, hedge, tick, trees=b.trees)
+        ckpt.save("hedge", hedge.to_arrays())
+    return hedge
+
+
+def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None) -> None:
+    """The double oracle over greedy (or rollout) responses, resumable, seeded with fictitious play's trees
+    and Hedge's; the hider chosen on the segments between the candidates; records the strategy
+    'double_oracle' and its book."""
     oracle, params, ckpt, trees = b.oracle, b.params, b.ckpt, b.trees
     ts = fp.t_star
     saved = ckpt.load("do")
@@ -284,6 +313,8 @@ def _double_oracle(b: _JottoBuild, fp: FPState) -> None:
         # seed the restricted game with fictitious play's greedy trees (no recomputation needed)
         picks = np.unique(np.linspace(0, ts, num=min(ts + 1, 16)).astype(int))
         seeds = [(fp.hider(int(t)), fp.member_guesses[int(t)]) for t in picks]
+        if hedge is not None:
+            seeds += list(zip(hedge.hiders, hedge.columns))
         do = solve_double_oracle(oracle, params.do_iterations, do, seed_columns=seeds, on_iteration=do_tick,
                                  trees=trees, kinds=tuple(KINDS[k] for k in params.do_oracles))
         ckpt.save("do", do.to_arrays())
@@ -295,6 +326,11 @@ def _double_oracle(b: _JottoBuild, fp: FPState) -> None:
     # restricted-game hiders (y alone is too concentrated: GBR exploits it; its average over the rounds less so)
     rounds_y = do.round_hiders(2 * len(params.do_oracles))
     anchors = [oracle.uniform, y, b.arrays[array_key(HIDER, "fp")]] + ([np.mean(rounds_y, axis=0)] if rounds_y else [])
+    hedge_figures = {}
+    if hedge is not None:  # Hedge's average hider and its last one (the segment between them is often best)
+        anchors += [hedge.average_hider(), hedge.hiders[-1]]
+        hedge_figures = dict(hedge_iterations=hedge.t, hedge_eta=hedge.eta, hedge_seconds=hedge.seconds,
+                             hedge_guarantee=restricted_game(np.stack(hedge.columns, axis=1))[1])
     cands = hider_candidates(anchors)
     select_kind = ROLLOUT if "rollout" in params.do_oracles else GBR
     best, cand_stats = select_hider(oracle, cands, G_do[:, support], w_do, trees=trees, kind=select_kind)
@@ -309,11 +345,14 @@ def _double_oracle(b: _JottoBuild, fp: FPState) -> None:
     b.strategies["double_oracle"] = dict(
         kind=do_kind, members=int(len(support)), iterations=do.iterations, columns=len(do.columns),
         oracles=list(params.do_oracles), hider_selected_against=KIND_NAMES[select_kind],
-        seconds=do.seconds, figures=st_do.as_dict(),
+        seconds=do.seconds, figures=st_do.as_dict(), **hedge_figures,
         hider_alpha_figures=[s.as_dict() for s in cand_stats],
         description="double oracle: exact LP of the restricted game over the responses (greedy, or rollouts of "
-                    "the greedy oracle) found so far; hider chosen on the segments between the uniform, restricted-game, "
-                    "fictitious-play and rounds' average restricted-game hiders by lowest epsilon")
+                    "the greedy oracle) found so far" + (", seeded with the greedy responses to Hedge's hiders"
+                                                        if hedge is not None else "")
+                    + "; hider chosen on the segments between the uniform, restricted-game, fictitious-play and "
+                    "rounds' average restricted-game hiders" + (" and Hedge's average and last" if hedge is not None else "")
+                    + " by lowest epsilon")
     b.arrays.update({array_key(HIDER, "double_oracle"): h_do, array_key(WEIGHTS, "double_oracle"): w_do,
                      array_key(MEMBER_HIDERS, "double_oracle"): member_hiders,
                      array_key(GUARANTEE_HISTORY, "double_oracle"): np.array(do.guarantee_history),
@@ -385,7 +424,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     b = _JottoBuild(variant, params, root, position, executor)
     _fixed_guessers(b)
     fp = _fictitious_play(b)
-    _double_oracle(b, fp)
+    _double_oracle(b, fp, _hedge(b))
     _people(b)
     hiders = {name: b.arrays[array_key(HIDER, name)] for name in b.strategies}
     _stronger_figures(b.oracle, params, b.trees, b.strategies, hiders, b.columns)

@@ -21,7 +21,7 @@ def small_store(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("stores")
     params = JottoParams(fp_iterations=60, do_iterations=6, book_threshold=6, do_oracles=("gbr", "rollout"),
-                         rollout_figures=True)
+                         rollout_figures=True, hedge_iterations=20)
     path = build_jotto_store(SMALL_VARIANT, params, root)
     return root, path
 

@@ -217,6 +217,69 @@ def solve_jotto(
     return state
 
 
+# ---------------------------------------------------------------- Hedge (beyond the paper)
+def hedge_hider(sum_guesses: np.ndarray, eta: float) -> np.ndarray:
+    """The Hedge (multiplicative weights, Freund & Schapire 1999) hider: word i weighted by
+    exp(eta * (its guesses summed over the responses so far - the largest such sum)).
+
+    Fictitious play's HiderBR puts all weight on the words of the largest sum; Hedge's softmax keeps
+    every word in play, so each greedy response is one against a smooth hider, not a specialist."""
+    z = np.exp(eta * (sum_guesses.astype(np.float64) - float(sum_guesses.max())))
+    return z / z.sum()
+
+
+@dataclass
+class HedgeState:
+    """Hedge's progress: the hider of every iteration and the guesses of its greedy response."""
+
+    D: int
+    eta: float
+    hiders: list[np.ndarray] = field(default_factory=list)
+    columns: list[np.ndarray] = field(default_factory=list)  # uint8 guesses per word of GBR(hiders[t])
+    seconds: float = 0.0
+
+    @property
+    def t(self) -> int:
+        return len(self.columns)
+
+    def sum_guesses(self) -> np.ndarray:
+        return np.sum(np.array(self.columns, dtype=np.int64), axis=0) if self.columns else np.zeros(self.D, np.int64)
+
+    def average_hider(self) -> np.ndarray:
+        return np.mean(self.hiders, axis=0)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {"D": np.array(self.D), "eta": np.array(self.eta), "hiders": np.array(self.hiders).reshape(-1, self.D),
+                "columns": np.array(self.columns, dtype=np.uint8).reshape(-1, self.D), "seconds": np.array(self.seconds)}
+
+    @staticmethod
+    def from_arrays(a) -> "HedgeState":
+        return HedgeState(int(a["D"]), float(a["eta"]), list(a["hiders"]), list(a["columns"]), float(a["seconds"]))
+
+
+def solve_hedge(oracle: JottoOracle, T: int, eta: float, state: HedgeState | None = None,
+                on_iteration: Callable[[HedgeState], None] | None = None, trees: TreeMap | None = None) -> HedgeState:
+    """T iterations of the Hedge hider against GuesserGBR: each iteration's hider (``hedge_hider`` of the
+    guesses summed so far; the first is uniform) and its greedy response, a column for the restricted
+    game. Resumes from ``state``; the sums are integers, so a resumed run is identical."""
+    if state is None:
+        state = HedgeState(oracle.D, eta)
+    if state.eta != eta:
+        raise ValueError(f"cannot resume a Hedge run of eta {state.eta} with eta {eta}")
+    total = state.sum_guesses()
+    while state.t < T:
+        start = time.perf_counter()
+        h = hedge_hider(total, eta)
+        g = gbr_guesses(oracle, [h], trees)[0]
+        state.hiders.append(h)
+        state.columns.append(g.astype(np.uint8))
+        total += g
+        state.seconds += time.perf_counter() - start
+        if on_iteration:
+            on_iteration(state)
+    return state
+
+
 # ---------------------------------------------------------------- double oracle (beyond the paper)
 def restricted_game(G: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     """Exact LP of the restricted game: the hider picks any of the D words, the guesser mixes the C
