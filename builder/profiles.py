@@ -46,19 +46,29 @@ DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_
 # iterations, 283 CPU s).
 _ROLLOUT_DO = ("gbr", "rollout")
 _NO_ROLLOUT = dict(people_oracle="gbr")
+# Since Hedge (games.jotto.solvers.solve_hedge) the greedy responses to Hedge's hiders seed the double oracle of
+# 3-5 letters: at 5 letters 200 Hedge iterations alone reach a restricted-game guarantee of 6.897 in about a
+# minute of one core, where 30 fictitious-play iterations and 100 double-oracle rounds reached 7.183 (epsilon
+# 0.198); the double oracle's rounds after Hedge add little (its LP over Hedge's columns is slow), so a few
+# remain. The 2-letter default is unchanged (epsilon 0 already).
 DEFAULT = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, **_NO_ROLLOUT),
-    "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=1000, do_iterations=60, **_NO_ROLLOUT),
-    "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=200, do_iterations=40, **_NO_ROLLOUT),
-    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=30, do_iterations=100, **_NO_ROLLOUT),
+    "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=300, do_iterations=5, hedge_iterations=150, **_NO_ROLLOUT),
+    "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=50, do_iterations=5, hedge_iterations=200, **_NO_ROLLOUT),
+    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=30, do_iterations=5, hedge_iterations=200, **_NO_ROLLOUT),
 }
+# Fictitious play runs Ganzfried's Table 1 iteration counts on 2 and 3 letters; on 4 and 5 letters (where they
+# took 2.7 and 15 minutes of one core: fictitious play is sequential) it only seeds the double oracle, and
+# Hedge finds the columns: the four stores within 15 minutes on 2 cores (issue 13).
 FULL = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=22212, do_iterations=150, do_oracles=_ROLLOUT_DO,
-                                             rollout_figures=True, exact_max_words=100),
-    "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=10694, do_iterations=300, do_oracles=_ROLLOUT_DO,
-                                             rollout_figures=True),
-    "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=3568, do_iterations=300, rollout_figures=True),
-    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=3906, do_iterations=300, rollout_figures=True),
+                                             rollout_figures=True, exact_max_words=100, hedge_iterations=200),
+    "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=10694, do_iterations=100, do_oracles=_ROLLOUT_DO,
+                                             rollout_figures=True, hedge_iterations=300),
+    "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=1000, do_iterations=30, rollout_figures=True,
+                                             hedge_iterations=400),
+    "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=300, do_iterations=20, rollout_figures=True,
+                                             hedge_iterations=300),
     # the published guesser figures on this list are against a uniform secret over all its words
     # the people's guesser looks one level further at the states of more than 8 words, trying 16 words
     # (issue 13, uniform secret, mean / worst guesses: the rollout guesser 6.6137 / 9; lookahead 8 words
