@@ -93,7 +93,8 @@ def test_content_hash_ignores_timings_and_sees_data(tmp_path):
     assert hashes[0] == hashes[1] != hashes[2]
 
 
-PLAN = ["--profile", "default", "--variant", "jotto-en_US80-2-ganzfried", "--variant", "hangman-en_US50-5"]
+# the 3-letter Jotto default runs every Jotto stage (Hedge included) in seconds
+PLAN = ["--profile", "default", "--variant", "jotto-en_US80-3-ganzfried", "--variant", "hangman-en_US50-5"]
 
 
 def _build(root: Path, *extra: str, wait_for: str | None = None) -> subprocess.CompletedProcess | None:
@@ -121,17 +122,17 @@ def test_build_same_hash_on_every_executor_and_after_sigkill(tmp_path):
     ref = _build(tmp_path / "serial", "--executor", "serial")
     assert ref.returncode == 0, ref.stderr[-2000:]
     expect = {v: h for v, (_, _, h) in store_hashes(tmp_path / "serial").items()}
-    assert set(expect) == {"jotto-en_US80-2-ganzfried", "hangman-en_US50-5"}
+    assert set(expect) == {"jotto-en_US80-3-ganzfried", "hangman-en_US50-5"}
 
     dask = _build(tmp_path / "dask", "--executor", "dask", "--workers", "2")
     assert dask.returncode == 0, dask.stderr[-2000:]
     assert {v: h for v, (_, _, h) in store_hashes(tmp_path / "dask").items()} == expect
 
     root = tmp_path / "killed"
-    _build(root, "--workers", "2", wait_for="jotto-en_US80-2-ganzfried")
+    _build(root, "--workers", "2", wait_for="jotto-en_US80-3-ganzfried")
     again = _build(root, "--workers", "2")
     assert again.returncode == 0, again.stderr[-2000:]
-    assert "resumed" in again.stdout.split("jotto-en_US80-2-ganzfried", 1)[1].splitlines()[0]
+    assert "resumed" in again.stdout.split("jotto-en_US80-3-ganzfried", 1)[1].splitlines()[0]
     got = store_hashes(root)
     assert {v: h for v, (_, _, h) in got.items()} == expect
     assert all(recorded == actual for _, recorded, actual in got.values())
