@@ -5,9 +5,13 @@ from builder.jotto import JottoParams
 # the real game (5 dice a player) with a memory per dice group chosen by budget (games.dudo.budget): at
 # most 25 s of modelled training (one core) and 1.5 GB per group, so perfect recall at 1v1, m = 4 at 1v2,
 # 3 at 1v3 and 2v2, 2 at 1v4, 2v3 and 3v3, 1 elsewhere (1v5 and 6 or more dice); iterations per total of dice
-# in play, fewer where an iteration costs more (README, "Dudo", has its measured figures)
+# in play, fewer where an iteration costs more (README, "Dudo", has its measured figures). Beyond 4 dice in
+# play each round's exploitability is the lower bound of a responder remembering m + 1 claims (1.5 GB and 20 s
+# modelled per round: every round fits, about 30 s of one core in all), not the abstraction's own bound, which
+# at m = 1 says little
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
-                          iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 30), (10, 30)))
+                          iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 30), (10, 30)),
+                          bound_memory=1, bound_budget=1500 << 20, bound_time_budget=20.0)
 # the real game with a memory per dice group chosen by budget (games.dudo.budget; `python -m
 # builder.dudo_report --plan full` prints the plan): at most 2.5 GiB of tables and 900 s of modelled
 # training (one core, at the iteration cap) per group, so perfect recall at 1v1 and 1v2, m = 5 at 2v2,
@@ -74,8 +78,8 @@ FULL = {
     # (issue 13, uniform secret, mean / worst guesses: the rollout guesser 6.6137 / 9; lookahead 8 words
     # above 100 words 6.6053 / 10, 24 above 100 6.5979 / 10, 8 above 30 6.6007 / 9, 16 above 8 6.5937 / 9
     # in 355 CPU s; python -m bench.jotto_strength people --variant jotto-file.sgb-5-distinct1 --secret uniform)
-    "jotto-file.sgb-5-distinct1": JottoParams(fp_iterations=300, do_iterations=150, people_secret="uniform",
-                                              rollout_figures=True, people_lookahead=(16, 8)),
+    "jotto-file.sgb-5-distinct1": JottoParams(fp_iterations=300, do_iterations=20, people_secret="uniform",
+                                              rollout_figures=True, people_lookahead=(16, 8), hedge_iterations=300),
 }
 DEFAULT[DUDO_DEFAULT.variant] = DUDO_DEFAULT
 FULL[DUDO_FULL.variant] = DUDO_FULL
