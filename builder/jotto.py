@@ -98,6 +98,12 @@ class Checkpoint:
         tmp.replace(self.dir / f"{name}.npz")
         self._last = time.monotonic()
 
+    def tick(self, name: str, state) -> None:
+        """After an iteration of a resumable solve: save its state when due, and stop (saved) if asked to."""
+        if self.due():
+            self.save(name, state.to_arrays())
+        interrupt.stop_if_requested(lambda: self.save(name, state.to_arrays()))
+
     def clear(self) -> None:
         for p in self.dir.glob("*"):
             p.unlink()
@@ -241,9 +247,7 @@ def _fictitious_play(b: _JottoBuild) -> FPState:
             best[0] = min(best[0], max(s.eps[-1]))
             pb.update(1)
             pb.set_postfix(eps=f"{max(s.eps[-1]):.3f}", best=f"{best[0]:.3f}", refresh=False)
-            if ckpt.due():
-                ckpt.save("fp", s.to_arrays())
-            interrupt.stop_if_requested(lambda: ckpt.save("fp", s.to_arrays()))
+            ckpt.tick("fp", s)
 
         fp = solve_jotto(oracle, params.fp_iterations, fp, fp_tick, record_threshold=b.thr)
         ckpt.save("fp", fp.to_arrays())
@@ -283,9 +287,7 @@ def _hedge(b: _JottoBuild) -> HedgeState | None:
 
         def tick(s: HedgeState):
             pb.update(1)
-            if ckpt.due():
-                ckpt.save("hedge", s.to_arrays())
-            interrupt.stop_if_requested(lambda: ckpt.save("hedge", s.to_arrays()))
+            ckpt.tick("hedge", s)
 
         hedge = solve_hedge(b.oracle, params.hedge_iterations, params.hedge_eta, hedge, tick, trees=b.trees)
         ckpt.save("hedge", hedge.to_arrays())
@@ -306,9 +308,7 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
         def do_tick(s: DOState):
             pb.update(1)
             pb.set_postfix(guarantee=f"{s.guarantee_history[-1]:.3f}", columns=len(s.columns), refresh=False)
-            if ckpt.due():
-                ckpt.save("do", s.to_arrays())
-            interrupt.stop_if_requested(lambda: ckpt.save("do", s.to_arrays()))
+            ckpt.tick("do", s)
 
         # seed the restricted game with fictitious play's greedy trees (no recomputation needed)
         picks = np.unique(np.linspace(0, ts, num=min(ts + 1, 16)).astype(int))
