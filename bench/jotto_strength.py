@@ -4,6 +4,7 @@
                                         [--exact-max-words 100] [--exact-max-nodes 5000000]
                                         [--exact-bound-steps N]
   python -m bench.jotto_strength people --variant V [--secret common|uniform] [--guessers g1,g2,...] [--root stores]
+  python -m bench.jotto_strength solvers [--lengths 3,4,5] [--trees 200] [--eta 0.3]
 
 `table1`: per store and strategy, epsilon against GBR (Ganzfried's, a lower bound on the true epsilon: a
 greedy response), against the rollout oracle (a tighter lower bound: the stored figure, or computed with
@@ -13,6 +14,11 @@ dictionaries of at most --exact-max-words words; where that search runs out of -
 each, from the counting bound towards the rollout tree's value) for a certified lower bound on the exact
 best response's value, so the exact epsilon is bracketed: eps exact in [eps rollout, the bound's]), the guarantee (max over words of the mixture's expected
 guesses: exact for the mixture), the gap against GBR, the mixture size and the build seconds.
+
+`solvers`: the three equilibrium solvers on the same budget of greedy trees, in one process: fictitious play
+(Ganzfried's SolveJotto), the double oracle from the uniform hider's tree (two trees a round) and Hedge, each
+with the guarantee of its own guesser (fictitious play: the uniform mixture; the others: the restricted game's
+LP) and of the LP over its trees, and CPU seconds, with the ratios against fictitious play.
 
 `people`: guessers against a secret distribution (uniform over the common words, or over every word):
 mean and worst guesses, first test word, CPU seconds. Guessers: `served:<strategy>` (a store's mixture,
@@ -212,6 +218,41 @@ def _guesser(oracle: JottoOracle, store: Store | None, name: str, secret: np.nda
     return tree.guesses, tree.guesses, [(tree.node_moves[0] if tree.node_moves else oracle.move(oracle.all_words, h, kind), 1.0)]
 
 
+def solvers(lengths, trees: int, eta: float, out=print) -> list[dict]:
+    """The solvers compared on ``trees`` greedy trees each (see the module docstring)."""
+    from games.jotto.solvers import restricted_game, solve_double_oracle, solve_hedge, solve_jotto
+
+    def lp(columns) -> float:
+        return restricted_game(np.stack(columns, axis=1))[1]
+
+    rows = []
+    out(f"{'letters':>7} {'words':>6} {'solver':>14} {'trees':>6} {'guarantee':>9} {'LP over its trees':>17} "
+        f"{'CPU s':>7} {'CPU / FP':>8}")
+    for L in lengths:
+        o = JottoOracle(load_dictionary(f"jotto-en_US80-{L}-ganzfried"))
+        o.tree(o.uniform)  # compile
+        runs = []
+        t0 = time.process_time()
+        fp = solve_jotto(o, trees - 1)
+        cpu = time.process_time() - t0
+        runs.append(("fictitious play", trees, fp.curves()[-1, 2], lp(fp.member_guesses), cpu))
+        t0 = time.process_time()
+        do = solve_double_oracle(o, (trees - 1) // 2)
+        cpu = time.process_time() - t0
+        runs.append(("double oracle", len(do.columns), float((do.matrix() @ do.weights).max()), lp(do.columns), cpu))
+        t0 = time.process_time()
+        he = solve_hedge(o, trees, eta)
+        cpu = time.process_time() - t0
+        g = lp(he.columns)
+        runs.append((f"hedge {eta:g}", trees, g, g, cpu))
+        for name, n, guarantee, over, cpu in runs:
+            row = dict(letters=L, words=o.D, solver=name, trees=n, guarantee=guarantee, lp=over, cpu=cpu,
+                       ratio=cpu / runs[0][4])
+            rows.append(row)
+            out(f"{L:7d} {o.D:6d} {name:>14} {n:6d} {guarantee:9.4f} {over:17.4f} {cpu:7.1f} {row['ratio']:8.2f}")
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.jotto_strength")
     sub = ap.add_subparsers(dest="table", required=True)
@@ -231,7 +272,16 @@ def main(argv=None) -> int:
     pp.add_argument("--secret", default="common", choices=("common", "uniform"))
     pp.add_argument("--guessers", default="served:double_oracle,served:beeler,served:benchmark,served:people,entropy-any")
     pp.add_argument("--root", default=None)
+    sv = sub.add_parser("solvers")
+    sv.add_argument("--lengths", default="3,4,5")
+    sv.add_argument("--trees", type=int, default=200)
+    sv.add_argument("--eta", type=float, default=0.3)
     args = ap.parse_args(argv)
+    if args.table == "solvers":
+        if args.trees < 3 or args.eta <= 0:
+            ap.error("--trees must be at least 3 and --eta positive")
+        solvers([int(x) for x in args.lengths.split(",")], args.trees, args.eta)
+        return 0
     root = stores_root(args.root)
     if args.table == "table1":
         if args.exact_bound_steps < 0 or args.exact_max_nodes < 1:

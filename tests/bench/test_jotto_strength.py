@@ -87,3 +87,16 @@ def test_table1_brackets_the_exact_epsilon_when_the_search_runs_out(tiny):
     exact_eps = max(f["epsilon_hider"], f["self_play"] - best)
     assert r["epsilon_rollout"] - 1e-9 <= exact_eps <= r["epsilon_exact_ub"] + 1e-9
     assert any(line.startswith(variant) and f"{r['epsilon_rollout']:.3f}..{r['epsilon_exact_ub']:.3f}" in line for line in lines)
+
+
+def test_solvers_table_same_budget():
+    """Each solver gets the same number of greedy trees; the LP over a solver's trees never guarantees more
+    than the mixture the solver itself serves (the LP optimises over every mixture of those trees)."""
+    from bench.jotto_strength import solvers
+
+    lines = []
+    rows = solvers([2], 9, 0.3, out=lines.append)
+    assert [r["solver"] for r in rows] == ["fictitious play", "double oracle", "hedge 0.3"]
+    assert [r["trees"] for r in rows] == [9, 9, 9] and len(lines) == 4
+    for r in rows:
+        assert r["lp"] <= r["guarantee"] + 1e-9 and r["cpu"] >= 0
