@@ -435,6 +435,19 @@ def select_hider(oracle: JottoOracle, candidates: list[np.ndarray], G: np.ndarra
     return best, stats
 
 
+# candidates whose larger lower bound on the true epsilon is within this many guesses of the least count as tied
+ROBUST_TOLERANCE = 0.005
+
+
+def select_robust_hider(eps_gbr: list[float], eps_rollout: list[float], tolerance: float = ROBUST_TOLERANCE) -> int:
+    """The hider to serve among candidates with epsilons against GBR and against the rollout oracle: both are
+    lower bounds on the true epsilon, so the one whose larger bound is least; among those within
+    ``tolerance`` of it, the lowest epsilon against GBR (Ganzfried's figure)."""
+    worst = [max(a, b) for a, b in zip(eps_gbr, eps_rollout)]
+    least = min(worst)
+    return min((i for i, w in enumerate(worst) if w <= least + tolerance), key=lambda i: (eps_gbr[i], worst[i], i))
+
+
 def stronger_figures(h: np.ndarray, member_guesses: np.ndarray, weights: np.ndarray, rollout_guesses: np.ndarray,
                      exact: ExactResult | None = None) -> dict[str, float]:
     """The pair's figures against guesser responses stronger than GBR: the rollout oracle (its epsilon is a

@@ -177,3 +177,30 @@ def test_people_lookahead_store_serves_the_tree_it_reports(tmp_path):
     assert np.mean(played) == pytest.approx(m["strategies"]["people"]["figures"]["mean_guesses_vs_secret"], abs=1e-12)
     # the defaults record no people_lookahead, so stores built without it keep their content hash
     assert "people_lookahead" not in JottoParams(fp_iterations=3, do_iterations=1).as_dict()
+
+
+def test_full_store_hider_is_at_least_as_robust_as_the_uniform_one(tmp_path):
+    """With rollout figures and Hedge, the served hider's larger lower bound on the true epsilon (against GBR
+    and the rollout oracle) is no worse than the uniform hider's against the same mixture, recomputed here
+    from the members' trees."""
+    from builder.jotto import JottoParams, build_jotto_store
+    from games.jotto.oracle import ROLLOUT, GBR
+    from games.jotto.solvers import ROBUST_TOLERANCE
+
+    p = JottoParams(fp_iterations=10, do_iterations=2, hedge_iterations=12, rollout_figures=True,
+                    people_oracle="gbr")
+    path = build_jotto_store(SMALL_VARIANT, p, tmp_path)
+    s = Store(path)
+    do = s.manifest["strategies"]["double_oracle"]
+    assert do["hider_selected_against"] == "gbr+rollout" and do["hedge_iterations"] == 12
+    o = JottoOracle(load_dictionary(SMALL_VARIANT))
+    members = s.array("member_hiders:double_oracle")
+    w = s.array("weights:double_oracle")
+    ang = np.stack([o.tree(h, GBR).guesses for h in members], axis=1).astype(np.float64) @ w
+    u = o.uniform
+    self_play = float(u @ ang)
+    uniform_worst = max(ang.max() - self_play, self_play - float(u @ o.tree(u, GBR).guesses),
+                        self_play - float(u @ o.tree(u, ROLLOUT).guesses))
+    f = do["figures"]
+    assert f["guarantee"] == pytest.approx(ang.max())
+    assert max(f["epsilon"], f["epsilon_rollout"]) <= uniform_worst + ROBUST_TOLERANCE + 1e-9

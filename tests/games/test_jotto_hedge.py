@@ -60,3 +60,15 @@ def test_resumed_hedge_equals_uninterrupted():
             assert np.array_equal(a[k], b[k]), k
     with pytest.raises(ValueError, match="eta"):
         solve_hedge(o, 25, 0.5, resumed)
+
+
+def test_robust_hider_minimises_the_larger_lower_bound():
+    from games.jotto.solvers import select_robust_hider
+
+    # the larger of the two bounds decides: 0.30, 0.22, 0.25 -> the second
+    assert select_robust_hider([0.01, 0.10, 0.05], [0.30, 0.22, 0.25]) == 1
+    # within the tolerance of the least, the lower epsilon against GBR: 0.2159 vs 0.2161 (GBR 0.1035 vs 0.0425)
+    assert select_robust_hider([0.1035, 0.0425, 0.0028], [0.2159, 0.2161, 0.3736]) == 1
+    assert select_robust_hider([0.1035, 0.0425], [0.2159, 0.2161], tolerance=0.0) == 0
+    # the GBR epsilon can be the larger bound too
+    assert select_robust_hider([0.5, 0.1], [0.2, 0.3]) == 1
