@@ -41,6 +41,10 @@ def table(root: Path) -> str:
     row("FP seconds per iteration", lambda m: m["strategies"]["fp"]["seconds_per_iteration"], "{:.4f}")
     row("DO iterations", lambda m: m["strategies"]["double_oracle"]["iterations"], "{:d}")
     row("DO seconds", lambda m: m["strategies"]["double_oracle"]["seconds"], "{:.1f}")
+    row("Hedge iterations (DO seeds)", lambda m: m["strategies"]["double_oracle"]["hedge_iterations"], "{:d}")
+    row("Hedge seconds", lambda m: m["strategies"]["double_oracle"]["hedge_seconds"], "{:.1f}")
+    row("Hedge LP guarantee", lambda m: m["strategies"]["double_oracle"]["hedge_guarantee"])
+    row("DO hider selected against", lambda m: m["strategies"]["double_oracle"]["hider_selected_against"], "{}")
     for strat in ("benchmark", "fp", "double_oracle", "beeler"):
         for f in FIGS:
             row(f"{strat}: {f}", lambda m, s=strat, f=f: m["strategies"][s]["figures"][f])
