@@ -80,7 +80,7 @@ def plan(params, workers: int = 2) -> str:
     mems, bmems = params.memories(), params.bound_memories()
     lines = [f"{params.variant}: memory budget {params.memory_budget / 2**30:.2f} GiB, time budget"
              f" {params.time_budget:g} s per group"
-             + "".join(f", {a}v{b}: m = {m} by measurement" for (a, b), m in params.memory_by_group)
+             + "".join(f", {a}v{b}: m = {m} set by the profile" for (a, b), m in params.memory_by_group)
              + f"; bound: m + {params.bound_memory}, {params.bound_budget / 2**30:.2f} GiB,"
              f" {params.bound_time_budget:g} s",
              f"{'group':>6} {'m':>7} {'iters':>6} {'GB':>6} {'train s':>8} {'bound m':>8} {'bound GB':>8}"

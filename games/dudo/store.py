@@ -41,9 +41,9 @@ class DudoParams:
     # (cost model, one core); 0 = every group uses ``memory`` (perfect recall up to perfect_recall_total)
     memory_budget: int = 0
     time_budget: float = 0.0
-    # ((a, b), m) with a <= b: group {a, b}'s memory set by measurement (``bench.dudo mtable``: the
-    # exploitability each m reaches), overriding the time budget's choice; its tables must still fit
-    # ``memory_budget``
+    # ((a, b), m) with a <= b: group {a, b}'s memory set by the profile (by measurement, ``bench.dudo
+    # mtable``: the exploitability each m reaches; or to spend a first run's time where the game is large),
+    # overriding the time budget's choice; its tables must still fit ``memory_budget``
     memory_by_group: tuple = ()
     # ((a, b), iterations) with a <= b: group {a, b}'s iteration cap, overriding ``iterations_by_total``
     iterations_by_group: tuple = ()
