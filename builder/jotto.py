@@ -58,6 +58,9 @@ class JottoParams:
     # whose average hider is one of its anchors; 0 = none
     hedge_iterations: int = 0
     hedge_eta: float = 0.3
+    # serve the hider least exploitable by GBR and the rollout oracle together (as the builds with rollout
+    # figures do) without computing the other rollout figures
+    robust_hider: bool = False
 
     def as_dict(self) -> dict:
         """The parameters as recorded; people_lookahead and the Hedge parameters only when set, so stores
@@ -69,6 +72,8 @@ class JottoParams:
             del d["people_lookahead"]
         if not d["hedge_iterations"]:
             del d["hedge_iterations"], d["hedge_eta"]
+        if not d["robust_hider"]:
+            del d["robust_hider"]
         return d
 
     def digest(self) -> str:
@@ -337,8 +342,8 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
     h_do = cands[best]
     st_do = pair_stats(h_do, trees([h_do], GBR)[0].guesses, G_do[:, support], w_do) if select_kind != GBR \
         else cand_stats[best]
-    selected_against = KIND_NAMES[select_kind]
-    if select_kind == GBR and params.rollout_figures and hedge is not None:
+    selected_against, robust = KIND_NAMES[select_kind], {}
+    if select_kind == GBR and (params.rollout_figures or params.robust_hider) and hedge is not None:
         # the hider least exploitable by both oracles, among the GBR choice and the segment from the uniform
         # hider to Hedge's average (the GBR choice alone exploits GBR's greed: at 4-5 letters its epsilon against
         # the rollout oracle was 0.42 / 0.37, the uniform end's 0.22 / 0.22)
@@ -346,9 +351,11 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
         short = [h_do] + [(1.0 - a) * oracle.uniform + a * avg for a in (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)]
         G_s = G_do[:, support]
         gbr = [pair_stats(h, t.guesses, G_s, w_do) for h, t in zip(short, trees(short, GBR))]
-        roll = [pair_stats(h, t.guesses, G_s, w_do) for h, t in zip(short, trees(short, ROLLOUT))]
+        roll_guesses = [t.guesses for t in trees(short, ROLLOUT)]
+        roll = [pair_stats(h, g, G_s, w_do) for h, g in zip(short, roll_guesses)]
         pick = select_robust_hider([s.epsilon for s in gbr], [s.epsilon for s in roll])
         h_do, st_do, selected_against = short[pick], gbr[pick], "gbr+rollout"
+        robust = stronger_figures(h_do, G_s, w_do, roll_guesses[pick])
     member_hiders = np.stack([do.hiders[c] for c in support])
     member_kinds = np.array([do.kinds[c] for c in support], dtype=np.int64)
     do_kind = KIND_NAMES[int(member_kinds[0])] if len(set(member_kinds.tolist())) == 1 else MIXED
@@ -357,7 +364,7 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
     b.strategies["double_oracle"] = dict(
         kind=do_kind, members=int(len(support)), iterations=do.iterations, columns=len(do.columns),
         oracles=list(params.do_oracles), hider_selected_against=selected_against,
-        seconds=do.seconds, figures=st_do.as_dict(), **hedge_figures,
+        seconds=do.seconds, figures=dict(st_do.as_dict(), **robust), **hedge_figures,
         hider_alpha_figures=[s.as_dict() for s in cand_stats],
         description="double oracle: exact LP of the restricted game over the responses (greedy, or rollouts of "
                     "the greedy oracle) found so far" + (", seeded with the greedy responses to Hedge's hiders"

@@ -179,16 +179,16 @@ def test_people_lookahead_store_serves_the_tree_it_reports(tmp_path):
     assert "people_lookahead" not in JottoParams(fp_iterations=3, do_iterations=1).as_dict()
 
 
-def test_full_store_hider_is_at_least_as_robust_as_the_uniform_one(tmp_path):
-    """With rollout figures and Hedge, the served hider's larger lower bound on the true epsilon (against GBR
-    and the rollout oracle) is no worse than the uniform hider's against the same mixture, recomputed here
-    from the members' trees."""
+@pytest.mark.parametrize("flags", [dict(rollout_figures=True), dict(robust_hider=True)])
+def test_full_store_hider_is_at_least_as_robust_as_the_uniform_one(tmp_path, flags):
+    """With rollout figures (or robust_hider) and Hedge, the served hider's larger lower bound on the true
+    epsilon (against GBR and the rollout oracle) is no worse than the uniform hider's against the same
+    mixture, recomputed here from the members' trees."""
     from builder.jotto import JottoParams, build_jotto_store
     from games.jotto.oracle import ROLLOUT, GBR
     from games.jotto.solvers import ROBUST_TOLERANCE
 
-    p = JottoParams(fp_iterations=10, do_iterations=2, hedge_iterations=12, rollout_figures=True,
-                    people_oracle="gbr")
+    p = JottoParams(fp_iterations=10, do_iterations=2, hedge_iterations=12, people_oracle="gbr", **flags)
     path = build_jotto_store(SMALL_VARIANT, p, tmp_path)
     s = Store(path)
     do = s.manifest["strategies"]["double_oracle"]
@@ -204,3 +204,5 @@ def test_full_store_hider_is_at_least_as_robust_as_the_uniform_one(tmp_path):
     f = do["figures"]
     assert f["guarantee"] == pytest.approx(ang.max())
     assert max(f["epsilon"], f["epsilon_rollout"]) <= uniform_worst + ROBUST_TOLERANCE + 1e-9
+    h = s.array("hider:double_oracle")
+    assert f["hider_vs_rollout"] == pytest.approx(float(h @ o.tree(h, ROLLOUT).guesses))
