@@ -239,7 +239,8 @@ def solvers(lengths, trees: int, eta: float, out=print) -> list[dict]:
         t0 = time.process_time()
         do = solve_double_oracle(o, (trees - 1) // 2)
         cpu = time.process_time() - t0
-        runs.append(("double oracle", len(do.columns), float((do.matrix() @ do.weights).max()), lp(do.columns), cpu))
+        g = float((do.matrix() @ do.weights).max())  # its final mixture is the LP over every column
+        runs.append(("double oracle", len(do.columns), g, g, cpu))
         t0 = time.process_time()
         he = solve_hedge(o, trees, eta)
         cpu = time.process_time() - t0
@@ -280,7 +281,13 @@ def main(argv=None) -> int:
     if args.table == "solvers":
         if args.trees < 3 or args.eta <= 0:
             ap.error("--trees must be at least 3 and --eta positive")
-        solvers([int(x) for x in args.lengths.split(",")], args.trees, args.eta)
+        try:
+            lengths = [int(x) for x in args.lengths.split(",")]
+            for L in lengths:
+                Variant.parse(f"jotto-en_US80-{L}-ganzfried")
+        except ValueError as e:
+            ap.error(f"--lengths {args.lengths!r}: {e}")
+        solvers(lengths, args.trees, args.eta)
         return 0
     root = stores_root(args.root)
     if args.table == "table1":

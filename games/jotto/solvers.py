@@ -262,6 +262,8 @@ def solve_hedge(oracle: JottoOracle, T: int, eta: float, state: HedgeState | Non
     """T iterations of the Hedge hider against GuesserGBR: each iteration's hider (``hedge_hider`` of the
     guesses summed so far; the first is uniform) and its greedy response, a column for the restricted
     game. Resumes from ``state``; the sums are integers, so a resumed run is identical."""
+    if not eta > 0:
+        raise ValueError(f"Hedge's eta must be positive, not {eta}")
     if state is None:
         state = HedgeState(oracle.D, eta)
     if state.eta != eta:

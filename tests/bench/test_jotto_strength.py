@@ -100,3 +100,13 @@ def test_solvers_table_same_budget():
     assert [r["trees"] for r in rows] == [9, 9, 9] and len(lines) == 4
     for r in rows:
         assert r["lp"] <= r["guarantee"] + 1e-9 and r["cpu"] >= 0
+
+
+@pytest.mark.parametrize("lengths", ["7", "x", "3,,4"])
+def test_solvers_bad_lengths_exit_2_with_one_line(lengths, capsys):
+    from bench.jotto_strength import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["solvers", "--lengths", lengths, "--trees", "9"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(f"python -m bench.jotto_strength: error: --lengths '{lengths}'")

@@ -72,3 +72,10 @@ def test_robust_hider_minimises_the_larger_lower_bound():
     assert select_robust_hider([0.1035, 0.0425], [0.2159, 0.2161], tolerance=0.0) == 0
     # the GBR epsilon can be the larger bound too
     assert select_robust_hider([0.5, 0.1], [0.2, 0.3]) == 1
+
+
+def test_eta_must_be_positive():
+    o = JottoOracle(load_dictionary("jotto-en_US80-2-ganzfried"))
+    for eta in (0.0, -0.3):
+        with pytest.raises(ValueError, match="eta must be positive"):
+            solve_hedge(o, 3, eta)
