@@ -330,7 +330,7 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
     G_do = do.matrix()
     _, _, y = restricted_game(G_do)
     support = np.flatnonzero(do.weights > 0)
-    w_do = do.weights[support]
+    G_s, w_do = G_do[:, support], do.weights[support]
     # anchors: the uniform hider, the restricted game's, fictitious play's and the average of the rounds'
     # restricted-game hiders (y alone is too concentrated: GBR exploits it; its average over the rounds less so)
     rounds_y = do.round_hiders(2 * len(params.do_oracles))
@@ -342,9 +342,9 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
                              hedge_guarantee=restricted_game(np.stack(hedge.columns, axis=1))[1])
     cands = hider_candidates(anchors)
     select_kind = ROLLOUT if "rollout" in params.do_oracles else GBR
-    best, cand_stats = select_hider(oracle, cands, G_do[:, support], w_do, trees=trees, kind=select_kind)
+    best, cand_stats = select_hider(oracle, cands, G_s, w_do, trees=trees, kind=select_kind)
     h_do = cands[best]
-    st_do = pair_stats(h_do, trees([h_do], GBR)[0].guesses, G_do[:, support], w_do) if select_kind != GBR \
+    st_do = pair_stats(h_do, trees([h_do], GBR)[0].guesses, G_s, w_do) if select_kind != GBR \
         else cand_stats[best]
     selected_against, robust = KIND_NAMES[select_kind], {}
     if select_kind == GBR and (params.rollout_figures or params.robust_hider) and hedge is not None:
@@ -353,7 +353,6 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
         # the rollout oracle was 0.42 / 0.37, the uniform end's 0.22 / 0.22)
         avg = hedge.average_hider()
         short = [h_do] + [(1.0 - a) * oracle.uniform + a * avg for a in ROBUST_ALPHAS]
-        G_s = G_do[:, support]
         gbr = [pair_stats(h, t.guesses, G_s, w_do) for h, t in zip(short, trees(short, GBR))]
         roll_guesses = [t.guesses for t in trees(short, ROLLOUT)]
         roll = [pair_stats(h, g, G_s, w_do) for h, g in zip(short, roll_guesses)]
@@ -394,7 +393,7 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
             pb.update(len(part))
             interrupt.stop_if_requested()
     b.books["double_oracle"] = _book_from_trees(b.D, members)
-    b.columns["double_oracle"] = (G_do[:, support], w_do)
+    b.columns["double_oracle"] = (G_s, w_do)
 
 
 def _people(b: _JottoBuild) -> None:
