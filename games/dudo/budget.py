@@ -152,3 +152,22 @@ def store_bytes(a: int, b: int, m: int | None) -> int:
     K = 6 * (a + b)
     return num_windows(K, None if m is None or m >= K else m) * sum({a: num_rolls(a), b: num_rolls(b)}.values()) \
         * STORE_BYTES_PER_ROW
+
+
+def improvement_bytes(a: int, b: int, m_resp: int) -> int:
+    """Bytes of the value matrices the perfect-recall improvement (``lbr.improved_best_response``)
+    keeps: every node of both sides of the m'-window group (float32 past 1 GB, as the solver's)."""
+    n = 2 * num_windows(6 * (a + b), m_resp) * num_rolls(a) * num_rolls(b)
+    return n * (8 if n * 8 <= 1 << 30 else 4)
+
+
+def choose_improvement_memory(a: int, b: int, m: int, m_resp: int, memory_bytes: int) -> int:
+    """The memory of the responder the improvement starts from: the largest m'' in m .. ``m_resp`` whose
+    value matrices fit ``memory_bytes`` (m, the abstraction's, if none larger does)."""
+    best = m
+    for mr in range(m + 1, m_resp + 1):
+        if improvement_bytes(a, b, mr) > memory_bytes:
+            break
+        best = mr
+    return best
+

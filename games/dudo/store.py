@@ -18,7 +18,7 @@ from numba import njit
 from games.quantise import UNIT, largest_remainder
 from games.storage import StoreManifest
 
-from .budget import choose_bound_memory, choose_memories, group_cost
+from .budget import choose_bound_memory, choose_improvement_memory, choose_memories, group_cost
 from .infoset import block_memory, last_claims, memory_size, window_index
 from .kernels import structural_reach
 from .rules import num_rolls, roll_index
@@ -60,6 +60,12 @@ class DudoParams:
     bound_memory: int = 0
     bound_budget: int = 0
     bound_time_budget: float = 0.0
+    # > 0: beyond ``exact_br_total`` dice in play each round also gets the perfect-recall improvement
+    # of a memory-m'' responder (``lbr.improved_best_response``; m'' the bound's m' where its value
+    # matrices fit ``bound_budget``, else smaller), sampled with this many rounds per responder roll
+    # and seat (seeded by ``improve_seed``)
+    improve_games: int = 0
+    improve_seed: int = 0
 
     @property
     def budgeted(self) -> bool:
@@ -85,6 +91,14 @@ class DudoParams:
                 out[(a, b)] = choose_bound_memory(a, b, m, self.bound_memory, self.bound_budget or 1 << 62,
                                                   self.bound_time_budget or float("inf"))
         return out
+
+    def improvement_memories(self) -> dict:
+        """{(a, b): m''} of the perfect-recall improvement's starting responder (``improve_games`` > 0)."""
+        if self.improve_games <= 0:
+            return {}
+        mems = self.memories()
+        return {(a, b): choose_improvement_memory(a, b, mems[(a, b)], mr, self.bound_budget or 1 << 62)
+                for (a, b), mr in self.bound_memories().items()}
 
     def memories(self) -> dict:
         """{(a, b): m} for every group a <= b (None = perfect recall)."""
@@ -157,6 +171,46 @@ def decode_window_row(raw: bytes, x: int, n: int, last: int) -> tuple[np.ndarray
     units[:k - 1] = np.frombuffer(raw, dtype="<u2", count=k - 1, offset=n + total + 2 * (before - x))
     units[k - 1] = UNIT - int(units[:k - 1].sum())
     return np.where(slots == 0, -1, last + slots), units
+
+
+@njit(cache=True)
+def decode_window(buf, n, strat, base, unit):
+    """Inverse of ``encode_window``: every roll's quantised distribution in ``buf`` written as
+    probabilities (units / ``unit``) to ``strat[base + j * n + x]`` (slot j, roll x)."""
+    total = 0
+    for x in range(n):
+        total += buf[x]
+    pos = n
+    uo = n + total
+    for x in range(n):
+        c = buf[x]
+        left = unit
+        for i in range(c):
+            j = buf[pos + i]
+            if i < c - 1:
+                v = buf[uo] | (buf[uo + 1] << 8)
+                uo += 2
+                left -= v
+            else:
+                v = left
+            strat[base + j * n + x] = v / unit
+        pos += c
+
+
+def store_group_strategy(get, g) -> np.ndarray:
+    """The stored (quantised) strategy of group ``g`` (``game.make_group`` with the store's memory of
+    that group) in the solvers' layout; windows the store lacks stay zero.  ``get(key)`` reads the
+    ``windows`` database."""
+    strat = np.zeros(g.nrows)
+    for s in range(g.nsides):
+        own, opp = g.dice[s], g.dice[g.oth[s]]
+        n = int(g.ns[s])
+        for w in range(g.NW):
+            raw = get(window_key(own, opp, w))
+            if raw is not None:
+                decode_window(np.frombuffer(raw, dtype=np.uint8).astype(np.int64), n, strat,
+                              int(g.rbase[s] + g.act_off[w] * n), UNIT)
+    return strat
 
 
 def lookup_row(get, memories: dict, own: int, opp: int, roll, history) -> tuple[np.ndarray, np.ndarray]:
@@ -253,7 +307,7 @@ def manifest_parameters(params: DudoParams) -> dict:
     """The parameters as recorded in the manifest (an empty schedule, a zero ``stop_rel`` and zero bound
     parameters are left out, so stores built before they existed keep their manifest)."""
     d = asdict(params)
-    for k in ("stop_rel", "bound_memory", "bound_budget", "bound_time_budget"):
+    for k in ("stop_rel", "bound_memory", "bound_budget", "bound_time_budget", "improve_games", "improve_seed"):
         if not d[k]:
             del d[k]
     if not d["iterations_by_total"]:

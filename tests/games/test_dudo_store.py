@@ -10,7 +10,8 @@ from games.dudo.budget import choose_memory, group_cost, window_actions
 from games.dudo.game import make_group
 from games.dudo.infoset import decode_infoset_id, infoset_id, memory_plan, num_windows, window_tables
 from games.dudo.solver import FastSolver
-from games.dudo.store import DudoParams, decode_window_row, encode_window, manifest_parameters
+from games.dudo.store import (DudoParams, decode_window_row, encode_window, manifest_parameters,
+                              store_group_strategy, window_key)
 from games.quantise import UNIT, quantise
 
 
@@ -36,6 +37,34 @@ def test_window_codec_round_trips_random_distributions():
             assert units.tolist() == q[q > 0].tolist()
             assert actions.tolist() == [-1 if a0 + j == 0 else last + a0 + j for j in np.flatnonzero(q)]
             assert (np.abs(units / UNIT - p[q > 0]) < 1 / UNIT).all()
+
+
+def test_a_group_read_back_from_its_rows_is_the_quantised_strategy():
+    g = make_group(1, 2, 2, {(1, 1): 0.5})
+    st = FastSolver(g).solve(20, progress=False).average_strategy()
+    rows = {}
+    for s in range(2):
+        own, opp, n = g.dice[s], g.dice[g.oth[s]], int(g.ns[s])
+        out = np.zeros(n * (1 + 3 * (g.K + 1)), dtype=np.uint8)
+        for w in range(1, g.NW, 2):          # every other window stored: the rest must read as zeros
+            a0 = 1 if g.last[w] < 0 else 0
+            size = encode_window(st, int(g.rbase[s] + g.act_off[w] * n), n, a0, int(g.act_off[w + 1] - g.act_off[w]), out)
+            rows[window_key(own, opp, w)] = out[:size].tobytes()
+    back = store_group_strategy(rows.get, g)
+    for s in range(2):
+        own, opp, n = g.dice[s], g.dice[g.oth[s]], int(g.ns[s])
+        for w in range(g.NW):
+            block = back[g.rbase[s] + g.act_off[w] * n:g.rbase[s] + g.act_off[w + 1] * n].reshape(-1, n)
+            if w % 2 == 0:
+                assert not block.any()
+                continue
+            for x in range(n):
+                actions, units = decode_window_row(rows[window_key(own, opp, w)], x, n, int(g.last[w]))
+                slots = np.where(actions < 0, 0, actions - g.last[w])
+                expect = np.zeros(block.shape[0])
+                expect[slots] = units / UNIT
+                np.testing.assert_array_equal(block[:, x], expect)
+                assert block[:, x].sum() == pytest.approx(1.0, abs=1e-12)
 
 
 def test_window_actions_and_memory_by_budget():

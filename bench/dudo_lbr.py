@@ -1,0 +1,102 @@
+"""The perfect-recall improvement of the memory-m' best response (``games.dudo.lbr``) against a built
+Dudo store's served (quantised) strategy, beside the store's own figure: every round with more than
+``--min-dice`` dice in play.
+
+    .venv/bin/python -m bench.dudo_lbr --root stores --variant dudo-5dice-default [--games 40]
+
+Per round: the group's memory m, the store's exploitability and its kind, m' (the store's bound memory
+where its value tables fit ``--max-gib``, else m), the memory-m' bound recomputed on the quantised
+strategy (exact), the improved responder's estimate with its standard error, the share of the
+responder's turns where it left the memory-m' response, the games and the CPU seconds (one core).
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+from games.dudo.budget import improvement_bytes
+from games.dudo.endgame_store import store_W
+from games.dudo.game import make_group
+from games.dudo.lbr import round_improved_best_response
+from games.dudo.store import store_group_strategy, store_memories
+from games.storage import Store, StoreError
+
+
+def store_continuations(manifest: dict) -> tuple[dict, dict]:
+    """(resp_open, resp_other): the best-response values the store records per round."""
+    bo, bt = {}, {}
+    for name, st in manifest["rounds"].items():
+        if "br_opener" in st:
+            r = tuple(int(x) for x in name.split("v"))
+            bo[r], bt[r] = float(st["br_opener"]), float(st["br_other"])
+    return bo, bt
+
+
+def responder_memory(st: dict, m, a: int, b: int, max_bytes: int):
+    """The store's bound memory m' (from its kind) where its value tables fit, else the group's m."""
+    found = re.search(r"memory (\d+)", st.get("br_kind", ""))
+    mr = int(found.group(1)) if found else m
+    return mr if improvement_bytes(a, b, mr) <= max_bytes else m
+
+
+def rounds_to_measure(manifest: dict, min_dice: int, only=None):
+    names = sorted(manifest["rounds"], key=lambda n: (sum(map(int, n.split("v"))), n))
+    for name in names:
+        op, oth = (int(x) for x in name.split("v"))
+        if op + oth > min_dice and (not only or name in only):
+            yield name, op, oth
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.dudo_lbr")
+    ap.add_argument("--root", default="stores")
+    ap.add_argument("--variant", default="dudo-5dice-default")
+    ap.add_argument("--games", type=int, default=40, help="sampled rounds per responder roll and seat")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-gib", type=float, default=6.0, help="value tables larger than this use m' = m")
+    ap.add_argument("--min-dice", type=int, default=4, help="measure the rounds with more dice in play")
+    ap.add_argument("--rounds", default="", help="comma-separated rounds, e.g. 5v5,4v4 (default: all)")
+    a = ap.parse_args(argv)
+    if a.games < 2:
+        print(f"--games is {a.games}; it must be at least 2", file=sys.stderr)
+        return 2
+    try:
+        store = Store(Path(a.root) / "dudo" / a.variant / "current")
+        memories = store_memories(store.manifest)
+    except StoreError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    man = store.manifest
+    bo, bt = store_continuations(man)
+    only = {r for r in a.rounds.split(",") if r}
+    print(f"{a.variant} ({man.get('code_version', '?')}): perfect-recall improvement, {a.games} games per roll and seat")
+    print(f"{'round':>6} {'m':>3} {'store':>7}  {'store kind':<52} {'m1':>3} {'bound':>7} {'improved':>8} {'+-':>6} "
+          f"{'left':>5} {'games':>7} {'s':>6}")
+    groups = {}
+    for name, op, oth in rounds_to_measure(man, a.min_dice, only):
+        key = (min(op, oth), max(op, oth))
+        if key not in groups:
+            groups.clear()
+            g = make_group(key[0], key[1], memories[key], store_W(man), int(man["parameters"]["max_dice"]))
+            groups[key] = (g, store_group_strategy(lambda k: store.get("windows", k), g))
+        g, strat = groups[key]
+        st = man["rounds"][name]
+        if g.m is None:
+            continue
+        mr = responder_memory(st, g.m, *key, int(a.max_gib * (1 << 30)))
+        t0 = time.process_time()
+        est = round_improved_best_response(g, strat, op, mr, store_W(man), bo, bt, int(man["parameters"]["max_dice"]),
+                                           a.games, a.seed)
+        secs = time.process_time() - t0
+        fig = st.get("exploitability")
+        print(f"{name:>6} {g.m:>3} {fig if fig is None else f'{fig:.4f}':>7}  {st.get('br_kind', '-'):<52} {mr:>3} "
+              f"{est.base:7.4f} {est.exploitability:8.4f} {est.stderr:6.4f} {est.changed:5.2f} {est.games:7d} "
+              f"{secs:6.1f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
