@@ -10,7 +10,9 @@ sum of both seats' best-response gains (win probability), by the best response n
 (exact-perfect-recall: responder with perfect recall; "lower bound: best response with memory m'":
 a responder that remembers the last m' > m claims, ``games.dudo.bound``, a lower bound; "lower bound:
 abstraction": the same with m' = the abstraction's m, the weakest; not measured; stores built before
-these kinds say abstract-local and none, read as the abstraction's bound and not measured).  A round opened by a player with fewer than max dice against max dice
+these kinds say abstract-local and none, read as the abstraction's bound and not measured).  "improved":
+the perfect-recall improvement of a memory-m'' responder (``games.dudo.lbr``; m'' in the table), a
+sampled lower bound at least the memory-m'' one, with its standard error; "-" where not measured.  A round opened by a player with fewer than max dice against max dice
 cannot happen (the winner of a challenge opens, and a max-dice player has lost nothing): those
 pairs are listed as unreachable; their groups are solved (the max-dice side opens) but no value
 is computed for a round that no game reaches.
@@ -24,6 +26,9 @@ from games.dudo.bound import kind_of
 from games.storage import Store, current_stores, stores_root
 
 
+M2 = "m''"
+
+
 def table(manifest: dict) -> str:
     md = int(manifest["parameters"]["max_dice"])
     rounds = manifest["rounds"]
@@ -34,7 +39,7 @@ def table(manifest: dict) -> str:
              if "build_seconds" in manifest else "")
     lines = [f"{manifest['variant']}: {size}{built}",
              f"{'round':>6} {'memory':>8} {'iters':>6} {'stop':>5} {'train s':>8} {'cpu s':>8} {'group s':>8} {'value':>9}"
-             f" {'BR opener':>10} {'BR other':>9} {'exploit.':>9}  BR kind"]
+             f" {'BR opener':>10} {'BR other':>9} {'exploit.':>9} {'improved':>9} {'+-':>7} {M2:>4}  BR kind"]
     for op in range(1, md + 1):
         for oth in range(1, md + 1):
             st = rounds.get(f"{op}v{oth}")
@@ -50,11 +55,19 @@ def table(manifest: dict) -> str:
                 f" {st['train_seconds']:>8.1f} {st.get('train_cpu_seconds', float('nan')):>8.1f}"
                 f" {st.get('group_seconds', float('nan')):>8.1f} {st['value']:>9.5f}"
                 f" {st.get('br_opener', float('nan')):>10.5f} {st.get('br_other', float('nan')):>9.5f}"
-                f" {(f'{e:.2e}' if e is not None else '-'):>9}  {kind_of(st)}")
+                f" {(f'{e:.2e}' if e is not None else '-'):>9} {_improved(st)}  {kind_of(st)}")
     lines.append("stop: floor (a doubling of the iterations improved the group's exploitability by less than"
                  f" {manifest['parameters'].get('stop_rel', 0):g}), cap (the iteration cap), - (fixed iterations);"
                  " train s / cpu s: training wall / CPU seconds; group s: training, measurements and best responses (wall)")
     return "\n".join(lines)
+
+
+def _improved(st: dict) -> str:
+    """The improvement's cells: estimate, standard error and the memory m'' it starts from."""
+    if "improved_exploitability" not in st:
+        return f"{'-':>9} {'-':>7} {'-':>4}"
+    m = st.get("improved_kind", "").split("memory ")[-1].split(" ")[0]
+    return f"{st['improved_exploitability']:>9.2e} {st['improved_stderr']:>7.1e} {m:>4}"
 
 
 def curves(manifest: dict) -> str:

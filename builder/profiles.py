@@ -10,10 +10,12 @@ from builder.jotto import JottoParams
 # 4 GiB and 30 s modelled, not the abstraction's own bound, which at m = 1 says little: measured on the first
 # run with m = 1 from 6 dice in play, a responder remembering 2 claims gained 0.19 at 3v3, 0.53 at 4v4 and 0.65
 # at 5v5 (the abstraction's own bounds said 0.06, 0.18 and 0.24). So the groups from 6 dice in play that had
-# m = 1 get m = 2 (memory_by_group), in the minutes the first run had left
+# m = 1 get m = 2 (memory_by_group), in the minutes the first run had left. Each of those rounds also gets
+# the perfect-recall improvement of that responder (games.dudo.lbr), 30 sampled rounds per responder roll and
+# seat: about a minute of CPU for every round together (bench.dudo_lbr), standard errors about 0.001
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
                           iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 30), (10, 30)),
-                          bound_memory=1, bound_budget=4 << 30, bound_time_budget=30.0,
+                          bound_memory=1, bound_budget=4 << 30, bound_time_budget=30.0, improve_games=30,
                           memory_by_group=tuple(((a, b), 2) for a, b in ((2, 4), (1, 5), (2, 5), (3, 4), (3, 5), (4, 4),
                                                                          (4, 5), (5, 5))))
 # the real game with a memory per dice group chosen by budget (games.dudo.budget; `python -m
@@ -37,6 +39,7 @@ DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_
                        memory_by_group=(((1, 3), 6), ((2, 2), 6)),
                        iterations_by_group=(((1, 3), 256), ((2, 2), 2048)),
                        stop_rel=0.1, bound_memory=1, bound_budget=7 << 29, bound_time_budget=120.0,
+                       improve_games=100,
                        iterations_by_total=((2, 8000), (3, 400), (4, 1000), (5, 400), (6, 300), (7, 200), (8, 200),
                                             (9, 150), (10, 150)))
 

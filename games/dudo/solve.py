@@ -36,6 +36,7 @@ from .training import train_to_floor
 from .tree import TreeSolver
 from .game import Group, make_group, round_reachable
 from .infoset import block_memory, last_claims, memory_plan, memory_size, window_index
+from .lbr import improvement_kind, round_improved_best_response
 from .rules import MAX_DICE, roll_index
 from .store import DudoParams
 
@@ -123,7 +124,8 @@ def _unpairs(rows) -> dict:
 def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkpoint_dir: str,
                 perfect_recall_total: int = 2, exact_br_total: int = 4, abstract_br: bool = True,
                 br_open: dict | None = None, br_other: dict | None = None, progress: bool = False,
-                log=None, should_stop=None, br_memory=None, stop_rel: float = 0.0) -> dict:
+                log=None, should_stop=None, br_memory=None, stop_rel: float = 0.0,
+                improve_memory=None, improve_games: int = 0, improve_seed: int = 0) -> dict:
     """Solve one dice group {a, b} (a task: top level and picklable, for any ``map``).
 
     Trains the group on the continuation values ``W`` of the rounds with fewer dice, writes its
@@ -146,6 +148,12 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     the group keeps the measured average strategy of least exploitability (``iterations``; the
     iterations trained in ``iterations_trained`` when more).
     ``group_seconds``: the group's wall time (training, measurements and best responses).
+
+    With ``improve_games`` > 0 each of those rounds also gets the perfect-recall improvement of the
+    responder with memory ``improve_memory`` (a {(a, b): m''} dict or an int; default the bound's m'),
+    ``lbr.round_improved_best_response`` on the stored strategy: ``improved_exploitability``, its
+    ``improved_stderr`` and ``improved_kind``, ``improved_games``, ``improved_left`` (the share of the
+    responder's turns where it left the memory-m'' response) and ``improved_seconds``.
     """
     import json
     import os
@@ -167,6 +175,10 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
         inputs["br_memory"] = m_resp
     if stop_rel > 0:
         inputs["stop_rel"] = float(stop_rel)
+    m_imp = None
+    if improve_games > 0 and D > exact_br_total and abstract_br and mg is not None:
+        m_imp = improve_memory.get((a, b), m_resp) if isinstance(improve_memory, dict) else (improve_memory or m_resp)
+        inputs.update(improve_memory=m_imp, improve_games=int(improve_games), improve_seed=int(improve_seed))
     meta_path, npy = stem + ".json", stem + ".npy"
     if os.path.exists(meta_path) and os.path.exists(npy):
         with open(meta_path) as f:
@@ -224,6 +236,15 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     t1 = time.perf_counter()
     figs = best["figs"] if (best.get("t") == t_done and "figs" in best) else figures(strat)
     br_seconds = time.perf_counter() - t1
+    improved = {}
+    if m_imp is not None:
+        for op in openers:
+            t2 = time.perf_counter()
+            est = round_improved_best_response(g, strat, op, m_imp, W, br_open, br_other, max_dice,
+                                               improve_games, improve_seed * 1_000_000 + 1000 * op + 10 * (D - op))
+            improved[(op, D - op)] = dict(improved_exploitability=est.exploitability, improved_stderr=est.stderr,
+                                          improved_kind=improvement_kind(m_imp), improved_games=est.games,
+                                          improved_left=est.changed, improved_seconds=time.perf_counter() - t2)
     Wg = {rnd: f[0] for rnd, f in figs.items()}
     stats, new_open, new_other = {}, {}, {}
     for (op, oth), (value, e_o, e_n, expl, kind) in figs.items():
@@ -238,6 +259,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
             new_other[(op, oth)] = e_n
             st.update(br_opener=e_o, br_other=e_n, exploitability=expl, br_kind=kind,
                       br_seconds=br_seconds / len(figs))
+            st.update(improved.get((op, oth), {}))
         st["group_seconds"] = time.perf_counter() - t_start    # training, measurements, best responses
         if curve is not None:
             st.update(stop=stop, curve_iterations=[int(p[0]) for p in curve],
@@ -302,7 +324,7 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                perfect_recall_total: int = 2, exact_br_total: int = 4, progress: bool = True,
                checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
                max_total: int | None = None, map_fn=map, should_stop=None, br_memory=None,
-               stop_rel: float = 0.0):
+               stop_rel: float = 0.0, improve_memory=None, improve_games: int = 0, improve_seed: int = 0):
     """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
     or a function (a, b) -> int; ``m`` one memory (int, None = perfect recall) or a per-group plan
     (a {(a, b): m} dict or ``infoset.memory_plan`` tuple).
@@ -330,7 +352,8 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                                exact_br_total=exact_br_total, abstract_br=abstract_br,
                                br_open=dict(br_open), br_other=dict(br_other),
                                progress=progress, log=log, should_stop=should_stop,
-                               br_memory=br_memory, stop_rel=stop_rel)
+                               br_memory=br_memory, stop_rel=stop_rel, improve_memory=improve_memory,
+                               improve_games=improve_games, improve_seed=improve_seed)
         for (a, b), res in zip(level, map_fn(fn, level)):
             mg = block_memory(a, b, m, perfect_recall_total)
             sol.groups[(a, b)] = make_group(a, b, mg, sol.W, max_dice)
@@ -353,4 +376,6 @@ def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str 
     return solve_game(max_dice=params.max_dice, m=params.memories(), iterations=params.group_iterations,
                       perfect_recall_total=params.perfect_recall_total, exact_br_total=params.exact_br_total,
                       progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
-                      should_stop=should_stop, stop_rel=params.stop_rel, br_memory=params.bound_memories())
+                      should_stop=should_stop, stop_rel=params.stop_rel, br_memory=params.bound_memories(),
+                      improve_memory=params.improvement_memories(), improve_games=params.improve_games,
+                      improve_seed=params.improve_seed)

@@ -1,0 +1,74 @@
+"""The builder records the perfect-recall improvement (DudoParams.improve_games, games.dudo.lbr) per round
+beyond the exact best response, with its kind and standard error, in the manifest, the report and
+GetStats; ``bench.dudo_lbr`` measures it on a built store's quantised rows.  Checked on a tiny game
+against the exact best response computed here."""
+from dataclasses import replace
+
+import pytest
+
+from bench import dudo_lbr
+from builder import dudo_report
+from builder.dudo import build_dudo_store
+from games.dudo.exploit import best_response_value
+from games.dudo.solve import solve_params
+from games.dudo.store import DudoParams
+from games.storage import Store
+from protos import gamestrategy_pb2 as pb
+from tests.conftest import stub_on
+
+IMPROVE = DudoParams(max_dice=2, iterations=40, memory=1, exact_br_total=2, bound_memory=1, improve_games=60)
+KIND = "lower bound: perfect-recall improvement of the best response with memory 2 (sampled)"
+
+
+@pytest.fixture(scope="module")
+def improve_store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("dudoimprove")
+    path = build_dudo_store(IMPROVE, root)
+    s = Store(path)
+    m = dict(s.manifest)
+    s.close()
+    return root, m
+
+
+def test_the_improvement_is_recorded_and_below_the_exact_best_response(improve_store, tmp_path):
+    _, m = improve_store
+    assert m["parameters"]["improve_games"] == 60
+    rounds = m["rounds"]
+    assert "improved_exploitability" not in rounds["1v1"]          # exact there: nothing to improve on
+    sol = solve_params(replace(IMPROVE, improve_games=0), progress=False, checkpoint_dir=str(tmp_path))
+    g, strat = sol.groups[(1, 2)], sol.strategies[(1, 2)]
+    one = rounds["1v1"]
+    cont = ({(1, 1): one["br_opener"]}, {(1, 1): one["br_other"]})
+    exact = sum(best_response_value(g, strat, 2, seat, *cont) for seat in (True, False)) - 1
+    st = rounds["2v1"]
+    assert st["improved_kind"] == KIND and st["improved_games"] == 60 * (21 + 6)   # each seat: every responder roll
+    assert 0 < st["improved_stderr"] < 0.01
+    assert st["improved_exploitability"] <= exact + 4 * st["improved_stderr"]
+    assert st["improved_exploitability"] >= st["exploitability"] - 4 * st["improved_stderr"]
+
+
+def test_report_and_getstats_show_it(improve_store, capsys):
+    root, m = improve_store
+    assert dudo_report.main(["--root", str(root), "--variant", IMPROVE.variant]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("2v2 "))
+    assert f"{m['rounds']['2v2']['improved_exploitability']:.2e}" in row
+    with stub_on(root) as stub:
+        reply = stub.GetStats(pb.GetStatsRequest(variant=IMPROVE.variant), timeout=10)
+    rnd = next(s for v in reply.variants for s in v.strategies if s.strategy == "round 2v2")
+    assert rnd.labels["improved_kind"] == KIND
+    assert rnd.figures["improved_exploitability"] == pytest.approx(m["rounds"]["2v2"]["improved_exploitability"])
+
+
+def test_bench_measures_the_stored_rows(improve_store, capsys):
+    root, m = improve_store
+    assert dudo_lbr.main(["--root", str(root), "--variant", IMPROVE.variant, "--games", "30", "--min-dice", "2"]) == 0
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[2:]}
+    assert set(rows) == {"2v1", "2v2"}
+    for name, r in rows.items():
+        # the memory-2 bound recomputed on the quantised rows: the recorded one within quantisation
+        assert float(r[-6]) == pytest.approx(m["rounds"][name]["exploitability"], abs=2e-3)
+        assert float(r[-5]) >= float(r[-6]) - 1e-9
+    assert dudo_lbr.main(["--root", str(root), "--variant", IMPROVE.variant, "--games", "1"]) == 2
+    assert dudo_lbr.main(["--root", str(root), "--variant", "dudo-nosuch"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "--games is 1" in err[0] and "dudo-nosuch" in err[1]
