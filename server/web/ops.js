@@ -74,8 +74,10 @@ async function variants() {
     const strategies = s?.strategies || [];
     if (v.game === "dudo") {
       const rows = strategies.map((r) => [r.strategy.replace("round ", ""), r.labels.br_kind || "-", r.figures.exploitability,
+        r.figures.improved_exploitability, r.figures.improved_stderr,
         r.figures.value, r.labels.memory || r.figures.memory, r.figures.iterations, r.figures.train_seconds]);
-      sec.append(table(`Rounds of ${v.variant}`, ["round (opener v other)", "best response", "exploitability", "value", "memory", "iterations", "train s"], rows));
+      sec.append(table(`Rounds of ${v.variant}`, ["round (opener v other)", "best response", "exploitability",
+        "perfect-recall improvement (sampled lower bound)", "its standard error", "value", "memory", "iterations", "train s"], rows));
     } else if (strategies.length) {
       const all = [...new Set(strategies.flatMap((r) => Object.keys(r.figures)))].sort();
       const keys = all.length > 10 ? MAIN_FIGURES.filter((k) => all.includes(k)) : all;

@@ -287,6 +287,7 @@ def test_operations_page_renders_every_variant(page, site):
     rounds = pg.locator(f"section[aria-label='{DUDO}'] table[aria-label^='Rounds']").inner_text()
     r = next(s for s in stats[DUDO]["strategies"] if s["strategy"] == "round 1v1")
     assert "1v1" in rounds and r["labels"]["br_kind"] in rounds and f"{r['figures']['exploitability']:.4f}" in rounds
+    assert "perfect-recall improvement (sampled lower bound)" in rounds
     calls = pg.inner_text("#live-calls")
     assert "ListVariants" in calls and "GetStats" in calls  # the page's own calls, counted by the metrics
     shot(pg, "ops")
