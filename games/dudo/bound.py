@@ -91,6 +91,30 @@ def lift_strategy(g_small: Group, strat, g_big: Group, sides_small, sides_big, d
     return out
 
 
+def seat_group(g: Group, opener: int, resp_is_opener: bool, m_resp, W, br_open: dict, br_other: dict,
+               max_dice: int):
+    """The m'-window group of one responder seat in the round of group ``g`` opened by the player with
+    ``opener`` dice: ``(gs, s_open, s_resp, s_fix, small_fix, T_resp, T_fix)``, the opener's, responder's
+    and fixed player's sides of ``gs``, the fixed player's side of ``g`` (equal dice: one side split in
+    two seats, side 0 opens) and the responder's winning probabilities after a challenge
+    (``exploit._resp_tables``); ``gs.terminal`` holds them in +-1 units for each side's mover."""
+    a, b = g.dice[0], g.dice[-1]
+    if a == b:
+        gs = make_group(a, b, m_resp, W, max_dice, split=True)
+        s_open, s_resp, small_fix = 0, (0 if resp_is_opener else 1), 0
+    else:
+        gs = make_group(a, b, m_resp, W, max_dice, openers=(opener,))   # same side order
+        s_open = gs.dice.index(opener)
+        s_resp = s_open if resp_is_opener else 1 - s_open
+        small_fix = 1 - s_resp
+    s_fix = 1 - s_resp
+    T_resp, T_fix = _resp_tables(gs, s_resp, s_fix, br_open, br_other)
+    gs.terminal = np.zeros_like(gs.terminal)
+    gs.terminal[s_resp] = 2 * T_resp - 1
+    gs.terminal[s_fix] = 1 - 2 * T_fix
+    return gs, s_open, s_resp, s_fix, small_fix, T_resp, T_fix
+
+
 def memory_best_response(g: Group, strat, opener: int, m_resp, W, br_open: dict, br_other: dict,
                          max_dice: int, value: float | None = None):
     """(responder-as-opener, responder-as-other) game-winning probabilities of a responder with
@@ -104,29 +128,14 @@ def memory_best_response(g: Group, strat, opener: int, m_resp, W, br_open: dict,
     strategy (imperfect recall); it may play ours in this round instead, which with continuations no
     lower than ours (true bottom-up) reaches at least our value."""
     from .solver import abstract_best_response
-    a, b = g.dice[0], g.dice[-1]
     if memory_size(g.K, m_resp) < memory_size(g.K, g.m):
         raise ValueError("the responder must remember at least the abstraction's claims")
     out = []
     for resp_is_opener in (True, False):
-        if a == b:   # one side: split into two seats, side 0 opens
-            gs = make_group(a, b, m_resp, W, max_dice, split=True)
-            s_open = 0
-            s_resp = 0 if resp_is_opener else 1
-            s_fix = 1 - s_resp
-            small_fix = 0
-        else:
-            gs = make_group(a, b, m_resp, W, max_dice, openers=(opener,))   # same side order
-            s_open = gs.dice.index(opener)
-            s_resp = s_open if resp_is_opener else 1 - s_open
-            s_fix = 1 - s_resp
-            small_fix = s_fix
+        gs, s_open, s_resp, s_fix, small_fix, _, _ = seat_group(g, opener, resp_is_opener, m_resp, W, br_open,
+                                                                br_other, max_dice)
         dtype = np.float64 if gs.nrows * 8 <= 1 << 30 else np.float32
         lifted = lift_strategy(g, strat, gs, [small_fix], [s_fix], dtype)
-        T_resp, T_fix = _resp_tables(gs, s_resp, s_fix, br_open, br_other)
-        gs.terminal = np.zeros_like(gs.terminal)
-        gs.terminal[s_resp] = 2 * T_resp - 1
-        gs.terminal[s_fix] = 1 - 2 * T_fix
         vals, _ = abstract_best_response(gs, lifted, s_resp, build_response=False)
         del lifted
         v_open = vals[s_open]

@@ -24,9 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .bound import lift_strategy
-from .exploit import _resp_tables
-from .game import Group, make_group
+from .bound import lift_strategy, seat_group
+from .game import Group
 from .kernels import br_backward
 from .solver import FastSolver
 
@@ -190,22 +189,9 @@ def responder_tables(g: Group, strat: np.ndarray, opener_dice: int, resp_is_open
                      resp_open: dict, resp_other: dict, max_dice: int) -> ResponderTables:
     """pi's tables for one seat (the same DAG and terminal values as ``bound.memory_best_response``,
     with the reference kernel, which keeps every node's value matrix)."""
-    a, b = g.dice[0], g.dice[-1]
-    if a == b:
-        gs = make_group(a, b, m_resp, W, max_dice, split=True)
-        s_open, s_resp = 0, (0 if resp_is_opener else 1)
-        small_fix = 0
-    else:
-        gs = make_group(a, b, m_resp, W, max_dice, openers=(opener_dice,))
-        s_open = gs.dice.index(opener_dice)
-        s_resp = s_open if resp_is_opener else 1 - s_open
-        small_fix = 1 - s_resp
-    s_fix = 1 - s_resp
+    gs, s_open, s_resp, s_fix, small_fix, T_resp, T_fix = seat_group(g, opener_dice, resp_is_opener, m_resp, W,
+                                                                     resp_open, resp_other, max_dice)
     lifted = lift_strategy(g, strat, gs, [small_fix], [s_fix])
-    T_resp, T_fix = _resp_tables(gs, s_resp, s_fix, resp_open, resp_other)
-    gs.terminal = np.zeros_like(gs.terminal)
-    gs.terminal[s_resp] = 2 * T_resp - 1
-    gs.terminal[s_fix] = 1 - 2 * T_fix
     solver = FastSolver(gs, kernel="reference", train=False)
     solver._forward(lifted)
     choice = np.full(gs.nrows, -1, dtype=np.int16)
