@@ -71,6 +71,7 @@ def main(argv=None) -> int:
         return 2
     man = store.manifest
     bo, bt = store_continuations(man)
+    W, max_dice = store_W(man), int(man["parameters"]["max_dice"])
     only = {r for r in a.rounds.split(",") if r}
     print(f"{a.variant} ({man.get('code_version', '?')}): perfect-recall improvement, {a.games} games per roll and seat")
     print(f"{'round':>6} {'m':>3} {'store':>7}  {'store kind':<52} {'m1':>3} {'bound':>7} {'improved':>8} {'+-':>6} "
@@ -80,7 +81,7 @@ def main(argv=None) -> int:
         key = (min(op, oth), max(op, oth))
         if key not in groups:
             groups.clear()
-            g = make_group(key[0], key[1], memories[key], store_W(man), int(man["parameters"]["max_dice"]))
+            g = make_group(key[0], key[1], memories[key], W, max_dice)
             groups[key] = (g, store_group_strategy(lambda k: store.get("windows", k), g))
         g, strat = groups[key]
         st = man["rounds"][name]
@@ -88,7 +89,7 @@ def main(argv=None) -> int:
             continue
         mr = responder_memory(st, g.m, *key, int(a.max_gib * (1 << 30)))
         t0 = time.process_time()
-        est = round_improved_best_response(g, strat, op, mr, store_W(man), bo, bt, int(man["parameters"]["max_dice"]),
+        est = round_improved_best_response(g, strat, op, mr, W, bo, bt, max_dice,
                                            a.games, a.seed)
         secs = time.process_time() - t0
         fig = st.get("exploitability")

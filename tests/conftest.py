@@ -76,3 +76,13 @@ def stub_on(root):
     finally:
         server.stop(0).wait()
         registry.close()
+
+
+def built_dudo_manifest(params, root):
+    """Build a Dudo store under ``root`` and return (root, its manifest), the store closed again."""
+    from builder.dudo import build_dudo_store
+    from games.storage import Store
+    s = Store(build_dudo_store(params, root))
+    m = dict(s.manifest)
+    s.close()
+    return root, m

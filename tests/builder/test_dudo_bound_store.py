@@ -6,14 +6,12 @@ from dataclasses import replace
 import pytest
 
 from builder import dudo_report
-from builder.dudo import build_dudo_store
 from games.dudo.bound import kind_of, memory_best_response
 from games.dudo.exploit import best_response_value
 from games.dudo.solve import solve_params
 from games.dudo.store import DudoParams
-from games.storage import Store
 from protos import gamestrategy_pb2 as pb
-from tests.conftest import stub_on
+from tests.conftest import built_dudo_manifest, stub_on
 
 # 2 dice a player, memory 1 beyond 1v1; the exact best response only at 2 dice in play, the bound's
 # responder remembers 2 claims on 2v1 and 2v2
@@ -22,12 +20,7 @@ BOUND = DudoParams(max_dice=2, iterations=40, memory=1, exact_br_total=2, bound_
 
 @pytest.fixture(scope="module")
 def bound_store(tmp_path_factory):
-    root = tmp_path_factory.mktemp("dudobound")
-    path = build_dudo_store(BOUND, root)
-    s = Store(path)
-    m = dict(s.manifest)
-    s.close()
-    return root, m
+    return built_dudo_manifest(BOUND, tmp_path_factory.mktemp("dudobound"))
 
 
 def test_the_plan_names_each_groups_bound_memory():
@@ -80,10 +73,7 @@ def test_report_getstats_and_old_kinds(bound_store, capsys):
 
 def test_without_a_bound_memory_the_kind_is_the_abstractions(tmp_path):
     p = DudoParams(max_dice=2, iterations=5, memory=1, exact_br_total=2)
-    path = build_dudo_store(p, tmp_path)
-    s = Store(path)
-    m = dict(s.manifest)
-    s.close()
+    _, m = built_dudo_manifest(p, tmp_path)
     assert "bound_memory" not in m["parameters"]
     assert m["rounds"]["2v2"]["br_kind"] == "lower bound: abstraction (best response with memory 1)"
 

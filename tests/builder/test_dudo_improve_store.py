@@ -8,13 +8,11 @@ import pytest
 
 from bench import dudo_lbr
 from builder import dudo_report
-from builder.dudo import build_dudo_store
 from games.dudo.exploit import best_response_value
 from games.dudo.solve import solve_params
 from games.dudo.store import DudoParams
-from games.storage import Store
 from protos import gamestrategy_pb2 as pb
-from tests.conftest import stub_on
+from tests.conftest import built_dudo_manifest, stub_on
 
 IMPROVE = DudoParams(max_dice=2, iterations=40, memory=1, exact_br_total=2, bound_memory=1, improve_games=60)
 KIND = "lower bound: perfect-recall improvement of the best response with memory 2 (sampled)"
@@ -22,12 +20,7 @@ KIND = "lower bound: perfect-recall improvement of the best response with memory
 
 @pytest.fixture(scope="module")
 def improve_store(tmp_path_factory):
-    root = tmp_path_factory.mktemp("dudoimprove")
-    path = build_dudo_store(IMPROVE, root)
-    s = Store(path)
-    m = dict(s.manifest)
-    s.close()
-    return root, m
+    return built_dudo_manifest(IMPROVE, tmp_path_factory.mktemp("dudoimprove"))
 
 
 def test_the_improvement_is_recorded_and_below_the_exact_best_response(improve_store, tmp_path):
