@@ -18,7 +18,7 @@ from numba import njit
 
 from .exploit import _resp_tables
 from .game import Group, make_group
-from .infoset import memory_size
+from .infoset import dominates
 
 
 EXACT = "exact-perfect-recall"
@@ -128,7 +128,7 @@ def memory_best_response(g: Group, strat, opener: int, m_resp, W, br_open: dict,
     strategy (imperfect recall); it may play ours in this round instead, which with continuations no
     lower than ours (true bottom-up) reaches at least our value."""
     from .solver import abstract_best_response
-    if memory_size(g.K, m_resp) < memory_size(g.K, g.m):
+    if not dominates(g.K, m_resp, g.m):
         raise ValueError("the responder must remember at least the abstraction's claims")
     out = []
     for resp_is_opener in (True, False):

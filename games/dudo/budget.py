@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb
 
-from .infoset import num_windows
+from .infoset import Schedule, dominates, memory_plus, memory_size, num_windows
 from .rules import MAX_DICE, num_rolls
 
 SECONDS_PER_PAIR = 2.0e-9
@@ -44,10 +44,11 @@ MAX_MEMORY = 12     # windows grow like C(K, m): no group of the real game fits 
 def window_actions(K: int, m: int | None) -> int:
     """Action slots summed over all windows (``infoset.window_tables``' ``act_off[-1]``): the empty
     window has K + 1 slots; a window of k claims whose last is L (C(L, k - 1) of them) has K - L."""
-    mm = K if m is None else min(m, K)
+    mm = memory_size(K, m)
     total = K + 1
     for k in range(1, mm + 1):
-        total += sum(comb(L, k - 1) * (K - L) for L in range(k - 1, K))
+        total += sum(comb(L, k - 1) * (K - L) for L in range(k - 1, K)
+                     if not isinstance(m, Schedule) or m.at(L) >= k)
     return total
 
 
@@ -63,7 +64,7 @@ class GroupCost:
 def group_cost(a: int, b: int, m: int | None) -> GroupCost:
     """The cost model of group {a, b} with memory ``m`` (see the module docstring)."""
     K = 6 * (a + b)
-    perfect = m is None or m >= K
+    perfect = m is None or (isinstance(m, int) and m >= K)
     m = None if perfect else m
     ns = [num_rolls(a)] if a == b else [num_rolls(a), num_rolls(b)]
     nw, wa = num_windows(K, m), window_actions(K, m)
@@ -130,13 +131,23 @@ def group_cost_split_bytes(a: int, m_resp: int, K: int) -> int:
     return 8 * 3 * wa * 2 * n + values + 8 * 2 * 2 * nw * n
 
 
+def larger_memories(K: int, m, extra: int) -> list:
+    """Responder memories above ``m`` in increasing order, up to ``extra`` claims more after every
+    claim: m + 1 .. m + extra; for a schedule first its largest memory after every claim (the uniform
+    memory that the abstraction's strongest window has), then the schedule plus 1 .. ``extra``."""
+    out = [memory_size(K, m)] if isinstance(m, Schedule) else []
+    return out + [memory_plus(m, k) for k in range(1, extra + 1)]
+
+
 def choose_bound_memory(a: int, b: int, m: int, extra: int, memory_bytes: int, seconds: float) -> int:
     """The responder memory m' of group {a, b}'s bound: the largest m' <= m + ``extra`` (and below the
     round's K claims) whose ``bound_cost`` fits ``memory_bytes`` and ``seconds``; m (the abstraction's
     own bound) if none larger fits."""
     K = 6 * (a + b)
     best = m
-    for mr in range(m + 1, min(m + extra, K - 1) + 1):
+    for mr in larger_memories(K, m, extra):
+        if memory_size(K, mr) > K - 1:
+            break
         c = bound_cost(a, b, mr)
         if c.bytes > memory_bytes or c.seconds_per_iteration > seconds:
             break
@@ -150,7 +161,7 @@ def store_bytes(a: int, b: int, m: int | None) -> int:
     not stored, and a roll's row is 1 byte plus 3 per action it plays; measured 4.5 to 66 bytes per roll
     on the default store, most where m = 1 mixes many actions)."""
     K = 6 * (a + b)
-    return num_windows(K, None if m is None or m >= K else m) * sum({a: num_rolls(a), b: num_rolls(b)}.values()) \
+    return num_windows(K, None if m is None or (isinstance(m, int) and m >= K) else m) * sum({a: num_rolls(a), b: num_rolls(b)}.values()) \
         * STORE_BYTES_PER_ROW
 
 
@@ -165,8 +176,9 @@ def choose_improvement_memory(a: int, b: int, m: int, m_resp: int, memory_bytes:
     """The memory of the responder the improvement starts from: the largest m'' in m .. ``m_resp`` whose
     value matrices fit ``memory_bytes`` (m, the abstraction's, if none larger does)."""
     best = m
-    for mr in range(m + 1, m_resp + 1):
-        if improvement_bytes(a, b, mr) > memory_bytes:
+    K = 6 * (a + b)
+    for mr in larger_memories(K, m, memory_size(K, m_resp) - memory_size(K, m)):
+        if not dominates(K, m_resp, mr) or improvement_bytes(a, b, mr) > memory_bytes:
             break
         best = mr
     return best

@@ -45,7 +45,7 @@ from numba import njit
 
 from .exploit import _binom_tables, _widx
 from .game import challenge_win_prob
-from .infoset import memory_size, window_index
+from .infoset import last_claims, memory_size, window_index, window_index_tables
 from .rules import claim_table, roll_arrays, roll_index
 from .tree import dudo_mover_values, dudo_other_values, node_reached, node_strategy
 
@@ -98,24 +98,26 @@ def _layout(req_at_root: bool, L0: int, K: int, ns: tuple):
 
 
 @njit(cache=True, nogil=True)
-def _windows_rec(i, k, L, hist, req_first, K, mm, binom, size_off, out):
+def _windows_rec(i, k, L, hist, req_first, K, mem_at, remap, binom, size_off, out):
     if _mover(k, req_first) == REQ:
-        out[i] = _widx(hist, k, mm, binom, size_off)
+        w = _widx(hist, k, mem_at[L + 1], binom, size_off)
+        out[i] = remap[w] if remap.size > 0 else w
     nxt = i + 1
     for c in range(L + 1, K):
         hist[k] = c
-        nxt = _windows_rec(nxt, k + 1, c, hist, req_first, K, mm, binom, size_off, out)
+        nxt = _windows_rec(nxt, k + 1, c, hist, req_first, K, mem_at, remap, binom, size_off, out)
     return nxt
 
 
-def endgame_windows(hist, k0, L0, req_first, K, mm, binom, size_off):
-    """Blueprint window index (memory ``mm``) of every requester node of the endgame, -1 at the
-    opponent's nodes; ``hist[:k0]`` is the root's history."""
+def endgame_windows(hist, k0, L0, req_first, K, mem_at, remap, binom, size_off):
+    """Blueprint window index of every requester node of the endgame (``infoset.window_index_tables``:
+    the memory after each claim and a schedule's remap), -1 at the opponent's nodes; ``hist[:k0]`` is
+    the root's history."""
     N = 1 << (K - 1 - L0)
     out = np.full(N, -1, dtype=np.int64)
     h = np.zeros(K + 1, dtype=np.int64)
     h[:k0] = hist[:k0]
-    _windows_rec(0, int(k0), int(L0), h, bool(req_first), int(K), int(mm), binom, size_off, out)
+    _windows_rec(0, int(k0), int(L0), h, bool(req_first), int(K), mem_at, remap, binom, size_off, out)
     return out
 
 
@@ -459,7 +461,7 @@ class SolutionBlueprint:
         key = (min(own, opp), max(own, opp))
         g, st = self.sol.groups[key], self.sol.strategies[key]
         side = 0 if g.nsides == 1 else g.dice.index(own)
-        w = window_index(window, g.K)
+        w = window_index(window, g.K, g.m)
         n = int(g.ns[side])
         base = int(g.rbase[side] + g.act_off[w] * n)
         na = int(g.act_off[w + 1] - g.act_off[w])
@@ -536,11 +538,11 @@ def ranges(blueprint, own: int, opp: int, history, requester_opened: bool):
     K = 6 * (own + opp)
     reach = [roll_arrays(own)[0].copy(), roll_arrays(opp)[0].copy()]
     dice = (own, opp)
-    mem = [memory_size(K, blueprint.memory(own, opp)), memory_size(K, blueprint.memory(opp, own))]
+    mem = [blueprint.memory(own, opp), blueprint.memory(opp, own)]
     for k, c in enumerate(history):
         s = REQ if (k % 2 == 0) == requester_opened else OPP
         h = list(history[:k])
-        win = tuple(h[max(0, k - mem[s]):])
+        win = last_claims(h, mem[s])
         last = h[-1] if h else -1
         reach[s] = reach[s] * blueprint.table(dice[s], dice[1 - s], win)[c - last]
     return reach[0], reach[1]
@@ -707,7 +709,8 @@ class RoundContext:
     rc: np.ndarray
     claim_r: np.ndarray
     U: np.ndarray | None         # None: built without the round values W (layouts only)
-    mm: int
+    mem_at: np.ndarray           # claims remembered after a claim of strength L: mem_at[L + 1]
+    remap: np.ndarray            # a schedule's window index from the uniform one (empty: none)
     binom: np.ndarray
     size_off: np.ndarray
     table: np.ndarray | None     # the blueprint's flat strategy (``group_arrays``), or None
@@ -717,8 +720,9 @@ class RoundContext:
 def round_context(blueprint, own: int, opp: int, W=None) -> RoundContext:
     K = 6 * (own + opp)
     ns, rc, claim_r = _seat_arrays(own, opp)
-    mm = memory_size(K, blueprint.memory(own, opp))
-    binom, size_off = _binom_tables(K, mm)
+    mem = blueprint.memory(own, opp)
+    mem_at, remap = window_index_tables(K, mem)
+    binom, size_off = _binom_tables(K, memory_size(K, mem))
     table = wpos = None
     arrays = getattr(blueprint, "group_arrays", None)
     if arrays is not None:
@@ -726,7 +730,7 @@ def round_context(blueprint, own: int, opp: int, W=None) -> RoundContext:
         table = np.asarray(table, dtype=np.float64)
         wpos = np.asarray(wpos, dtype=np.int64)
     U = None if W is None else utility_tables(own, opp, W)
-    return RoundContext(blueprint, own, opp, K, ns, rc, claim_r, U, mm, binom,
+    return RoundContext(blueprint, own, opp, K, ns, rc, claim_r, U, mem_at, remap, binom,
                         size_off, table, wpos)
 
 
@@ -741,14 +745,15 @@ def blueprint_layout(blueprint, own: int, opp: int, history, requester_opened: b
     off = endgame_layout(k0, L0, requester_opened, K, ns)
     hist = np.zeros(K + 1, dtype=np.int64)
     hist[:k0] = history
-    node_w = endgame_windows(hist, k0, L0, requester_opened, K, ctx.mm, ctx.binom, ctx.size_off)
+    node_w = endgame_windows(hist, k0, L0, requester_opened, K, ctx.mem_at, ctx.remap, ctx.binom,
+                             ctx.size_off)
     table, wpos = ctx.table, ctx.wpos
     if table is None:
         from .infoset import window_from_index
         uniq = np.unique(node_w[node_w >= 0])
         blocks, wpos_d, pos = [], {}, 0
         for w in uniq.tolist():
-            b = blueprint.table(own, opp, window_from_index(w, K))
+            b = blueprint.table(own, opp, window_from_index(w, K, blueprint.memory(own, opp)))
             blocks.append(b.ravel())
             wpos_d[w] = pos
             pos += b.size

@@ -27,7 +27,10 @@ and we have fewer; see ``paper_infoset_count``).
 """
 from __future__ import annotations
 
+from bisect import bisect_right
+from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations
 from math import comb
 
 import numpy as np
@@ -37,18 +40,123 @@ from .rules import MAX_DICE, num_rolls, roll_index, rolls
 DEFAULT_MEMORY = 3
 
 
-def memory_size(K: int, m: int | None) -> int:
-    """Effective memory: ``m`` capped at K claims (``None`` = perfect recall = K)."""
+@dataclass(frozen=True)
+class Schedule:
+    """Memory by claim strength: after a claim of strength L the abstraction remembers the last
+    ``mems[i]`` claims, i the number of ``cuts`` at or below L (``mems[0]`` before any claim).
+
+    ``mems`` does not increase, so a window always holds the claims its successor remembers (a
+    claim never needs one that was forgotten).  Windows are few where claims are low (C(L, k - 1)
+    windows of k claims end at strength L), so a schedule remembers more where that is cheap.
+    Written ``4-18-3``: 4 claims while the last claim is below strength 18, then 3."""
+    mems: tuple
+    cuts: tuple
+
+    def __post_init__(self):
+        if len(self.mems) != len(self.cuts) + 1 or not self.cuts:
+            raise ValueError("a schedule has one memory more than cuts, and at least one cut")
+        if any(x < y for x, y in zip(self.mems, self.mems[1:])) or min(self.mems) < 1:
+            raise ValueError("a schedule's memories must be >= 1 and must not increase")
+        if any(x >= y for x, y in zip(self.cuts, self.cuts[1:])) or self.cuts[0] < 0:
+            raise ValueError("a schedule's cuts must increase")
+
+    def at(self, last: int) -> int:
+        """Claims remembered when the last claim has strength ``last`` (-1: none yet)."""
+        return self.mems[bisect_right(self.cuts, last)]
+
+    def __str__(self) -> str:
+        out = [str(self.mems[0])]
+        for c, mm in zip(self.cuts, self.mems[1:]):
+            out += [str(c), str(mm)]
+        return "-".join(out)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    @classmethod
+    def parse(cls, text: str) -> "Schedule":
+        parts = [int(x) for x in str(text).split("-")]
+        if len(parts) < 3 or len(parts) % 2 == 0:
+            raise ValueError(f"memory schedule {text!r}: want m0-cut1-m1[-cut2-m2...]")
+        return cls(tuple(parts[0::2]), tuple(parts[1::2]))
+
+
+def parse_memory(value):
+    """A memory as written in JSON and manifests: None/"perfect", an int, or a schedule's text."""
+    if value is None or value == "perfect":
+        return None
+    if isinstance(value, (Schedule, int)):
+        return value
+    text = str(value)
+    return int(text) if text.isdigit() else Schedule.parse(text)
+
+
+def memory_json(m):
+    """A memory as JSON (``parse_memory`` reads it back): None, an int, or a schedule's text."""
+    return str(m) if isinstance(m, Schedule) else m
+
+
+def memory_at(K: int, m, last: int) -> int:
+    """Claims remembered after a claim of strength ``last`` (-1: none) with memory ``m``."""
+    if isinstance(m, Schedule):
+        return min(m.at(last), K)
+    return memory_size(K, m)
+
+
+def memory_plus(m, k: int):
+    """Memory ``m`` remembering ``k`` claims more after every claim (None stays perfect recall)."""
+    if m is None:
+        return None
+    if isinstance(m, Schedule):
+        return Schedule(tuple(x + k for x in m.mems), m.cuts)
+    return m + k
+
+
+def memory_size(K: int, m) -> int:
+    """Effective memory: ``m`` capped at K claims (``None`` = perfect recall = K); a schedule's
+    largest."""
+    if isinstance(m, Schedule):
+        return min(m.mems[0], K)
     return K if m is None else min(m, K)
 
 
-def num_windows(K: int, m: int | None) -> int:
+def dominates(K: int, big, small) -> bool:
+    """Whether memory ``big`` remembers at least what ``small`` does after every claim (so a strategy
+    of ``small``'s windows is one of ``big``'s)."""
+    return all(memory_at(K, big, L) >= memory_at(K, small, L) for L in range(-1, K))
+
+
+@lru_cache(maxsize=8)
+def _schedule_windows(K: int, m: Schedule):
+    """A schedule's windows in index order (by size, then colex as ``window_index``) and their index."""
+    wins = []
+    for k in range(memory_size(K, m) + 1):
+        if k == 0:
+            sized = [()]
+        else:
+            sized = [w + (L,) for L in range(k - 1, K) if m.at(L) >= k for w in combinations(range(L), k - 1)]
+        sized.sort(key=lambda w: w[::-1])
+        wins.extend(sized)
+    return wins, {w: i for i, w in enumerate(wins)}
+
+
+def num_windows(K: int, m) -> int:
+    if isinstance(m, Schedule):     # C(L, k - 1) windows of k claims end at L, where m(L) >= k
+        return 1 + sum(comb(L, k - 1) for k in range(1, memory_size(K, m) + 1) for L in range(k - 1, K)
+                       if m.at(L) >= k)
     mm = memory_size(K, m)
     return sum(comb(K, j) for j in range(mm + 1))
 
 
-def window_index(window, K: int) -> int:
-    """Index of a set of remembered claim strengths (any iterable of distinct ints < K)."""
+def window_index(window, K: int, m=None) -> int:
+    """Index of a set of remembered claim strengths (any iterable of distinct ints < K); with a
+    schedule ``m`` its rank among the schedule's windows."""
+    if isinstance(m, Schedule):
+        w = tuple(sorted(window))
+        try:
+            return _schedule_windows(K, m)[1][w]
+        except KeyError:
+            raise ValueError(f"window {w} is not one of memory {m}'s") from None
     w = sorted(window)
     k = len(w)
     idx = sum(comb(K, j) for j in range(k))
@@ -59,8 +167,10 @@ def window_index(window, K: int) -> int:
     return idx
 
 
-def window_from_index(idx: int, K: int) -> tuple[int, ...]:
+def window_from_index(idx: int, K: int, m=None) -> tuple[int, ...]:
     """Inverse of ``window_index``: the sorted remembered claims."""
+    if isinstance(m, Schedule):
+        return _schedule_windows(K, m)[0][idx]
     k = 0
     while idx >= comb(K, k):
         idx -= comb(K, k)
@@ -75,9 +185,11 @@ def window_from_index(idx: int, K: int) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
-def last_claims(history, m: int | None) -> tuple[int, ...]:
+def last_claims(history, m) -> tuple[int, ...]:
     """The abstraction's memory of a claim history (list of strengths, oldest first)."""
     h = list(history)
+    if isinstance(m, Schedule):
+        m = m.at(h[-1]) if h else m.mems[0]
     return tuple(h if m is None else h[max(0, len(h) - m):])
 
 
@@ -131,7 +243,7 @@ def infoset_id(own_dice: int, opp_dice: int, roll, history, m: int | None = DEFA
     off, _ = block_offsets(m, max_dice, perfect_recall_total)[(own_dice, opp_dice)]
     mb = block_memory(own_dice, opp_dice, m, perfect_recall_total)
     nw = num_windows(K, mb)
-    return off + roll_index(roll) * nw + window_index(last_claims(history, mb), K)
+    return off + roll_index(roll) * nw + window_index(last_claims(history, mb), K, mb)
 
 
 def decode_infoset_id(iid: int, m: int | None = DEFAULT_MEMORY, max_dice: int = MAX_DICE,
@@ -140,9 +252,9 @@ def decode_infoset_id(iid: int, m: int | None = DEFAULT_MEMORY, max_dice: int = 
     for (o, p), (off, size) in block_offsets(m, max_dice, perfect_recall_total).items():
         if off <= iid < off + size:
             K = 6 * (o + p)
-            nw = num_windows(K, block_memory(o, p, m, perfect_recall_total))
-            ri, wi = divmod(iid - off, nw)
-            return o, p, rolls(o)[ri], window_from_index(wi, K)
+            mb = block_memory(o, p, m, perfect_recall_total)
+            ri, wi = divmod(iid - off, num_windows(K, mb))
+            return o, p, rolls(o)[ri], window_from_index(wi, K, mb)
     raise ValueError("id out of range")
 
 
@@ -208,6 +320,8 @@ def window_tables(K: int, m: int | None):
     ``n_act = K - last``; ``child[act_off[w] + j]`` is the window after claiming ``last + j``
     (-1 for the Dudo slot).
     """
+    if isinstance(m, Schedule):
+        return _schedule_tables(K, m)
     mm = memory_size(K, m)
     nw = num_windows(K, m)
     last = np.empty(nw, dtype=np.int64)
@@ -234,3 +348,34 @@ def window_tables(K: int, m: int | None):
             c = last[wi] + j
             child[o + j] = base + part + binom[c, k1]
     return last, size, act_off, child
+
+
+def _schedule_tables(K: int, m: Schedule):
+    """``window_tables`` of a schedule: a claim c appends to the window and keeps its last m(c) claims."""
+    wins, index = _schedule_windows(K, m)
+    nw = len(wins)
+    last = np.array([w[-1] if w else -1 for w in wins], dtype=np.int64)
+    size = np.array([len(w) for w in wins], dtype=np.int64)
+    act_off = np.zeros(nw + 1, dtype=np.int64)
+    act_off[1:] = np.cumsum(K - last)
+    child = np.full(act_off[-1], -1, dtype=np.int64)
+    keep = [m.at(c) for c in range(K)]
+    for wi, w in enumerate(wins):
+        o = act_off[wi] - last[wi]
+        for c in range(last[wi] + 1, K):
+            child[o + c] = index[(w + (c,))[len(w) + 1 - keep[c]:] if len(w) + 1 > keep[c] else w + (c,)]
+    return last, size, act_off, child
+
+
+def window_index_tables(K: int, m):
+    """(mem_at[K + 1], remap) for numba kernels that index windows from a history: after a claim of
+    strength L a window holds the last ``mem_at[L + 1]`` claims; its index is the uniform index (memory
+    ``memory_size(K, m)``) of those claims, mapped through ``remap`` for a schedule (empty: none)."""
+    mem_at = np.array([memory_at(K, m, L) for L in range(-1, K)], dtype=np.int64)
+    if not isinstance(m, Schedule):
+        return mem_at, np.zeros(0, dtype=np.int64)
+    wins, _ = _schedule_windows(K, m)
+    remap = np.full(num_windows(K, memory_size(K, m)), -1, dtype=np.int64)
+    for i, w in enumerate(wins):
+        remap[window_index(w, K)] = i
+    return mem_at, remap

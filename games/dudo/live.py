@@ -15,7 +15,8 @@ from math import comb
 
 import numpy as np
 
-from .infoset import memory_size, num_windows
+from .budget import window_actions
+from .infoset import num_windows
 from .rules import num_rolls
 from .solve import DudoSolution, groups_in_order, solve_game
 from .store import group_iterations
@@ -26,13 +27,6 @@ SECONDS_PER_ROW_ITERATION = 150e-9
 # building a group's window tables (Python): 1.4-2.4 us per (window x claim) measured
 SECONDS_PER_WINDOW_CLAIM = 3e-6
 PROCESS_BYTES = 200 << 20  # a worker with numpy, numba and the kernels loaded
-
-
-def total_actions(K: int, m: int | None) -> int:
-    """Action slots of all windows of a group with K claims (``game.window_tables``' act_off[-1]):
-    the empty window has K + 1, a window whose strongest claim is L has K - L."""
-    mm = memory_size(K, m)
-    return K + 1 + sum(comb(L, k - 1) * (K - L) for k in range(1, mm + 1) for L in range(k - 1, K))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,7 +41,7 @@ class GroupCost:
 
 def group_cost(a: int, b: int, m: int | None, iterations: int) -> GroupCost:
     K = 6 * (a + b)
-    T = total_actions(K, m)
+    T = window_actions(K, m)
     na, nb = num_rolls(a), num_rolls(b)
     rows = T * (na if a == b else na + nb)
     NW = num_windows(K, m)

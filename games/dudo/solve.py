@@ -35,7 +35,7 @@ from .solver import FastSolver
 from .training import train_to_floor
 from .tree import TreeSolver
 from .game import Group, make_group, round_reachable
-from .infoset import block_memory, last_claims, memory_plan, memory_size, window_index
+from .infoset import block_memory, dominates, last_claims, memory_json, memory_plan, window_index
 from .lbr import improvement_kind, round_improved_best_response
 from .rules import MAX_DICE, roll_index
 from .store import DudoParams
@@ -73,7 +73,7 @@ class DudoSolution:
         key = self.group_key(own_dice, opp_dice)
         g, st = self.groups[key], self.strategies[key]
         side = 0 if g.nsides == 1 else g.dice.index(own_dice)
-        w = window_index(last_claims(history, memory_size(g.K, g.m)), g.K)
+        w = window_index(last_claims(history, g.m), g.K, g.m)
         L = int(g.last[w])
         n = int(g.ns[side])
         x = roll_index(roll)
@@ -107,7 +107,7 @@ def iter_group_infosets(g: Group, strat, m: int | None, max_dice: int = MAX_DICE
             actions = [-1 if j == 0 else L + j for j in range(a0, na)]
             base = int(g.rbase[s] + g.act_off[w] * n)
             block = strat[base:base + na * n].reshape(na, n)[a0:]
-            win = window_from_index(w, g.K)
+            win = window_from_index(w, g.K, g.m)
             for x in range(n):
                 yield off + x * g.NW + w, own, opp, rl[x], win, actions, block[:, x]
 
@@ -166,19 +166,19 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     stem = os.path.join(checkpoint_dir, f"dudo_{a}v{b}_m{mg}")
     m_resp = (br_memory(a, b) if callable(br_memory) else br_memory.get((a, b)) if isinstance(br_memory, dict)
               else br_memory)
-    if mg is None or m_resp is None or (isinstance(m_resp, int) and m_resp < mg):
+    if mg is None or m_resp is None or not dominates(6 * D, m_resp, mg):
         m_resp = mg
-    inputs = dict(group=[a, b], m=mg, max_dice=max_dice, iterations=its,
+    inputs = dict(group=[a, b], m=memory_json(mg), max_dice=max_dice, iterations=its,
                   exact_br_total=exact_br_total, abstract_br=bool(abstract_br), W=_pairs(W),
                   br_open=_pairs(br_open), br_other=_pairs(br_other))
     if m_resp != mg and D > exact_br_total and abstract_br:
-        inputs["br_memory"] = m_resp
+        inputs["br_memory"] = memory_json(m_resp)
     if stop_rel > 0:
         inputs["stop_rel"] = float(stop_rel)
     m_imp = None
     if improve_games > 0 and D > exact_br_total and abstract_br and mg is not None:
         m_imp = improve_memory.get((a, b), m_resp) if isinstance(improve_memory, dict) else (improve_memory or m_resp)
-        inputs.update(improve_memory=m_imp, improve_games=int(improve_games), improve_seed=int(improve_seed))
+        inputs.update(improve_memory=memory_json(m_imp), improve_games=int(improve_games), improve_seed=int(improve_seed))
     meta_path, npy = stem + ".json", stem + ".npy"
     if os.path.exists(meta_path) and os.path.exists(npy):
         with open(meta_path) as f:

@@ -76,7 +76,7 @@ class FastSolver:
         if g.nsides == 2:
             self.seat[1, :] = 1
             self.alternate = alternate
-        elif g.m is None or g.m >= g.K:
+        elif g.m is None or (isinstance(g.m, int) and g.m >= g.K):
             self.seat[0, :] = g.wsize % 2
             self.alternate = alternate
         else:
@@ -157,12 +157,12 @@ class FastSolver:
     def save(self, path: str):
         tmp = path + ".tmp.npz"
         np.savez(tmp, reg=self.reg, ssum=self.ssum, pred=self.pred, t=self.t, mode=self.mode, seconds=self.seconds,
-                 dice=np.array(self.g.dice), m=-1 if self.g.m is None else self.g.m)
+                 dice=np.array(self.g.dice), m=str(self.g.m))
         os.replace(tmp, path)
 
     def load(self, path: str):
         z = np.load(path)
-        if tuple(z["dice"]) != tuple(self.g.dice) or int(z["m"]) != (-1 if self.g.m is None else self.g.m):
+        if tuple(z["dice"]) != tuple(self.g.dice) or str(z["m"]) != str(self.g.m):
             raise ValueError("checkpoint is for another group")
         self.reg[:] = z["reg"]
         self.ssum[:] = z["ssum"]

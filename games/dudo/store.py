@@ -19,7 +19,7 @@ from games.quantise import UNIT, largest_remainder
 from games.storage import StoreManifest
 
 from .budget import choose_bound_memory, choose_improvement_memory, choose_memories, group_cost
-from .infoset import block_memory, last_claims, memory_size, window_index
+from .infoset import block_memory, last_claims, memory_json, parse_memory, window_index
 from .kernels import structural_reach
 from .rules import num_rolls, roll_index
 
@@ -108,6 +108,7 @@ class DudoParams:
         out = choose_memories(self.max_dice, self.group_iterations, self.memory_budget or 1 << 62,
                               self.time_budget or float("inf"))
         for (a, b), m in self.memory_by_group:
+            m = parse_memory(m)
             if (a, b) not in out:
                 raise ValueError(f"memory_by_group: no group {a}v{b} (a <= b <= {self.max_dice})")
             if self.memory_budget and group_cost(a, b, m).bytes > self.memory_budget:
@@ -221,8 +222,8 @@ def lookup_row(get, memories: dict, own: int, opp: int, roll, history) -> tuple[
     ``games.seeding.seeded_pick`` draws from them the same index on every machine."""
     K = 6 * (own + opp)
     mb = memories[(min(own, opp), max(own, opp))]
-    win = last_claims(history, memory_size(K, mb))
-    raw = get(window_key(own, opp, window_index(win, K)))
+    win = last_claims(history, mb)
+    raw = get(window_key(own, opp, window_index(win, K, mb)))
     if raw is None:
         raise KeyError(f"no stored window for {own} v {opp} dice after {list(history)}")
     actions, units = decode_window_row(raw, roll_index(roll), num_rolls(own), win[-1] if win else -1)
@@ -243,7 +244,7 @@ def format_fields(params: DudoParams) -> dict:
     """The manifest fields a reader needs to decode the rows: row format, probability unit and the
     memory of every group ("perfect" = perfect recall)."""
     return dict(row_format=ROW_FORMAT, probability_unit=UNIT,
-                memory_by_group=[[a, b, "perfect" if m is None else m] for (a, b), m in sorted(params.memories().items())])
+                memory_by_group=[[a, b, "perfect" if m is None else memory_json(m)] for (a, b), m in sorted(params.memories().items())])
 
 
 def store_memories(manifest: dict) -> dict:
@@ -254,7 +255,7 @@ def store_memories(manifest: dict) -> dict:
     if manifest.get("row_format") != ROW_FORMAT or manifest.get("probability_unit") != UNIT:
         raise StoreError(f"Dudo store {manifest.get('variant')}: row format {manifest.get('row_format', 1)} is not "
                          f"the supported {ROW_FORMAT}; rebuild it (make build-default-stores)")
-    return {(int(a), int(b)): (None if m == "perfect" else int(m)) for a, b, m in manifest["memory_by_group"]}
+    return {(int(a), int(b)): parse_memory(m) for a, b, m in manifest["memory_by_group"]}
 
 
 def group_iterations(default: int, by_total: tuple, a: int, b: int) -> int:

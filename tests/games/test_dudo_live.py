@@ -5,14 +5,15 @@ import pytest
 
 from games.dudo.game import make_group
 from games.dudo.infoset import window_tables
-from games.dudo.live import group_cost, live_cost, solve_live, total_actions
+from games.dudo.budget import window_actions
+from games.dudo.live import group_cost, live_cost, solve_live
 from games.dudo.rules import rolls
 from games.dudo.solve import solve_game
 
 
 @pytest.mark.parametrize("K,m", [(12, 3), (18, 3), (24, 2), (12, None), (30, 4)])
 def test_action_slots_match_the_window_tables(K, m):
-    assert total_actions(K, m) == int(window_tables(K, m)[2][-1])
+    assert window_actions(K, m) == int(window_tables(K, m)[2][-1])
 
 
 @pytest.mark.parametrize("a,b,m", [(1, 1, None), (1, 2, 3), (2, 2, 3), (1, 3, 3)])
