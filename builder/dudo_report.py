@@ -10,7 +10,9 @@ sum of both seats' best-response gains (win probability), by the best response n
 (exact-perfect-recall: responder with perfect recall; "lower bound: best response with memory m'":
 a responder that remembers the last m' > m claims, ``games.dudo.bound``, a lower bound; "lower bound:
 abstraction": the same with m' = the abstraction's m, the weakest; not measured; stores built before
-these kinds say abstract-local and none, read as the abstraction's bound and not measured).  "improved":
+these kinds say abstract-local and none, read as the abstraction's bound and not measured).  A memory
+written a-L-b remembers a claims while the last claim is below strength L, then b
+(``games.dudo.infoset.Schedule``).  "improved":
 the perfect-recall improvement of a memory-m'' responder (``games.dudo.lbr``; m'' in the table), a
 sampled lower bound at least the memory-m'' one, with its standard error; "-" where not measured.  A round opened by a player with fewer than max dice against max dice
 cannot happen (the winner of a challenge opens, and a max-dice player has lost nothing): those
@@ -39,7 +41,7 @@ def table(manifest: dict) -> str:
              if "build_seconds" in manifest else "")
     lines = [f"{manifest['variant']}: {size}{built}",
              f"{'round':>6} {'memory':>8} {'iters':>6} {'stop':>5} {'train s':>8} {'cpu s':>8} {'group s':>8} {'value':>9}"
-             f" {'BR opener':>10} {'BR other':>9} {'exploit.':>9} {'improved':>9} {'+-':>7} {M2:>4}  BR kind"]
+             f" {'BR opener':>10} {'BR other':>9} {'exploit.':>9} {'improved':>9} {'+-':>7} {M2:>7}  BR kind"]
     for op in range(1, md + 1):
         for oth in range(1, md + 1):
             st = rounds.get(f"{op}v{oth}")
@@ -65,9 +67,9 @@ def table(manifest: dict) -> str:
 def _improved(st: dict) -> str:
     """The improvement's cells: estimate, standard error and the memory m'' it starts from."""
     if "improved_exploitability" not in st:
-        return f"{'-':>9} {'-':>7} {'-':>4}"
+        return f"{'-':>9} {'-':>7} {'-':>7}"
     m = st.get("improved_kind", "").split("memory ")[-1].split(" ")[0]
-    return f"{st['improved_exploitability']:>9.2e} {st['improved_stderr']:>7.1e} {m:>4}"
+    return f"{st['improved_exploitability']:>9.2e} {st['improved_stderr']:>7.1e} {m:>7}"
 
 
 def curves(manifest: dict) -> str:
