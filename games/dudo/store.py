@@ -43,7 +43,8 @@ class DudoParams:
     time_budget: float = 0.0
     # ((a, b), m) with a <= b: group {a, b}'s memory set by the profile (by measurement, ``bench.dudo
     # mtable``: the exploitability each m reaches; or to spend a first run's time where the game is large),
-    # overriding the time budget's choice; its tables must still fit ``memory_budget``
+    # overriding the time budget's choice; its tables must still fit ``memory_budget``; m is an int or a
+    # schedule's text ("4-24-3": 4 claims while the last claim is below strength 24, then 3; ``infoset.Schedule``)
     memory_by_group: tuple = ()
     # ((a, b), iterations) with a <= b: group {a, b}'s iteration cap, overriding ``iterations_by_total``
     iterations_by_group: tuple = ()
