@@ -29,7 +29,7 @@ from builder import interrupt  # noqa: E402
 from builder.profiles import PROFILES  # noqa: E402
 from games.jotto.dictionary import Variant, VariantError, load_dictionary, register_list_file  # noqa: E402
 from builder.executor import KINDS  # noqa: E402
-from games.storage import Store, StoreError, all_current_stores, stores_root  # noqa: E402
+from games.storage import Store, StoreError, all_current_stores, code_version, stores_root  # noqa: E402
 
 
 class Journal:
@@ -185,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     # started in the background (where SIGINT is otherwise ignored); a rerun resumes there.
     interrupt.install()
     args = parse_args(argv)
+    code_version()      # the sources as they are now, before a build that may outlast edits to them
     try:
         plan = make_plan(args)
     except PlanError as e:

@@ -9,6 +9,7 @@ hash, parameters, build time, code version, statistics and ``content_hash``, see
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -69,8 +70,11 @@ def check_manifest(store: "Store", schema: type) -> dict:
     return m
 
 
+@functools.lru_cache(maxsize=1)
 def code_version() -> str:
-    """git commit (with -dirty) and a hash of the game and builder sources."""
+    """git commit (with -dirty) and a hash of the game and builder sources, read once per process: the
+    builder reads it when it starts, so a store names the code that built it even if the tree changes
+    during a long build."""
     h = hashlib.sha256()
     for pkg in ("games", "builder"):
         for p in sorted((REPO_ROOT / pkg).rglob("*.py")):
