@@ -8,6 +8,7 @@ from games.dudo import endgame as eg
 from games.dudo.exploit import best_response_value
 from games.dudo.solver import FastSolver
 from games.dudo.game import challenge_win_prob, make_group
+from games.dudo.infoset import Schedule
 from games.dudo.rules import claim, roll_arrays, rolls
 from games.dudo.solve import DudoSolution
 from games.dudo.tree import TreeSolver
@@ -29,6 +30,12 @@ def _solution(m, solver_cls, iterations):
 def abstract():
     """A memory-1 blueprint: far from optimal, so re-solving has something to fix."""
     return _solution(1, FastSolver, 100)
+
+
+@pytest.fixture(scope="module")
+def schedule():
+    """A blueprint remembering by claim strength: 3 claims below strength 6, then 1."""
+    return _solution(Schedule((3, 1), (6,)), FastSolver, 100)
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +61,11 @@ def test_posterior_is_bayes_over_enumerated_rolls(abstract):
     np.testing.assert_allclose(post, b / b.sum(), rtol=1e-12)
 
 
-def test_targets_are_exact_best_response_values(abstract):
+@pytest.mark.parametrize("blueprint", ["abstract", "schedule"])
+def test_targets_are_exact_best_response_values(blueprint, request):
     """At the root the gadget's alternative values are the opponent's best-response values
     against the blueprint: summed over its rolls, exploit.py's exact best response."""
+    abstract = request.getfixturevalue(blueprint)
     g, st = abstract.groups[(1, 1)], abstract.strategies[(1, 1)]
     bp = eg.SolutionBlueprint(abstract)
     for opened in (True, False):
@@ -112,11 +121,14 @@ def _brute_br(strategy, requester_opened):
     return float(p1 @ walk((), p1.copy()))
 
 
-@pytest.mark.parametrize("opened,entry", [(True, (2, 5)), (False, (3,)), (True, (0, 1, 7))])
-def test_resolved_endgame_is_no_worse_than_the_blueprint(abstract, opened, entry):
+@pytest.mark.parametrize("blueprint,opened,entry", [("abstract", True, (2, 5)), ("abstract", False, (3,)),
+                                                    ("abstract", True, (0, 1, 7)), ("schedule", True, (0, 1, 7)),
+                                                    ("schedule", False, (3,))])
+def test_resolved_endgame_is_no_worse_than_the_blueprint(blueprint, opened, entry, request):
     """Safe re-solving: every opponent roll's best value in the endgame is at most its target, and
     the whole round's best response to blueprint + re-solved endgame (plain recursion, independent
     of the kernels) is no better for the opponent than against the blueprint alone."""
+    abstract = request.getfixturevalue(blueprint)
     bp = eg.SolutionBlueprint(abstract)
     sol = eg.solve(eg.prepare(bp, 1, 1, entry, opened, {}), 500)
     assert np.all(sol.best_response_values() <= sol.problem.target + 1e-3)
