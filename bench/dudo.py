@@ -22,6 +22,7 @@ from games.dudo.exploit import best_response_value, cross_play_value, exploitabi
 from games.dudo.solver import FastSolver, evaluate
 from games.dudo.fsicfr import FSICFR
 from games.dudo.game import make_group
+from games.dudo.infoset import is_perfect_recall
 from games.dudo.lp import sequence_form_value
 
 EXACT_1V1 = -7 / 258
@@ -319,7 +320,7 @@ def _solve_to_floor(a, b, m, W, br_open, br_other, cap, first, log=print):
     from games.dudo.training import train_to_floor
     from games.dudo.tree import TreeSolver
     g = make_group(a, b, m, W)
-    pr = m is None or m >= g.K
+    pr = is_perfect_recall(g.K, m)
     s = TreeSolver(g) if (pr and a + b > 2) else FastSolver(g)
     last = {}
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb
 
-from .infoset import Schedule, dominates, memory_plus, memory_size, num_windows
+from .infoset import Schedule, dominates, is_perfect_recall, memory_at, memory_plus, memory_size, num_windows
 from .rules import MAX_DICE, num_rolls
 
 SECONDS_PER_PAIR = 2.0e-9
@@ -47,8 +47,7 @@ def window_actions(K: int, m: int | None) -> int:
     mm = memory_size(K, m)
     total = K + 1
     for k in range(1, mm + 1):
-        total += sum(comb(L, k - 1) * (K - L) for L in range(k - 1, K)
-                     if not isinstance(m, Schedule) or m.at(L) >= k)
+        total += sum(comb(L, k - 1) * (K - L) for L in range(k - 1, K) if memory_at(K, m, L) >= k)
     return total
 
 
@@ -64,7 +63,7 @@ class GroupCost:
 def group_cost(a: int, b: int, m: int | None) -> GroupCost:
     """The cost model of group {a, b} with memory ``m`` (see the module docstring)."""
     K = 6 * (a + b)
-    perfect = m is None or (isinstance(m, int) and m >= K)
+    perfect = is_perfect_recall(K, m)
     m = None if perfect else m
     ns = [num_rolls(a)] if a == b else [num_rolls(a), num_rolls(b)]
     nw, wa = num_windows(K, m), window_actions(K, m)
@@ -161,7 +160,7 @@ def store_bytes(a: int, b: int, m: int | None) -> int:
     not stored, and a roll's row is 1 byte plus 3 per action it plays; measured 4.5 to 66 bytes per roll
     on the default store, most where m = 1 mixes many actions)."""
     K = 6 * (a + b)
-    return num_windows(K, None if m is None or (isinstance(m, int) and m >= K) else m) * sum({a: num_rolls(a), b: num_rolls(b)}.values()) \
+    return num_windows(K, None if is_perfect_recall(K, m) else m) * sum({a: num_rolls(a), b: num_rolls(b)}.values()) \
         * STORE_BYTES_PER_ROW
 
 

@@ -535,7 +535,6 @@ def utility_tables(own: int, opp: int, W) -> np.ndarray:
 def ranges(blueprint, own: int, opp: int, history, requester_opened: bool):
     """(requester's reach per roll, opponent's reach per roll) after ``history``: chance times
     the blueprint's probabilities of each player's own claims (unnormalised)."""
-    K = 6 * (own + opp)
     reach = [roll_arrays(own)[0].copy(), roll_arrays(opp)[0].copy()]
     dice = (own, opp)
     mem = [blueprint.memory(own, opp), blueprint.memory(opp, own)]

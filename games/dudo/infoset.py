@@ -120,6 +120,11 @@ def memory_size(K: int, m) -> int:
     return K if m is None else min(m, K)
 
 
+def is_perfect_recall(K: int, m) -> bool:
+    """Whether memory ``m`` remembers the whole round (None, or a uniform memory of at least K claims)."""
+    return m is None or (isinstance(m, int) and m >= K)
+
+
 def dominates(K: int, big, small) -> bool:
     """Whether memory ``big`` remembers at least what ``small`` does after every claim (so a strategy
     of ``small``'s windows is one of ``big``'s)."""
@@ -185,6 +190,11 @@ def window_from_index(idx: int, K: int, m=None) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
+def history_window(history, K: int, m) -> int:
+    """The window index (memory ``m``) that a claim history (strengths, oldest first) reaches."""
+    return window_index(last_claims(history, m), K, m)
+
+
 def last_claims(history, m) -> tuple[int, ...]:
     """The abstraction's memory of a claim history (list of strengths, oldest first)."""
     h = list(history)
@@ -243,7 +253,7 @@ def infoset_id(own_dice: int, opp_dice: int, roll, history, m: int | None = DEFA
     off, _ = block_offsets(m, max_dice, perfect_recall_total)[(own_dice, opp_dice)]
     mb = block_memory(own_dice, opp_dice, m, perfect_recall_total)
     nw = num_windows(K, mb)
-    return off + roll_index(roll) * nw + window_index(last_claims(history, mb), K, mb)
+    return off + roll_index(roll) * nw + history_window(history, K, mb)
 
 
 def decode_infoset_id(iid: int, m: int | None = DEFAULT_MEMORY, max_dice: int = MAX_DICE,
@@ -363,7 +373,8 @@ def _schedule_tables(K: int, m: Schedule):
     for wi, w in enumerate(wins):
         o = act_off[wi] - last[wi]
         for c in range(last[wi] + 1, K):
-            child[o + c] = index[(w + (c,))[len(w) + 1 - keep[c]:] if len(w) + 1 > keep[c] else w + (c,)]
+            nxt = w + (c,)
+            child[o + c] = index[nxt[max(0, len(nxt) - keep[c]):]]
     return last, size, act_off, child
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from math import comb
 
 import numpy as np
 

@@ -35,7 +35,7 @@ from .solver import FastSolver
 from .training import train_to_floor
 from .tree import TreeSolver
 from .game import Group, make_group, round_reachable
-from .infoset import block_memory, dominates, last_claims, memory_json, memory_plan, window_index
+from .infoset import block_memory, dominates, history_window, memory_json, memory_plan
 from .lbr import improvement_kind, round_improved_best_response
 from .rules import MAX_DICE, roll_index
 from .store import DudoParams
@@ -73,7 +73,7 @@ class DudoSolution:
         key = self.group_key(own_dice, opp_dice)
         g, st = self.groups[key], self.strategies[key]
         side = 0 if g.nsides == 1 else g.dice.index(own_dice)
-        w = window_index(last_claims(history, g.m), g.K, g.m)
+        w = history_window(history, g.K, g.m)
         L = int(g.last[w])
         n = int(g.ns[side])
         x = roll_index(roll)

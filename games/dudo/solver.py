@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 from .game import Group
+from .infoset import is_perfect_recall
 from .kernels import (assign_slots, blocked_backward, br_backward, expected_value, forward_reach,
                       fsicfr_backward, normalize_average, regret_matching, structural_reach)
 from .training import train
@@ -76,7 +77,7 @@ class FastSolver:
         if g.nsides == 2:
             self.seat[1, :] = 1
             self.alternate = alternate
-        elif g.m is None or (isinstance(g.m, int) and g.m >= g.K):
+        elif is_perfect_recall(g.K, g.m):
             self.seat[0, :] = g.wsize % 2
             self.alternate = alternate
         else:

@@ -15,6 +15,7 @@ from numba import njit
 
 from .exploit import _binom_tables, _widx
 from .game import Group
+from .infoset import is_perfect_recall
 
 
 @njit(cache=True)
@@ -156,7 +157,7 @@ class TreeSolver:
 
     def __init__(self, group: Group):
         g = self.g = group
-        if not (g.m is None or g.m >= g.K):
+        if not is_perfect_recall(g.K, g.m):
             raise ValueError("TreeSolver needs a perfect-recall group")
         self.t = 0
         self.seconds = 0.0
