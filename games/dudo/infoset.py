@@ -75,9 +75,10 @@ class Schedule:
 
     @classmethod
     def parse(cls, text: str) -> "Schedule":
-        parts = [int(x) for x in str(text).split("-")]
-        if len(parts) < 3 or len(parts) % 2 == 0:
-            raise ValueError(f"memory schedule {text!r}: want m0-cut1-m1[-cut2-m2...]")
+        parts = str(text).split("-")
+        if len(parts) < 3 or len(parts) % 2 == 0 or not all(x.isdigit() for x in parts):
+            raise ValueError(f"memory schedule {text!r}: want m0-cut1-m1[-cut2-m2...] in whole numbers")
+        parts = [int(x) for x in parts]
         return cls(tuple(parts[0::2]), tuple(parts[1::2]))
 
 

@@ -26,8 +26,9 @@ def test_a_schedule_reads_and_writes_as_text_and_refuses_what_would_need_forgott
     assert [s.at(L) for L in (-1, 0, 17, 18, 35)] == [4, 4, 4, 3, 3]
     assert parse_memory("perfect") is None and parse_memory("3") == 3 and parse_memory(3) == 3
     assert memory_plus(s, 1) == Schedule((5, 4), (18,))
-    for bad in ("3-10-4", "4-18", "4-18-3-12-2", "4-x-3"):
-        with pytest.raises(ValueError):
+    for bad, why in (("3-10-4", "must not increase"), ("4-18-3-12-2", "cuts must increase"),
+                     ("4-18", "want m0-cut1-m1"), ("4-x-3", "want m0-cut1-m1")):
+        with pytest.raises(ValueError, match=why):
             parse_memory(bad)
 
 
