@@ -525,6 +525,31 @@ def largebounds(profile="default", extra=(1, 2), min_total=5, work=None, max_gb=
     print("exploit.: win probability, a lower bound of the kind named (the value of a legal response)")
 
 
+def threads(groups=((3, 3, "3"), (4, 4, "4-16-3"), (5, 5, "3-20-2")), iters=3, counts=(1, 2)):
+    """Wall seconds per FSICFR iteration of the blocked kernel on 1 and more threads
+    (``FastSolver(threads=k)``), same group, same process, and whether the regrets have the same bits."""
+    from games.dudo.infoset import parse_memory
+    print(f"\nthreads: wall seconds per iteration ({iters} after one warm-up), ratio to 1 thread")
+    print(f"{'group':>6} {'memory':>8} " + " ".join(f"{f'{k} thr s/it':>11}" for k in counts)
+          + " " + " ".join(f"{f'x{k}':>6}" for k in counts[1:]) + "  same bits")
+    for a, b, m in groups:
+        g = make_group(a, b, parse_memory(m), fake_W(max(a, b)), max_dice=max(a, b))
+        secs, regs = [], []
+        for k in counts:
+            s = FastSolver(g, threads=k)
+            s.fsicfr_iteration()
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                s.fsicfr_iteration()
+            secs.append((time.perf_counter() - t0) / iters)
+            regs.append(s.reg.copy())
+            del s
+        same = all(np.array_equal(regs[0], r) for r in regs[1:])
+        print(f"{a}v{b:<4} {m:>8} " + " ".join(f"{x:11.4g}" for x in secs) + " "
+              + " ".join(f"{secs[0] / x:6.2f}" for x in secs[1:]) + f"  {same}", flush=True)
+        del regs, g
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("sections", nargs="*", default=["curve", "fig5", "fig4", "game"])
@@ -574,6 +599,8 @@ def main(argv=None):
         bounds()
     if "largebounds" in args.sections:   # issue 11: the stronger bound beyond 4 dice in play
         largebounds(args.profile, tuple(int(x) for x in args.extra.split(",")), work=args.work)
+    if "threads" in args.sections:   # the blocked kernel on several threads (a group left alone)
+        threads()
     if "pr3" in args.sections:   # every round with <= 3 dice in play without abstraction
         game(5, iterations=lambda a, b: 6000 if a + b == 2 else 1000, perfect_recall_total=3,
              max_total=3)

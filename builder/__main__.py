@@ -123,7 +123,7 @@ def build_store(variant: str, params, root: Path, executor) -> Path:
     from games.dudo.store import DudoParams
 
     if isinstance(params, DudoParams):
-        return build_dudo_store(params, root, map_fn=executor.map)
+        return build_dudo_store(params, root, map_fn=executor.map, cores=executor.local_cores)
     if isinstance(params, GuessWhoParams):
         return build_guesswho_store(params, root, executor=executor)
     if isinstance(params, HangmanParams):

@@ -7,18 +7,19 @@ import time
 from pathlib import Path
 
 from builder import interrupt
-from games.dudo.solve import solve_params
+from games.dudo.solve import clear_running, solve_params
 from games.dudo.store import DudoParams, format_fields, iter_rows, manifest_parameters, round_curves, round_stats
 from games.storage import StoreWriter, code_version
 
 
-def build_dudo_store(params: DudoParams, root: Path, map_fn=map) -> Path:
-    """Solve (groups of one total of dice through ``map_fn``; finished groups in the work
-    directory are reused) and publish the store."""
+def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1) -> Path:
+    """Solve (groups of one total of dice through ``map_fn``, sharing ``cores`` threads where its tasks
+    run on this machine; finished groups in the work directory are reused) and publish the store."""
     t0 = time.perf_counter()
     work = Path(root) / ".work" / "dudo" / params.variant
     work.mkdir(parents=True, exist_ok=True)
-    sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested)
+    sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,
+                       cores=cores)
     with StoreWriter(root, "dudo", params.variant) as writer:
         n = writer.put_many("windows", iter_rows(sol))
         curves = round_curves(sol)
@@ -30,4 +31,5 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map) -> Path:
     for pat in ("*.npz", "*.npy", "*.json"):
         for p in work.glob(pat):
             p.unlink()
+    clear_running(str(work))
     return path

@@ -99,6 +99,9 @@ def _key(array: np.ndarray) -> str:
 class BuildExecutor:
     kind = "serial"
     workers = 1
+    # cores this machine's tasks may share as threads (a task left alone takes them all): the pool's
+    # workers; 1 on Dask, whose workers' machines this process cannot see
+    local_cores = 1
 
     def map(self, fn, *iterables) -> list:
         """``[fn(*args) for args in zip(*iterables)]``, run on the workers, in input order."""
@@ -134,7 +137,7 @@ class ProcessExecutor(BuildExecutor):
     kind = "process"
 
     def __init__(self, workers: int | None = None, share_dir: str | None = None):
-        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.workers = self.local_cores = max(1, workers or os.cpu_count() or 1)
         self._ctx = multiprocessing.get_context("forkserver")
         self._pool: ProcessPoolExecutor | None = None
         if share_dir is not None:

@@ -24,6 +24,7 @@ Statistics per round (opener dice a, other dice b), all in win-probability units
 from __future__ import annotations
 
 import functools
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -121,11 +122,51 @@ def _unpairs(rows) -> dict:
     return {(int(a), int(b)): float(v) for a, b, v in rows}
 
 
+class SharedCores:
+    """The threads of one group's solver: ``cores`` shared by the groups training now, each holding a
+    file in ``directory`` while it trains, re-counted at every call, so a group left alone (its level's
+    other groups done) takes every core.  Threads never change the bits (``kernels``), only the time."""
+
+    def __init__(self, directory: str, name: str, cores: int):
+        self.path = os.path.join(directory, name)
+        self.directory, self.cores = directory, int(cores)
+
+    def __enter__(self):
+        os.makedirs(self.directory, exist_ok=True)
+        with open(self.path, "w") as f:
+            f.write(str(os.getpid()))
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+    def __call__(self) -> int:
+        if self.cores <= 1:
+            return 1
+        try:
+            running = len(os.listdir(self.directory))
+        except FileNotFoundError:
+            running = 1
+        return max(1, self.cores // max(1, running))
+
+
+def clear_running(checkpoint_dir: str) -> None:
+    """Forget the groups a stopped build left marked as training (``SharedCores``' files)."""
+    import shutil
+    shutil.rmtree(os.path.join(checkpoint_dir, RUNNING), ignore_errors=True)
+
+
+RUNNING = "running"     # SharedCores' directory in a checkpoint directory
+
+
 def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkpoint_dir: str,
                 perfect_recall_total: int = 2, exact_br_total: int = 4, abstract_br: bool = True,
                 br_open: dict | None = None, br_other: dict | None = None, progress: bool = False,
                 log=None, should_stop=None, br_memory=None, stop_rel: float = 0.0,
-                improve_memory=None, improve_games: int = 0, improve_seed: int = 0) -> dict:
+                improve_memory=None, improve_games: int = 0, improve_seed: int = 0, cores: int = 1) -> dict:
     """Solve one dice group {a, b} (a task: top level and picklable, for any ``map``).
 
     Trains the group on the continuation values ``W`` of the rounds with fewer dice, writes its
@@ -148,6 +189,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     the group keeps the measured average strategy of least exploitability (``iterations``; the
     iterations trained in ``iterations_trained`` when more).
     ``group_seconds``: the group's wall time (training, measurements and best responses).
+    ``cores``: the cores this machine's groups share (``SharedCores``; the result does not depend on it).
 
     With ``improve_games`` > 0 each of those rounds also gets the perfect-recall improvement of the
     responder with memory ``improve_memory`` (a {(a, b): m''} dict or an int; default the bound's m'),
@@ -185,104 +227,106 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
             meta = json.load(f)
         if meta.get("inputs") == inputs:
             return _meta_out(meta)
-    t_start = time.perf_counter()
-    g = make_group(a, b, mg, W, max_dice)
-    # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
-    solver = FastSolver(g) if (mg is not None or D == 2) else TreeSolver(g)
-    ckpt = stem + ".npz"
-    if os.path.exists(ckpt):
-        solver.load(ckpt)
-    openers = [op for op in ([a] if a == b else [a, b]) if round_reachable(op, D - op, max_dice)]
-    figures = functools.partial(_round_figures, g, openers=openers, W=W, br_open=br_open,
-                                br_other=br_other, max_dice=max_dice, exact_br_total=exact_br_total,
-                                m_resp=m_resp if abstract_br else False)
-    curve, stop, best = None, None, {}
-    best_path = stem + ".best.npy"
-    measured = D <= exact_br_total or bool(abstract_br)
-    if stop_rel > 0:
-        curve_path = stem + ".curve.json"
-        if os.path.exists(curve_path) and os.path.exists(ckpt):
-            with open(curve_path) as f:
-                curve = json.load(f)
-            if curve and measured:      # the best measured so far is in best_path
-                best.update(t=min(curve, key=lambda p: p[1])[0], e=min(p[1] for p in curve))
+    # the group holds a core while it trains and measures: a group left alone takes every core
+    with SharedCores(os.path.join(checkpoint_dir, RUNNING), f"{a}v{b}", cores) as cores_now:
+        t_start = time.perf_counter()
+        g = make_group(a, b, mg, W, max_dice)
+        # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
+        solver = FastSolver(g, threads=cores_now) if (mg is not None or D == 2) else TreeSolver(g)
+        ckpt = stem + ".npz"
+        if os.path.exists(ckpt):
+            solver.load(ckpt)
+        openers = [op for op in ([a] if a == b else [a, b]) if round_reachable(op, D - op, max_dice)]
+        figures = functools.partial(_round_figures, g, openers=openers, W=W, br_open=br_open,
+                                    br_other=br_other, max_dice=max_dice, exact_br_total=exact_br_total,
+                                    m_resp=m_resp if abstract_br else False)
+        curve, stop, best = None, None, {}
+        best_path = stem + ".best.npy"
+        measured = D <= exact_br_total or bool(abstract_br)
+        if stop_rel > 0:
+            curve_path = stem + ".curve.json"
+            if os.path.exists(curve_path) and os.path.exists(ckpt):
+                with open(curve_path) as f:
+                    curve = json.load(f)
+                if curve and measured:      # the best measured so far is in best_path
+                    best.update(t=min(curve, key=lambda p: p[1])[0], e=min(p[1] for p in curve))
 
-        def on_point(c):
-            with open(curve_path + ".tmp", "w") as f:
-                json.dump(c, f)
-            os.replace(curve_path + ".tmp", curve_path)
+            def on_point(c):
+                with open(curve_path + ".tmp", "w") as f:
+                    json.dump(c, f)
+                os.replace(curve_path + ".tmp", curve_path)
 
-        def measure(st):
-            figs = figures(st)
-            e = max((r[3] for r in figs.values() if r[3] is not None), default=0.0)
-            if measured and (not best or e < best["e"]):     # keep the least exploitable measured strategy
-                np.save(stem + ".best.tmp.npy", st)
-                os.replace(stem + ".best.tmp.npy", best_path)
-                best.update(t=solver.t, e=e, figs=figs)
-            return e
+            def measure(st):
+                figs = figures(st)
+                e = max((r[3] for r in figs.values() if r[3] is not None), default=0.0)
+                if measured and (not best or e < best["e"]):     # keep the least exploitable measured strategy
+                    np.save(stem + ".best.tmp.npy", st)
+                    os.replace(stem + ".best.tmp.npy", best_path)
+                    best.update(t=solver.t, e=e, figs=figs)
+                return e
 
-        curve, stop = train_to_floor(solver, measure, its, max(1, its >> FLOOR_DOUBLINGS), stop_rel,
-                                     curve, on_point, ckpt, progress, f"dudo {a}v{b}", should_stop,
-                                     log)
-    else:
-        solver.solve(max(0, its - solver.t), checkpoint=ckpt, every=max(1, its // 10),
-                     progress=progress, desc=f"dudo {a}v{b}", should_stop=should_stop)
-    t_trained, train_seconds, train_cpu = solver.t, solver.seconds, solver.cpu_seconds
-    # with the floor rule the stored strategy is the measured one of least exploitability (with an
-    # imperfect-recall abstraction it can grow with the iterations); else the last
-    t_done = min(curve, key=lambda p: p[1])[0] if (curve and measured) else t_trained
-    strat = solver.average_strategy() if t_done == t_trained else np.load(best_path)
-    del solver          # free regrets and node values before evaluating and best responses
-    t1 = time.perf_counter()
-    figs = best["figs"] if (best.get("t") == t_done and "figs" in best) else figures(strat)
-    br_seconds = time.perf_counter() - t1
-    improved = {}
-    if m_imp is not None:
-        for op in openers:
-            t2 = time.perf_counter()
-            est = round_improved_best_response(g, strat, op, m_imp, W, br_open, br_other, max_dice,
-                                               improve_games, improve_seed * 1_000_000 + 1000 * op + 10 * (D - op))
-            improved[(op, D - op)] = dict(improved_exploitability=est.exploitability, improved_stderr=est.stderr,
-                                          improved_kind=improvement_kind(m_imp), improved_games=est.games,
-                                          improved_left=est.changed, improved_seconds=time.perf_counter() - t2)
-    Wg = {rnd: f[0] for rnd, f in figs.items()}
-    stats, new_open, new_other = {}, {}, {}
-    for (op, oth), (value, e_o, e_n, expl, kind) in figs.items():
-        st = {"value": value, "memory": "perfect" if mg is None else str(mg),
-              "iterations": t_done, "train_seconds": train_seconds, "train_cpu_seconds": train_cpu}
-        if t_trained != t_done:
-            st["iterations_trained"] = t_trained
-        if kind is None:
-            st.update(br_kind=NOT_MEASURED)
+            curve, stop = train_to_floor(solver, measure, its, max(1, its >> FLOOR_DOUBLINGS), stop_rel,
+                                         curve, on_point, ckpt, progress, f"dudo {a}v{b}", should_stop,
+                                         log)
         else:
-            new_open[(op, oth)] = e_o
-            new_other[(op, oth)] = e_n
-            st.update(br_opener=e_o, br_other=e_n, exploitability=expl, br_kind=kind,
-                      br_seconds=br_seconds / len(figs))
-            st.update(improved.get((op, oth), {}))
-        st["group_seconds"] = time.perf_counter() - t_start    # training, measurements, best responses
-        if curve is not None:
-            st.update(stop=stop, curve_iterations=[int(p[0]) for p in curve],
-                      curve_exploitability=[float(p[1]) for p in curve],
-                      curve_seconds=[float(p[2]) for p in curve])
-        stats[(op, oth)] = st
-        if log:
-            log(f"round {op}v{oth}: " + ", ".join(
-                f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in st.items()
-                if not k.startswith("curve")))
-    tmp = stem + ".tmp.npy"
-    np.save(tmp, strat)
-    os.replace(tmp, npy)
-    meta = dict(inputs=inputs, path=npy, W=_pairs(Wg),
-                stats=[[op, oth, st] for (op, oth), st in sorted(stats.items())],
-                br_open=_pairs(new_open), br_other=_pairs(new_other), t=t_done,
-                train_seconds=train_seconds, seconds=time.perf_counter() - t_start)
-    with open(meta_path + ".tmp", "w") as f:
-        json.dump(meta, f)
-    os.replace(meta_path + ".tmp", meta_path)
-    for p in (ckpt, stem + ".curve.json", best_path):
-        if os.path.exists(p):
-            os.unlink(p)
+            solver.solve(max(0, its - solver.t), checkpoint=ckpt, every=max(1, its // 10),
+                         progress=progress, desc=f"dudo {a}v{b}", should_stop=should_stop)
+        t_trained, train_seconds, train_cpu = solver.t, solver.seconds, solver.cpu_seconds
+        # with the floor rule the stored strategy is the measured one of least exploitability (with an
+        # imperfect-recall abstraction it can grow with the iterations); else the last
+        t_done = min(curve, key=lambda p: p[1])[0] if (curve and measured) else t_trained
+        strat = solver.average_strategy() if t_done == t_trained else np.load(best_path)
+        del solver          # free regrets and node values before evaluating and best responses
+        t1 = time.perf_counter()
+        figs = best["figs"] if (best.get("t") == t_done and "figs" in best) else figures(strat)
+        br_seconds = time.perf_counter() - t1
+        improved = {}
+        if m_imp is not None:
+            for op in openers:
+                t2 = time.perf_counter()
+                est = round_improved_best_response(g, strat, op, m_imp, W, br_open, br_other, max_dice,
+                                                   improve_games, improve_seed * 1_000_000 + 1000 * op + 10 * (D - op))
+                improved[(op, D - op)] = dict(improved_exploitability=est.exploitability, improved_stderr=est.stderr,
+                                              improved_kind=improvement_kind(m_imp), improved_games=est.games,
+                                              improved_left=est.changed, improved_seconds=time.perf_counter() - t2)
+        Wg = {rnd: f[0] for rnd, f in figs.items()}
+        stats, new_open, new_other = {}, {}, {}
+        for (op, oth), (value, e_o, e_n, expl, kind) in figs.items():
+            st = {"value": value, "memory": "perfect" if mg is None else str(mg),
+                  "iterations": t_done, "train_seconds": train_seconds, "train_cpu_seconds": train_cpu}
+            if t_trained != t_done:
+                st["iterations_trained"] = t_trained
+            if kind is None:
+                st.update(br_kind=NOT_MEASURED)
+            else:
+                new_open[(op, oth)] = e_o
+                new_other[(op, oth)] = e_n
+                st.update(br_opener=e_o, br_other=e_n, exploitability=expl, br_kind=kind,
+                          br_seconds=br_seconds / len(figs))
+                st.update(improved.get((op, oth), {}))
+            st["group_seconds"] = time.perf_counter() - t_start    # training, measurements, best responses
+            if curve is not None:
+                st.update(stop=stop, curve_iterations=[int(p[0]) for p in curve],
+                          curve_exploitability=[float(p[1]) for p in curve],
+                          curve_seconds=[float(p[2]) for p in curve])
+            stats[(op, oth)] = st
+            if log:
+                log(f"round {op}v{oth}: " + ", ".join(
+                    f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in st.items()
+                    if not k.startswith("curve")))
+        tmp = stem + ".tmp.npy"
+        np.save(tmp, strat)
+        os.replace(tmp, npy)
+        meta = dict(inputs=inputs, path=npy, W=_pairs(Wg),
+                    stats=[[op, oth, st] for (op, oth), st in sorted(stats.items())],
+                    br_open=_pairs(new_open), br_other=_pairs(new_other), t=t_done,
+                    train_seconds=train_seconds, seconds=time.perf_counter() - t_start)
+        with open(meta_path + ".tmp", "w") as f:
+            json.dump(meta, f)
+        os.replace(meta_path + ".tmp", meta_path)
+        for p in (ckpt, stem + ".curve.json", best_path):
+            if os.path.exists(p):
+                os.unlink(p)
     return _meta_out(meta)
 
 
@@ -324,7 +368,8 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                perfect_recall_total: int = 2, exact_br_total: int = 4, progress: bool = True,
                checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
                max_total: int | None = None, map_fn=map, should_stop=None, br_memory=None,
-               stop_rel: float = 0.0, improve_memory=None, improve_games: int = 0, improve_seed: int = 0):
+               stop_rel: float = 0.0, improve_memory=None, improve_games: int = 0, improve_seed: int = 0,
+               cores: int = 1):
     """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
     or a function (a, b) -> int; ``m`` one memory (int, None = perfect recall) or a per-group plan
     (a {(a, b): m} dict or ``infoset.memory_plan`` tuple).
@@ -333,7 +378,8 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
     groups)`` (any map, e.g. an executor's; results are consumed in input order, so the result
     does not depend on the parallelism).  Strategies are written to ``checkpoint_dir`` (a
     temporary directory if None) and loaded memory-mapped; finished groups are reused on a
-    rerun with the same parameters.
+    rerun with the same parameters.  ``cores``: the cores of the machine running ``map_fn``'s
+    tasks, shared by the groups training at once (``SharedCores``; 1 where the tasks run elsewhere).
     """
     import tempfile
     if isinstance(m, dict):
@@ -341,6 +387,7 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
     sol = DudoSolution(m, max_dice, perfect_recall_total)
     br_open, br_other = {}, {}
     cdir = checkpoint_dir or tempfile.mkdtemp(prefix="dudo_solve_")
+    clear_running(cdir)
     order = groups_in_order(max_dice)
     for D in sorted({a + b for a, b in order}):
         if max_total is not None and D > max_total:
@@ -353,7 +400,7 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                                br_open=dict(br_open), br_other=dict(br_other),
                                progress=progress, log=log, should_stop=should_stop,
                                br_memory=br_memory, stop_rel=stop_rel, improve_memory=improve_memory,
-                               improve_games=improve_games, improve_seed=improve_seed)
+                               improve_games=improve_games, improve_seed=improve_seed, cores=cores)
         for (a, b), res in zip(level, map_fn(fn, level)):
             mg = block_memory(a, b, m, perfect_recall_total)
             sol.groups[(a, b)] = make_group(a, b, mg, sol.W, max_dice)
@@ -369,7 +416,7 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
 
 
 def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str | None = None, map_fn=map,
-                 should_stop=None) -> DudoSolution:
+                 should_stop=None, cores: int = 1) -> DudoSolution:
     """``solve_game`` with a store's parameters (its per-total iteration schedule and per-group memory;
     with ``stop_rel`` the iterations are caps and each group trains to its floor; beyond
     ``exact_br_total`` dice in play the bound's responder memory per group, ``bound_memories``)."""
@@ -378,4 +425,4 @@ def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str 
                       progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
                       should_stop=should_stop, stop_rel=params.stop_rel, br_memory=params.bound_memories(),
                       improve_memory=params.improvement_memories(), improve_games=params.improve_games,
-                      improve_seed=params.improve_seed)
+                      improve_seed=params.improve_seed, cores=cores)

@@ -9,8 +9,8 @@ import numpy as np
 
 from .game import Group
 from .infoset import is_perfect_recall
-from .kernels import (assign_slots, blocked_backward, br_backward, expected_value, forward_reach,
-                      fsicfr_backward, normalize_average, regret_matching, structural_reach)
+from .kernels import (assign_slots, blocked_backward, blocked_backward_threads, br_backward, expected_value,
+                      forward_reach, fsicfr_backward, normalize_average, regret_matching, structural_reach)
 from .training import train
 
 
@@ -21,7 +21,7 @@ class FastSolver:
 
     def __init__(self, group: Group, mode: str = "auto", avg_power: float | None = None,
                  alpha: float = 1.5, beta: float = 0.0, value_dtype=None,
-                 alternate: bool = True, kernel: str = "auto", train: bool = True):
+                 alternate: bool = True, kernel: str = "auto", train: bool = True, threads: int = 1):
         """``mode="auto"``: CFR+ with linear averaging, alternating where the seats own separate
         nodes (two sides, or perfect recall), else simultaneous (``python -m bench.dudo rules``: on
         2v2 and 3v3 at m = 3 it beat predictive CFR+ with quadratic averaging, the earlier choice from
@@ -29,8 +29,13 @@ class FastSolver:
         values in a slot pool) or "reference" (``fsicfr_backward``, one value matrix per node);
         "auto" takes the reference kernel for 1v1, whose 6 x 6 matrices never made it memory-bound
         (there the blocked kernel's bookkeeping doubles the time), the blocked one elsewhere.
-        ``train=False`` allocates no regret / strategy-sum arrays (evaluation and best response)."""
+        ``train=False`` allocates no regret / strategy-sum arrays (evaluation and best response).
+        ``threads`` > 1 runs the blocked kernel's rolls on that many numba threads (the same bits); a
+        callable is asked before every backward pass (``solve.SharedCores``)."""
         g = self.g = group
+        if not callable(threads) and int(threads) < 1:
+            raise ValueError(f"threads is {threads}; at least 1")
+        self.threads = threads if callable(threads) else int(threads)
         if mode == "auto":
             mode = "cfr+"       # alternating only where the seats own their nodes (below)
         if avg_power is None:
@@ -116,11 +121,15 @@ class FastSolver:
         b = self.blocks
         if choice is None:
             choice = np.zeros(1, dtype=np.int64)
-        blocked_backward(strat, self.reg, self.ssum, self.V, self.mreach, self.oreach, g.ns,
-                         g.oth, g.rc, g.claim_r, g.terminal, g.rbase, g.act_off, g.last,
-                         g.child, self.reachable, update, avg_w, self.MODES[self.mode], pos, neg,
-                         self.pred, self.seat, phase, b["side"], b["rep"], b["off"],
-                         b["members"], b["vslot"], b["maxp"], br_side, choice)
+        args = (strat, self.reg, self.ssum, self.V, self.mreach, self.oreach, g.ns, g.oth, g.rc, g.claim_r,
+                g.terminal, g.rbase, g.act_off, g.last, g.child, self.reachable, update, avg_w,
+                self.MODES[self.mode], pos, neg, self.pred, self.seat, phase, b["side"], b["rep"], b["off"],
+                b["members"], b["vslot"], b["maxp"], br_side, choice)
+        threads = self.threads() if callable(self.threads) else self.threads
+        if threads > 1:
+            blocked_backward_threads(*args, threads)
+        else:
+            blocked_backward(*args)
 
     def fsicfr_iteration(self):
         """One full-width FSICFR iteration (Algorithm 2 over all roll pairs) with CFR+ updates."""
