@@ -59,6 +59,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-gib", type=float, default=6.0, help="value tables larger than this use m' = m")
     ap.add_argument("--min-dice", type=int, default=4, help="measure the rounds with more dice in play")
     ap.add_argument("--rounds", default="", help="comma-separated rounds, e.g. 5v5,4v4 (default: all)")
+    ap.add_argument("--gain-bucket", type=int, default=0,
+                    help="also print each round's gain by the last claim's strength, in buckets of this many")
     a = ap.parse_args(argv)
     if a.games < 2:
         print(f"--games is {a.games}; it must be at least 2", file=sys.stderr)
@@ -96,6 +98,10 @@ def main(argv=None) -> int:
         print(f"{name:>6} {g.m:>3} {fig if fig is None else f'{fig:.4f}':>7}  {st.get('br_kind', '-'):<52} {mr:>3} "
               f"{est.base:7.4f} {est.exploitability:8.4f} {est.stderr:6.4f} {est.changed:5.2f} {est.games:7d} "
               f"{secs:6.1f}", flush=True)
+        if a.gain_bucket > 0:
+            from bench.dudo_memory import gain_buckets
+            print("        gain by last claim: " + "  ".join(
+                f"{n} {gain:.4f}" for n, gain, _ in gain_buckets(est.by_last, op + oth, a.gain_bucket)), flush=True)
     return 0
 
 

@@ -19,7 +19,7 @@ player's claims are drawn from the posterior predictive, ``games`` rounds per re
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
@@ -49,11 +49,12 @@ def _splitmix(state):
 
 @njit(cache=True)
 def improvement_games(x, games, seed, resp_first, strat, sf_base, nf, nr, rc_r, rc_f, probs_f,
-                      claim_r, U_resp, K, act_off, child, V, vf_off, choice, rr_base, out):
+                      claim_r, U_resp, K, act_off, child, V, vf_off, choice, rr_base, out, by_last):
     """Play ``games`` rounds of the improved responder holding roll ``x``; ``out[0], out[1]`` get
     the sum and sum of squares of each round's summed advantage over pi (+-1 units), ``out[2]``
-    the responder's turns, ``out[3]`` the turns where it left pi's action.  Returns 1 if the
-    fixed strategy has no action where the round reached, else 0."""
+    the responder's turns, ``out[3]`` the turns where it left pi's action; ``by_last[0, L + 1]`` and
+    ``by_last[1, L + 1]`` the advantage and the turns where the last claim had strength L (-1: none).
+    Returns 1 if the fixed strategy has no action where the round reached, else 0."""
     A = np.empty((K, nf))      # responder's utility when it challenges claim c and the other holds y
     for c in range(K):
         r = claim_r[c] - 1
@@ -71,6 +72,7 @@ def improvement_games(x, games, seed, resp_first, strat, sf_base, nf, nr, rc_r, 
     s2 = 0.0
     turns = 0
     changed = 0
+    by_last[:] = 0.0
     for gi in range(games):
         state[0] = np.uint64(seed) * np.uint64(1000003) + np.uint64(x) * np.uint64(7919) \
             + np.uint64(gi) * np.uint64(0x632BE59BD9B4E019)
@@ -103,8 +105,10 @@ def improvement_games(x, games, seed, resp_first, strat, sf_base, nf, nr, rc_r, 
                 jp = choice[rr_base + act_off[w] * nr + x]
                 if jp < a0 or jp >= na:
                     jp = best
+                by_last[1, L + 1] += 1.0
                 if Q[best] > Q[jp]:
                     adv += Q[best] - Q[jp]
+                    by_last[0, L + 1] += Q[best] - Q[jp]
                     changed += 1
                 if best == 0:
                     break
@@ -158,6 +162,9 @@ class SeatEstimate:
     base: float         # pi's game-winning probability (exact)
     games: int
     changed: float      # share of the responder's turns where it left pi's action
+    # [2, K + 1]: the expected advantage (win probability) and responder turns per round by the strength
+    # of the last claim at the turn (index L + 1)
+    by_last: np.ndarray = field(default=None, compare=False)
 
 
 @dataclass
@@ -218,12 +225,14 @@ def improved_best_response(g: Group, strat: np.ndarray, opener_dice: int, m_resp
         U_resp = 2 * t.T_resp - 1
         rc_r, rc_f = np.ascontiguousarray(gs.rc[t.s_resp]), np.ascontiguousarray(gs.rc[t.s_fix])
         acc = np.zeros(4)
+        by_x = np.zeros((2, gs.K + 1))
+        by_last = np.zeros((2, gs.K + 1))
         mean = var = turns = changed = 0.0
         for x in range(nr):
             if improvement_games(x, games, seed + (0 if resp_is_opener else 1), resp_is_opener, t.lifted,
                                  int(gs.rbase[t.s_fix]), nf, nr, rc_r, rc_f, pf, gs.claim_r, U_resp, gs.K,
                                  gs.act_off, gs.child, t.solver.V, int(t.solver.voff[t.s_fix]), t.choice,
-                                 int(gs.rbase[t.s_resp]), acc):
+                                 int(gs.rbase[t.s_resp]), acc, by_x):
                 raise ValueError(f"the strategy of {gs.dice[t.s_fix]} dice has no action at a window "
                                  f"the round reached")
             mx = acc[0] / games
@@ -231,9 +240,11 @@ def improved_best_response(g: Group, strat: np.ndarray, opener_dice: int, m_resp
             var += pr[x] ** 2 * max(0.0, acc[1] / games - mx * mx) * games / (games - 1) / games
             turns += acc[2]
             changed += acc[3]
+            by_last += pr[x] / games * by_x
         del t
+        by_last[0] *= 0.5       # +-1 units to win probability
         out.append(SeatEstimate(0.5 * (1 + base_pm + mean), 0.5 * float(np.sqrt(var)), 0.5 * (1 + base_pm),
-                                games * nr, changed / max(turns, 1.0)))
+                                games * nr, changed / max(turns, 1.0), by_last))
     return out[0], out[1]
 
 
@@ -246,6 +257,7 @@ class RoundEstimate:
     br_other: float
     games: int
     changed: float
+    by_last: np.ndarray = field(default=None, compare=False)    # both seats' ``SeatEstimate.by_last`` added
 
 
 def round_improved_best_response(g: Group, strat, opener_dice: int, m_resp, W, resp_open: dict,
@@ -255,4 +267,4 @@ def round_improved_best_response(g: Group, strat, opener_dice: int, m_resp, W, r
                                   games, seed)
     return RoundEstimate(o.value + n.value - 1.0, float(np.hypot(o.stderr, n.stderr)),
                          o.base + n.base - 1.0, o.value, n.value, o.games + n.games,
-                         0.5 * (o.changed + n.changed))
+                         0.5 * (o.changed + n.changed), o.by_last + n.by_last)

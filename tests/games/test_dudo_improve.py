@@ -33,6 +33,9 @@ def test_improvement_lies_between_the_memory_bound_and_the_exact_best_response(a
         assert est[i].base == pytest.approx(bound[i], abs=1e-9)      # two kernels, one responder
         assert est[i].value >= est[i].base - 1e-12                   # every advantage is >= 0
         assert est[i].value <= exact[i] + 4 * est[i].stderr + 1e-9
+        # the gain by the last claim's strength adds up to the whole gain (win-probability units)
+        assert est[i].by_last[0].sum() == pytest.approx(est[i].value - est[i].base, abs=1e-12)
+        assert est[i].by_last[0].min() >= 0.0 and est[i].by_last[1].sum() >= 1.0
     # the window forgets claims a perfect-recall responder uses: a real gain on these rounds
     assert sum(e.value - e.base for e in est) > 4 * np.hypot(est[0].stderr, est[1].stderr)
 
@@ -93,6 +96,6 @@ def test_same_seed_same_estimate_and_games_checked():
     g, st = _strategy(1, 2, 1, 20)
     a = improved_best_response(g, st, 1, 1, W, BR_OPEN, BR_OTHER, 5, games=20, seed=5)
     b = improved_best_response(g, st, 1, 1, W, BR_OPEN, BR_OTHER, 5, games=20, seed=5)
-    assert a == b
+    assert a == b and all(np.array_equal(x.by_last, y.by_last) for x, y in zip(a, b))
     with pytest.raises(ValueError, match="games"):
         improved_best_response(g, st, 1, 1, W, BR_OPEN, BR_OTHER, 5, games=1)
