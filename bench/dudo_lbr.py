@@ -35,6 +35,12 @@ def store_continuations(manifest: dict) -> tuple[dict, dict]:
     return bo, bt
 
 
+def local_continuations(W: dict) -> tuple[dict, dict]:
+    """(resp_open, resp_other) of a responder who plays on at our values after the round: the opener's and
+    the other's winning probabilities under the stored strategy."""
+    return dict(W), {r: 1.0 - v for r, v in W.items()}
+
+
 def responder_memory(st: dict, m, a: int, b: int, max_bytes: int):
     """The store's bound memory m' (from its kind) where its value tables fit, else the group's m."""
     found = re.search(r"memory (\d+)", st.get("br_kind", ""))
@@ -59,6 +65,9 @@ def main(argv=None) -> int:
     ap.add_argument("--max-gib", type=float, default=6.0, help="value tables larger than this use m' = m")
     ap.add_argument("--min-dice", type=int, default=4, help="measure the rounds with more dice in play")
     ap.add_argument("--rounds", default="", help="comma-separated rounds, e.g. 5v5,4v4 (default: all)")
+    ap.add_argument("--local", action="store_true",
+                    help="the round's own share: the responder plays on at the store's values after the round "
+                         "(continuations W) instead of best-responding in the later rounds too")
     ap.add_argument("--gain-bucket", type=int, default=0,
                     help="also print each round's gain by the last claim's strength, in buckets of this many")
     a = ap.parse_args(argv)
@@ -73,9 +82,12 @@ def main(argv=None) -> int:
         return 2
     man = store.manifest
     bo, bt = store_continuations(man)
+    if a.local:
+        bo, bt = local_continuations(store_W(man))
     W, max_dice = store_W(man), int(man["parameters"]["max_dice"])
     only = {r for r in a.rounds.split(",") if r}
-    print(f"{a.variant} ({man.get('code_version', '?')}): perfect-recall improvement, {a.games} games per roll and seat")
+    print(f"{a.variant} ({man.get('code_version', '?')}): perfect-recall improvement, {a.games} games per roll and seat"
+          + ("; the round's own share (later rounds at the store's values)" if a.local else ""))
     print(f"{'round':>6} {'m':>3} {'store':>7}  {'store kind':<52} {'m1':>3} {'bound':>7} {'improved':>8} {'+-':>6} "
           f"{'left':>5} {'games':>7} {'s':>6}")
     groups = {}

@@ -52,7 +52,7 @@ def test_report_and_getstats_show_it(improve_store, capsys):
     assert rnd.figures["improved_exploitability"] == pytest.approx(m["rounds"]["2v2"]["improved_exploitability"])
 
 
-def test_bench_measures_the_stored_rows(improve_store, capsys):
+def test_bench_measures_the_stored_rows(improve_store, capsys, tmp_path):
     root, m = improve_store
     assert dudo_lbr.main(["--root", str(root), "--variant", IMPROVE.variant, "--games", "30", "--min-dice", "2"]) == 0
     rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[2:]}
@@ -61,6 +61,18 @@ def test_bench_measures_the_stored_rows(improve_store, capsys):
         # the memory-2 bound recomputed on the quantised rows: the recorded one within quantisation
         assert float(r[-6]) == pytest.approx(m["rounds"][name]["exploitability"], abs=2e-3)
         assert float(r[-5]) >= float(r[-6]) - 1e-9
+    # the round's own share: later rounds at the store's values, never above the whole figure (a responder's
+    # value only grows with its continuations); the bound recomputed here against the exact best response
+    assert dudo_lbr.main(["--root", str(root), "--variant", IMPROVE.variant, "--games", "30", "--min-dice", "2",
+                          "--local", "--rounds", "2v2"]) == 0
+    local = capsys.readouterr().out.splitlines()[2].split()
+    assert local[0] == "2v2" and float(local[-6]) <= float(rows["2v2"][-6]) + 1e-9
+    sol = solve_params(replace(IMPROVE, improve_games=0), progress=False, checkpoint_dir=str(tmp_path))
+    g, strat = sol.groups[(2, 2)], sol.strategies[(2, 2)]
+    W = {tuple(int(x) for x in k.split("v")): st["value"] for k, st in m["rounds"].items()}
+    exact = sum(best_response_value(g, strat, 2, seat, W, {r: 1 - v for r, v in W.items()})
+                for seat in (True, False)) - 1
+    assert float(local[-6]) <= exact + 2e-3                 # the quantised rows against the solver's strategy
     assert dudo_lbr.main(["--root", str(root), "--variant", IMPROVE.variant, "--games", "1"]) == 2
     assert dudo_lbr.main(["--root", str(root), "--variant", "dudo-nosuch"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
