@@ -17,10 +17,13 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from games.dudo.budget import improvement_bytes
 from games.dudo.endgame_store import store_W
 from games.dudo.game import make_group
 from games.dudo.lbr import round_improved_best_response
+from games.dudo.rules import claim
 from games.dudo.store import store_group_strategy, store_memories
 from games.storage import Store, StoreError
 
@@ -39,6 +42,18 @@ def local_continuations(W: dict) -> tuple[dict, dict]:
     """(resp_open, resp_other) of a responder who plays on at our values after the round: the opener's and
     the other's winning probabilities under the stored strategy."""
     return dict(W), {r: 1.0 - v for r, v in W.items()}
+
+
+def gain_buckets(by_last: np.ndarray, D: int, width: int) -> list[tuple[str, float, float]]:
+    """(first claim of the bucket, gain, responder turns) over buckets of ``width`` strengths; the
+    first bucket is the opening turn (no claim yet)."""
+    out = [("open", float(by_last[0, 0]), float(by_last[1, 0]))]
+    K = by_last.shape[1] - 1
+    for L0 in range(0, K, width):
+        n, r = claim(L0, D)
+        out.append((f"{n}x{r}", float(by_last[0, 1 + L0:1 + L0 + width].sum()),
+                    float(by_last[1, 1 + L0:1 + L0 + width].sum())))
+    return out
 
 
 def responder_memory(st: dict, m, a: int, b: int, max_bytes: int):
@@ -81,10 +96,8 @@ def main(argv=None) -> int:
         print(str(e), file=sys.stderr)
         return 2
     man = store.manifest
-    bo, bt = store_continuations(man)
-    if a.local:
-        bo, bt = local_continuations(store_W(man))
     W, max_dice = store_W(man), int(man["parameters"]["max_dice"])
+    bo, bt = local_continuations(W) if a.local else store_continuations(man)
     only = {r for r in a.rounds.split(",") if r}
     print(f"{a.variant} ({man.get('code_version', '?')}): perfect-recall improvement, {a.games} games per roll and seat"
           + ("; the round's own share (later rounds at the store's values)" if a.local else ""))
@@ -111,7 +124,6 @@ def main(argv=None) -> int:
               f"{est.base:7.4f} {est.exploitability:8.4f} {est.stderr:6.4f} {est.changed:5.2f} {est.games:7d} "
               f"{secs:6.1f}", flush=True)
         if a.gain_bucket > 0:
-            from bench.dudo_memory import gain_buckets
             print("        gain by last claim: " + "  ".join(
                 f"{n} {gain:.4f}" for n, gain, _ in gain_buckets(est.by_last, op + oth, a.gain_bucket)), flush=True)
     return 0

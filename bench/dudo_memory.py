@@ -21,14 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.dudo_lbr import store_continuations
+from bench.dudo_lbr import gain_buckets, store_continuations
 from builder.profiles import PROFILES
 from games.dudo.budget import group_cost, improvement_bytes
 from games.dudo.endgame_store import store_W
 from games.dudo.game import make_group
 from games.dudo.infoset import Schedule, memory_at, memory_json, num_windows, parse_memory
 from games.dudo.lbr import round_improved_best_response
-from games.dudo.rules import claim
 from games.dudo.solve import solve_group
 from games.storage import Store, StoreError
 
@@ -43,18 +42,6 @@ def join_memories(K: int, memories) -> int | Schedule:
             mems.append(at[L + 1])
             cuts.append(L)
     return mems[0] if not cuts else Schedule(tuple(mems), tuple(cuts))
-
-
-def gain_buckets(by_last: np.ndarray, D: int, width: int) -> list[tuple[str, float, float]]:
-    """(first claim of the bucket, gain, responder turns) over buckets of ``width`` strengths; the
-    first bucket is the opening turn (no claim yet)."""
-    out = [("open", float(by_last[0, 0]), float(by_last[1, 0]))]
-    K = by_last.shape[1] - 1
-    for L0 in range(0, K, width):
-        n, r = claim(L0, D)
-        out.append((f"{n}x{r}", float(by_last[0, 1 + L0:1 + L0 + width].sum()),
-                    float(by_last[1, 1 + L0:1 + L0 + width].sum())))
-    return out
 
 
 def main(argv=None) -> int:

@@ -8,6 +8,7 @@ import pytest
 
 from bench import dudo_lbr
 from builder import dudo_report
+from games.dudo.endgame_store import store_W
 from games.dudo.exploit import best_response_value
 from games.dudo.solve import solve_params
 from games.dudo.store import DudoParams
@@ -69,7 +70,7 @@ def test_bench_measures_the_stored_rows(improve_store, capsys, tmp_path):
     assert local[0] == "2v2" and float(local[-6]) <= float(rows["2v2"][-6]) + 1e-9
     sol = solve_params(replace(IMPROVE, improve_games=0), progress=False, checkpoint_dir=str(tmp_path))
     g, strat = sol.groups[(2, 2)], sol.strategies[(2, 2)]
-    W = {tuple(int(x) for x in k.split("v")): st["value"] for k, st in m["rounds"].items()}
+    W = store_W(m)
     exact = sum(best_response_value(g, strat, 2, seat, W, {r: 1 - v for r, v in W.items()})
                 for seat in (True, False)) - 1
     assert float(local[-6]) <= exact + 2e-3                 # the quantised rows against the solver's strategy
