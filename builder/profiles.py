@@ -53,10 +53,13 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # all): 4-16-3 0.2553 +- 0.0010 in 521 s of training, 4-20-3-30-2 0.2472 in 312 s, 4-20-3-36-2 0.2444 in 349 s,
 # 4-24-3-32-2 0.2303 +- 0.0011 in 464 s (96 iterations each, the floor): the perfect-recall responder's gain
 # lies where the last claim is 18-29 of 48 (bench.dudo_lbr --gain-bucket), and claims above 32 are few.
+# 5v5 and 4v5 remember 3 claims below strength 28 (5v5, was 20) and 24 (4v5, was 18): on the full store their
+# own shares (bench.dudo_lbr --local) were the largest, 0.067 and 0.062, with the gain at strengths 16-35; 1.7x
+# and 1.5x the windows (5,107 and 3,510; 2.1 and 2.3 GB modelled), all the 2-hour build had room for.
 DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_budget=900.0, label="full",
                        memory_by_group=(((1, 3), 6), ((2, 2), 6), ((3, 3), "5-18-4"), ((2, 4), "4-24-3"),
                                         ((3, 4), "4-18-3"), ((2, 5), "4-14-3"), ((4, 4), "4-24-3-32-2"),
-                                        ((3, 5), "3-24-2"), ((4, 5), "3-18-2"), ((5, 5), "3-20-2")),
+                                        ((3, 5), "3-24-2"), ((4, 5), "3-24-2"), ((5, 5), "3-28-2")),
                        iterations_by_group=(((1, 3), 256), ((2, 2), 2048)),
                        stop_rel=0.1, bound_memory=1, bound_budget=7 << 29, bound_time_budget=120.0,
                        improve_games=100,
