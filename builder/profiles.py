@@ -34,7 +34,9 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # training rule of this profile): 1v3 with m = 6 reaches 3.5e-3 at 128 iterations and 1.7e-3 at 256
 # (m = 4: 6.6e-3 at its floor, m = 5: 6.0e-3), 2v2 with m = 6 reaches 0.0108 at 512 and 0.0058 at
 # 1024, still 46% better over that doubling (m = 4 and 5 stop at 0.014-0.015), so 2v2 trains up to
-# 2048 and 1v3 up to 256; modelled 2,250 and 940 s, in parallel.
+# 2048 and 1v3 up to 256; modelled 2,250 and 940 s, in parallel. 2v2 now stops at 1536: the full build of
+# 653bf0f measured 0.0102 at 512, 0.0051 at 1024 and 0.0022 at 2048 (in 632 and 1,334 s of training), so 1536
+# stays below 0.005 and frees about 350 s of the build's wall for 3v4 below.
 # Four more take one claim more than the time budget gave them, by measurement with the perfect-recall
 # improvement (games.dudo.lbr, the same responder class for both): 3v3 with m = 4 (this profile's rule, the
 # full store's continuations) reaches 0.046 against 0.114 with m = 3, in 528 s of one core for 300 iterations
@@ -53,14 +55,17 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # all): 4-16-3 0.2553 +- 0.0010 in 521 s of training, 4-20-3-30-2 0.2472 in 312 s, 4-20-3-36-2 0.2444 in 349 s,
 # 4-24-3-32-2 0.2303 +- 0.0011 in 464 s (96 iterations each, the floor): the perfect-recall responder's gain
 # lies where the last claim is 18-29 of 48 (bench.dudo_lbr --gain-bucket), and claims above 32 are few.
+# 3v4 remembers 4-24-3-32-2 (was 4-18-3), by the same measurement (cap 96): 3v4 / 4v3 0.1628 / 0.1590 with 4-18-3
+# in 349 s of training, 0.1474 / 0.1467 +- 0.001 with 4-24-3-32-2 in 493 s (2.65 GB modelled).
 # 5v5 and 4v5 remember 3 claims below strength 28 (5v5, was 20) and 24 (4v5, was 18): on the full store their
 # own shares (bench.dudo_lbr --local) were the largest, 0.067 and 0.062, with the gain at strengths 16-35; 1.7x
-# and 1.5x the windows (5,107 and 3,510; 2.1 and 2.3 GB modelled), all the 2-hour build had room for.
+# and 1.5x the windows (5,107 and 3,510; 2.1 and 2.3 GB modelled), all the 2-hour build had room for
+# with 3v4's.
 DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_budget=900.0, label="full",
                        memory_by_group=(((1, 3), 6), ((2, 2), 6), ((3, 3), "5-18-4"), ((2, 4), "4-24-3"),
-                                        ((3, 4), "4-18-3"), ((2, 5), "4-14-3"), ((4, 4), "4-24-3-32-2"),
+                                        ((3, 4), "4-24-3-32-2"), ((2, 5), "4-14-3"), ((4, 4), "4-24-3-32-2"),
                                         ((3, 5), "3-24-2"), ((4, 5), "3-24-2"), ((5, 5), "3-28-2")),
-                       iterations_by_group=(((1, 3), 256), ((2, 2), 2048)),
+                       iterations_by_group=(((1, 3), 256), ((2, 2), 1536)),
                        stop_rel=0.1, bound_memory=1, bound_budget=7 << 29, bound_time_budget=120.0,
                        improve_games=100,
                        iterations_by_total=((2, 8000), (3, 400), (4, 1000), (5, 400), (6, 300), (7, 200), (8, 200),
