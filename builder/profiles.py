@@ -33,7 +33,7 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # Two groups take their memory by measurement instead (bench.dudo mtable, exact best response, the
 # training rule of this profile): 1v3 with m = 6 reaches 3.5e-3 at 128 iterations and 1.7e-3 at 256
 # (m = 4: 6.6e-3 at its floor, m = 5: 6.0e-3), 2v2 with m = 6 reaches 0.0108 at 512 and 0.0058 at
-# 1024, still 46% better over that doubling (m = 4 and 5 stop at 0.014-0.015), so 2v2 trains up to
+# 1024, still 46% better over that doubling (m = 4 and 5 stop at 0.014-0.015), so 2v2 trained up to
 # 2048 and 1v3 up to 256; modelled 2,250 and 940 s, in parallel. 2v2 now stops at 1536: the full build of
 # 653bf0f measured 0.0102 at 512, 0.0051 at 1024 and 0.0022 at 2048 (in 632 and 1,334 s of training), so 1536
 # stays below 0.005 and frees about 350 s of the build's wall for 3v4 below.
@@ -49,7 +49,7 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # 3v3 (this profile's rule, the full store's continuations, improvement of the memory-4 responder) m = 3 reaches
 # 0.114 with 7,807 windows, 4-18-3 0.079 with 10,867, 4-24-3 0.056 with 18,433 and m = 4 0.046 with 66,712:
 # most of the gain of the fourth claim is where the last claim is below 24 of 36. Each schedule below fits
-# the table budget (1.2-2.4 GB modelled) at about twice the old group's modelled time per iteration.
+# the table budget (1.2-2.7 GB modelled) at about twice the old group's modelled time per iteration.
 # 4v4 remembers 4 claims below strength 24, 3 below 32, then 2 (was 4-16-3), by measurement (bench.dudo_memory
 # on the default store's continuations, this profile's rule, the improvement of one memory-4-24-3 responder for
 # all): 4-16-3 0.2553 +- 0.0010 in 521 s of training, 4-20-3-30-2 0.2472 in 312 s, 4-20-3-36-2 0.2444 in 349 s,
