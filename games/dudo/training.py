@@ -37,8 +37,11 @@ def doubling_targets(first: int, cap: int) -> list[int]:
 
 
 def floor_reached(curve, rel: float) -> bool:
-    """The stopping rule: the last doubling improved the exploitability by less than ``rel``."""
-    return len(curve) >= 2 and curve[-1][1] > (1.0 - rel) * curve[-2][1]
+    """The stopping rule: the last doubling improved the exploitability by less than ``rel``.  A last
+    step shorter than a doubling (the cap, reached between two doublings) is not a floor: a group that
+    improved 17% over its last doubling and 0.5% over the few iterations to its cap stopped at the cap."""
+    return (len(curve) >= 2 and curve[-1][0] >= 2 * curve[-2][0]
+            and curve[-1][1] > (1.0 - rel) * curve[-2][1])
 
 
 def train_to_floor(solver, measure, cap: int, first: int, rel: float = 0.1, curve=None, on_point=None,

@@ -43,6 +43,11 @@ def test_stops_when_a_doubling_improves_less_than_ten_percent():
     s = Counter()
     curve, reason = train_to_floor(s, lambda t: 1.0 / t, 20, 4, progress=False)
     assert reason == "cap" and s.t == 20 and [p[0] for p in curve] == [4, 8, 16, 20]
+    # the step to a cap between doublings is not a doubling: 16 -> 20 improving 1% is the cap, not a floor
+    s = Counter()
+    curve, reason = train_to_floor(s, {4: 1.0, 8: 0.5, 16: 0.4, 20: 0.396}.get, 20, 4, progress=False)
+    assert reason == "cap" and [p[0] for p in curve] == [4, 8, 16, 20]
+    assert not floor_reached(curve, 0.1) and floor_reached([[8, 0.5], [16, 0.46]], 0.1)
 
 
 def test_resume_repeats_no_measurement():
