@@ -1,0 +1,81 @@
+"""The perfect-recall improvement along one Dudo group's training: does the figure that counts beyond 4 dice
+in play fall with the iterations the way the abstraction's own bound (the floor rule's measure) does?
+
+    .venv/bin/python -m bench.dudo_curve --root /tmp/full --variant dudo-5dice-full --group 5v5 \\
+        --memory 3-28-2 --points 36,72,144,288 [--games 20] [--threads 2]
+
+Trains the group once (the profile's rule: ``FastSolver`` defaults) on the store's continuations and, at
+each point, measures per round the memory-m' responder's exact-valued bound (m' = ``--responder``, default
+the group's memory) and its perfect-recall improvement (the same seed at every point, so the points share
+their sampled claims as far as the strategies allow).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from bench.dudo_lbr import store_continuations
+from games.dudo.endgame_store import store_W
+from games.dudo.game import make_group
+from games.dudo.infoset import memory_json, parse_memory
+from games.dudo.lbr import round_improved_best_response
+from games.dudo.solver import FastSolver
+from games.dudo.training import train
+from games.storage import Store, StoreError
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.dudo_curve")
+    ap.add_argument("--root", default="stores")
+    ap.add_argument("--variant", default="dudo-5dice-default")
+    ap.add_argument("--group", required=True, help="e.g. 5v5")
+    ap.add_argument("--memory", required=True, help="the group's memory: an int or a schedule like 3-28-2")
+    ap.add_argument("--responder", default="", help="the improvement's responder memory (default: --memory)")
+    ap.add_argument("--points", required=True, help="comma-separated increasing iteration counts")
+    ap.add_argument("--games", type=int, default=20, help="sampled rounds per responder roll and seat")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args(argv)
+    try:
+        x, y = (int(v) for v in a.group.split("v"))
+        group = (min(x, y), max(x, y))
+        m = parse_memory(a.memory)
+        resp = parse_memory(a.responder) if a.responder else m
+        points = [int(p) for p in a.points.split(",") if p]
+        if not points or points != sorted(set(points)) or points[0] < 1:
+            raise ValueError(f"--points {a.points!r}: want increasing positive iteration counts")
+        if a.games < 2 or a.threads < 1:
+            raise ValueError("--games must be at least 2 and --threads at least 1")
+    except ValueError as e:
+        print(f"bad arguments: {e}", file=sys.stderr)
+        return 2
+    try:
+        man = Store(Path(a.root) / "dudo" / a.variant / "current").manifest
+    except StoreError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    W, max_dice = store_W(man), int(man["parameters"]["max_dice"])
+    bo, bt = store_continuations(man)
+    g = make_group(*group, m, W, max_dice)
+    openers = sorted({group[0], group[1]})
+    openers = [op for op in openers if f"{op}v{sum(group) - op}" in man["rounds"]]
+    solver = FastSolver(g, threads=a.threads)
+    print(f"{a.group} memory {memory_json(m)} on {a.variant}'s continuations; improvement of the memory-"
+          f"{memory_json(resp)} responder, {a.games} games per roll and seat, seed {a.seed}")
+    print(f"{'round':>6} {'iters':>6} {'train s':>8} {'own bound':>9} {'improved':>9} {'+-':>7} {'imp s':>6}",
+          flush=True)
+    for t in points:
+        train(solver, t - solver.t, progress=False)
+        strat = solver.average_strategy()
+        for op in openers:
+            t0 = time.perf_counter()
+            est = round_improved_best_response(g, strat, op, resp, W, bo, bt, max_dice, a.games, a.seed)
+            print(f"{op}v{sum(group) - op:<4} {solver.t:>6} {solver.seconds:8.0f} {est.base:9.4f} "
+                  f"{est.exploitability:9.4f} {est.stderr:7.4f} {time.perf_counter() - t0:6.0f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""``bench.dudo_curve`` on a tiny built store: at 3 dice in play every point's improvement lies between the
+responder's exact-valued bound and the exact perfect-recall best response of the same strategy, computed
+here independently; bad arguments get one line and exit code 2."""
+import numpy as np
+import pytest
+
+from bench import dudo_curve
+from bench.dudo_lbr import store_continuations
+from games.dudo.endgame_store import store_W
+from games.dudo.exploit import best_response_value
+from games.dudo.game import make_group
+from games.dudo.solver import FastSolver
+from games.dudo.store import DudoParams
+from tests.conftest import built_dudo_manifest
+
+SMALL = DudoParams(max_dice=2, iterations=40, memory=1, exact_br_total=2, bound_memory=1)
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory):
+    return built_dudo_manifest(SMALL, tmp_path_factory.mktemp("dudocurve"))
+
+
+def test_curve_lies_between_the_bound_and_the_exact_best_response(small_store, capsys):
+    root, man = small_store
+    args = ["--root", str(root), "--variant", SMALL.variant, "--group", "1v2", "--memory", "1",
+            "--points", "8,32", "--games", "30"]
+    assert dudo_curve.main(args) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in out[2:]]
+    assert [(r[0], int(r[1])) for r in rows] == [("2v1", 8), ("2v1", 32)]     # 1v2 is unreachable at 2 dice
+    W, (bo, bt) = store_W(man), store_continuations(man)
+    g = make_group(1, 2, 1, W, 2)
+    s = FastSolver(g)
+    for r in rows:
+        s.solve(int(r[1]) - s.t, progress=False)
+        strat = s.average_strategy()
+        exact = best_response_value(g, strat, 2, True, bo, bt) + best_response_value(g, strat, 2, False, bo, bt) - 1
+        own, improved, se = float(r[3]), float(r[4]), float(r[5])
+        assert own <= improved + 1e-12 and own <= exact + 1e-9
+        assert improved <= exact + 4 * se + 1e-9
+    assert float(rows[1][3]) < float(rows[0][3])        # more training, a lower bound of its own memory
+
+
+def test_bad_arguments_name_the_fault(small_store, capsys):
+    root, _ = small_store
+    base = ["--root", str(root), "--variant", SMALL.variant, "--group", "1v2", "--memory", "1"]
+    assert dudo_curve.main(base + ["--points", "16,8"]) == 2
+    assert dudo_curve.main(base + ["--points", "8", "--games", "1"]) == 2
+    assert dudo_curve.main(["--root", str(root), "--variant", "nope", "--group", "1v2", "--memory", "1",
+                            "--points", "8"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and "increasing" in err[0] and "--games" in err[1]
