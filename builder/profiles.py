@@ -62,6 +62,9 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # and 1.5x the windows (5,107 and 3,510; 2.1 and 2.3 GB modelled), all the 2-hour build had room for
 # with 3v4's. Measured by the full build of b4490bb: 5v5 0.123 (was 0.128), 5v4 0.113 (was 0.114), 3v4 0.056
 # (was 0.058), but the own shares of 5v4 and 5v5 stayed 0.062 and 0.067: the gain moved above the new cuts.
+# 5v5 trains up to 288 iterations (was 150, where it stopped at the cap, its own bound still 17% better over its
+# last doubling): on that store's continuations its perfect-recall improvement (bench.dudo_curve, 20 games) was
+# 0.1312 / 0.1257 / 0.1203 at 72 / 144 / 288 iterations (own bound 0.0995 / 0.0822 / 0.0766), about 700 s more.
 DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_budget=900.0, label="full",
                        memory_by_group=(((1, 3), 6), ((2, 2), 6), ((3, 3), "5-18-4"), ((2, 4), "4-24-3"),
                                         ((3, 4), "4-24-3-32-2"), ((2, 5), "4-14-3"), ((4, 4), "4-24-3-32-2"),
@@ -70,7 +73,7 @@ DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_
                        stop_rel=0.1, bound_memory=1, bound_budget=7 << 29, bound_time_budget=120.0,
                        improve_games=100,
                        iterations_by_total=((2, 8000), (3, 400), (4, 1000), (5, 400), (6, 300), (7, 200), (8, 200),
-                                            (9, 150), (10, 150)))
+                                            (9, 150), (10, 288)))
 
 # Ganzfried's Table 1 iteration counts for the full fictitious-play baseline. The rollout guesser runs
 # in the full profile only (issue 13, measured in the same load): its double-oracle columns made the
