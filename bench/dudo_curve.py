@@ -14,16 +14,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-from bench.dudo_lbr import store_continuations
-from games.dudo.endgame_store import store_W
+from bench.dudo_lbr import store_inputs
 from games.dudo.game import make_group
 from games.dudo.infoset import memory_json, parse_memory
 from games.dudo.lbr import round_improved_best_response
 from games.dudo.solver import FastSolver
 from games.dudo.training import train
-from games.storage import Store, StoreError
+from games.storage import StoreError
 
 
 def main(argv=None) -> int:
@@ -52,12 +50,10 @@ def main(argv=None) -> int:
         print(f"bad arguments: {e}", file=sys.stderr)
         return 2
     try:
-        man = Store(Path(a.root) / "dudo" / a.variant / "current").manifest
+        man, W, max_dice, bo, bt = store_inputs(a.root, a.variant)
     except StoreError as e:
         print(str(e), file=sys.stderr)
         return 2
-    W, max_dice = store_W(man), int(man["parameters"]["max_dice"])
-    bo, bt = store_continuations(man)
     g = make_group(*group, m, W, max_dice)
     openers = sorted({group[0], group[1]})
     openers = [op for op in openers if f"{op}v{sum(group) - op}" in man["rounds"]]

@@ -38,6 +38,13 @@ def store_continuations(manifest: dict) -> tuple[dict, dict]:
     return bo, bt
 
 
+def store_inputs(root, variant: str):
+    """(manifest, W, max_dice, resp_open, resp_other) of a built Dudo store: what retraining one of its
+    groups on its continuations needs (raises ``StoreError`` naming what is missing)."""
+    man = Store(Path(root) / "dudo" / variant / "current").manifest
+    return (man, store_W(man), int(man["parameters"]["max_dice"])) + store_continuations(man)
+
+
 def local_continuations(W: dict) -> tuple[dict, dict]:
     """(resp_open, resp_other) of a responder who plays on at our values after the round: the opener's and
     the other's winning probabilities under the stored strategy."""

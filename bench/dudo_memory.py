@@ -17,19 +17,17 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-from bench.dudo_lbr import gain_buckets, store_continuations
+from bench.dudo_lbr import gain_buckets, store_inputs
 from builder.profiles import PROFILES
 from games.dudo.budget import group_cost, improvement_bytes
-from games.dudo.endgame_store import store_W
 from games.dudo.game import make_group
 from games.dudo.infoset import Schedule, memory_at, memory_json, num_windows, parse_memory
 from games.dudo.lbr import round_improved_best_response
 from games.dudo.solve import solve_group
-from games.storage import Store, StoreError
+from games.storage import StoreError
 
 
 def join_memories(K: int, memories) -> int | Schedule:
@@ -74,12 +72,10 @@ def main(argv=None) -> int:
               f"of value tables, over --max-gib {a.max_gib}", file=sys.stderr)
         return 2
     try:
-        man = Store(Path(a.root) / "dudo" / a.variant / "current").manifest
+        _, W, max_dice, bo, bt = store_inputs(a.root, a.variant)
     except StoreError as e:
         print(str(e), file=sys.stderr)
         return 2
-    W, max_dice = store_W(man), int(man["parameters"]["max_dice"])
-    bo, bt = store_continuations(man)
     if a.games < 2:
         print(f"--games is {a.games}; it must be at least 2", file=sys.stderr)
         return 2
