@@ -27,9 +27,8 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # at once, so the peak is at most about two groups' tables plus their bounds: modelled 7.1 GB at 8 dice,
 # measured about half of that (bench.dudo_cost; the bound of 3v5 at m' = 3: 1.84 GB peak, modelled 3.68).
 # Each group trains to its floor (stop_rel: less than 10% better over a doubling of the iterations;
-# the iterations per total of dice in play are caps); modelled wall about 104 min on 2 cores at the caps
-# (the model overestimates: the build of this profile without the two groups below was modelled at 73 min
-# and took 3,050 CPU s)
+# the iterations per total of dice in play are caps); `builder.dudo_report --plan full` models about 340 min
+# on 2 workers at the caps (the model overestimates large groups up to 3x); measured 1 h 51 min (249ef09)
 # Two groups take their memory by measurement instead (bench.dudo mtable, exact best response, the
 # training rule of this profile): 1v3 with m = 6 reaches 3.5e-3 at 128 iterations and 1.7e-3 at 256
 # (m = 4: 6.6e-3 at its floor, m = 5: 6.0e-3), 2v2 with m = 6 reaches 0.0108 at 512 and 0.0058 at
@@ -65,6 +64,7 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # 5v5 trains up to 288 iterations (was 150, where it stopped at the cap, its own bound still 17% better over its
 # last doubling): on that store's continuations its perfect-recall improvement (bench.dudo_curve, 20 games) was
 # 0.1312 / 0.1257 / 0.1203 at 72 / 144 / 288 iterations (own bound 0.0995 / 0.0822 / 0.0766), about 700 s more.
+# The full build of 249ef09 measured 5v5 0.121 (was 0.123) and a wall of 1 h 50 min 39 s (was 1 h 35 min).
 DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_budget=900.0, label="full",
                        memory_by_group=(((1, 3), 6), ((2, 2), 6), ((3, 3), "5-18-4"), ((2, 4), "4-24-3"),
                                         ((3, 4), "4-24-3-32-2"), ((2, 5), "4-14-3"), ((4, 4), "4-24-3-32-2"),
