@@ -16,7 +16,7 @@ import sys
 import time
 
 from bench.dudo_lbr import store_inputs
-from games.dudo.game import make_group
+from games.dudo.game import make_group, round_reachable
 from games.dudo.infoset import memory_json, parse_memory
 from games.dudo.lbr import round_improved_best_response
 from games.dudo.solver import FastSolver
@@ -50,13 +50,15 @@ def main(argv=None) -> int:
         print(f"bad arguments: {e}", file=sys.stderr)
         return 2
     try:
-        man, W, max_dice, bo, bt = store_inputs(a.root, a.variant)
+        _, W, max_dice, bo, bt = store_inputs(a.root, a.variant)
     except StoreError as e:
         print(str(e), file=sys.stderr)
         return 2
+    if not 1 <= group[0] <= group[1] <= max_dice:
+        print(f"bad arguments: --group {a.group}: each player has 1..{max_dice} dice in this store", file=sys.stderr)
+        return 2
     g = make_group(*group, m, W, max_dice)
-    openers = sorted({group[0], group[1]})
-    openers = [op for op in openers if f"{op}v{sum(group) - op}" in man["rounds"]]
+    openers = [op for op in sorted(set(group)) if round_reachable(op, sum(group) - op, max_dice)]
     solver = FastSolver(g, threads=a.threads)
     print(f"{a.group} memory {memory_json(m)} on {a.variant}'s continuations; improvement of the memory-"
           f"{memory_json(resp)} responder, {a.games} games per roll and seat, seed {a.seed}")

@@ -1,7 +1,6 @@
 """``bench.dudo_curve`` on a tiny built store: at 3 dice in play every point's improvement lies between the
 responder's exact-valued bound and the exact perfect-recall best response of the same strategy, computed
 here independently; bad arguments get one line and exit code 2."""
-import numpy as np
 import pytest
 
 from bench import dudo_curve
@@ -49,5 +48,6 @@ def test_bad_arguments_name_the_fault(small_store, capsys):
     assert dudo_curve.main(base + ["--points", "8", "--games", "1"]) == 2
     assert dudo_curve.main(["--root", str(root), "--variant", "nope", "--group", "1v2", "--memory", "1",
                             "--points", "8"]) == 2
+    assert dudo_curve.main(base[:5] + ["3v1", "--memory", "1", "--points", "8"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 3 and "increasing" in err[0] and "--games" in err[1]
+    assert len(err) == 4 and "increasing" in err[0] and "--games" in err[1] and "--group 3v1" in err[3]
