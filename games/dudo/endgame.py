@@ -45,7 +45,7 @@ from numba import njit
 
 from .exploit import _binom_tables, _widx
 from .game import challenge_win_prob
-from .infoset import last_claims, memory_size, window_index, window_index_tables
+from .infoset import Faces, last_claims, memory_size, window_index, window_index_tables
 from .rules import claim_table, roll_arrays, roll_index
 from .tree import dudo_mover_values, dudo_other_values, node_reached, node_strategy
 
@@ -532,12 +532,21 @@ def utility_tables(own: int, opp: int, W) -> np.ndarray:
     return U
 
 
+def window_memory(m):
+    """``m`` if the endgame can index its windows by claims (not a face memory, whose windows it does not
+    index yet), else ValueError naming it."""
+    if isinstance(m, Faces):
+        raise ValueError(f"endgame re-solving indexes blueprint windows by claims; memory {m} also "
+                         f"remembers faces")
+    return m
+
+
 def ranges(blueprint, own: int, opp: int, history, requester_opened: bool):
     """(requester's reach per roll, opponent's reach per roll) after ``history``: chance times
     the blueprint's probabilities of each player's own claims (unnormalised)."""
     reach = [roll_arrays(own)[0].copy(), roll_arrays(opp)[0].copy()]
     dice = (own, opp)
-    mem = [blueprint.memory(own, opp), blueprint.memory(opp, own)]
+    mem = [window_memory(blueprint.memory(own, opp)), window_memory(blueprint.memory(opp, own))]
     for k, c in enumerate(history):
         s = REQ if (k % 2 == 0) == requester_opened else OPP
         h = list(history[:k])
@@ -719,7 +728,7 @@ class RoundContext:
 def round_context(blueprint, own: int, opp: int, W=None) -> RoundContext:
     K = 6 * (own + opp)
     ns, rc, claim_r = _seat_arrays(own, opp)
-    mem = blueprint.memory(own, opp)
+    mem = window_memory(blueprint.memory(own, opp))
     mem_at, remap = window_index_tables(K, mem)
     binom, size_off = _binom_tables(K, memory_size(K, mem))
     table = wpos = None

@@ -82,23 +82,74 @@ class Schedule:
         return cls(tuple(parts[0::2]), tuple(parts[1::2]))
 
 
+FACE_CODES = 7      # a remembered face: 1..6, 0 = none (fewer claims than that were forgotten)
+
+
+@dataclass(frozen=True)
+class Faces:
+    """Memory ``base`` (claims, an int or a ``Schedule``) plus the faces of the ``f`` claims just before
+    the window, most recent first: a claim's face says which dice its claimant holds, its count is
+    bounded by the claims after it, and 6 faces cost far fewer windows than the up to K claims one more
+    remembered claim can be.  Written ``2+1f`` (the last 2 claims and the face of the one before).
+
+    Window index: ``base index * 7**f + sum_i face_i 7**i`` (face 0: none), a dense product; windows
+    whose faces cannot occur (a short window with a face) are unreachable and never stored."""
+    base: object
+    f: int
+
+    def __post_init__(self):
+        if not isinstance(self.base, (int, Schedule)) or isinstance(self.base, bool) or \
+                (isinstance(self.base, int) and self.base < 1):
+            raise ValueError("a face memory's base is a memory of at least 1 claim or a schedule")
+        if not isinstance(self.f, int) or not 1 <= self.f <= 3:
+            raise ValueError("a face memory remembers 1 to 3 faces")
+
+    @property
+    def codes(self) -> int:
+        return FACE_CODES ** self.f
+
+    def __str__(self) -> str:
+        return f"{self.base}+{self.f}f"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    @classmethod
+    def parse(cls, text: str) -> "Faces":
+        base, sep, faces = str(text).partition("+")
+        if not sep or not faces.endswith("f") or not faces[:-1].isdigit():
+            raise ValueError(f"face memory {text!r}: want MEMORY+Nf, for example 2+1f or 3-28-2+1f")
+        return cls(parse_memory(base), int(faces[:-1]))
+
+
+def claim_faces(K: int) -> np.ndarray:
+    """The face (1..6) of every claim strength of a round with K / 6 dice in play."""
+    from .rules import claim_table
+    return np.array([r for _, r in claim_table(K // 6)], dtype=np.int64)
+
+
 def parse_memory(value):
     """A memory as written in JSON and manifests: None/"perfect", an int, or a schedule's text."""
     if value is None or value == "perfect":
         return None
-    if isinstance(value, (Schedule, int)):
+    if isinstance(value, (Schedule, Faces, int)):
         return value
     text = str(value)
+    if "+" in text:
+        return Faces.parse(text)
     return int(text) if text.isdigit() else Schedule.parse(text)
 
 
 def memory_json(m):
-    """A memory as JSON (``parse_memory`` reads it back): None, an int, or a schedule's text."""
-    return str(m) if isinstance(m, Schedule) else m
+    """A memory as JSON (``parse_memory`` reads it back): None, an int, or a schedule's (face memory's) text."""
+    return str(m) if isinstance(m, (Schedule, Faces)) else m
 
 
 def memory_at(K: int, m, last: int) -> int:
-    """Claims remembered after a claim of strength ``last`` (-1: none) with memory ``m``."""
+    """Claims remembered after a claim of strength ``last`` (-1: none) with memory ``m`` (a face memory:
+    its base's)."""
+    if isinstance(m, Faces):
+        return memory_at(K, m.base, last)
     if isinstance(m, Schedule):
         return min(m.at(last), K)
     return memory_size(K, m)
@@ -108,6 +159,8 @@ def memory_plus(m, k: int):
     """Memory ``m`` remembering ``k`` claims more after every claim (None stays perfect recall)."""
     if m is None:
         return None
+    if isinstance(m, Faces):
+        return Faces(memory_plus(m.base, k), m.f)
     if isinstance(m, Schedule):
         return Schedule(tuple(x + k for x in m.mems), m.cuts)
     return m + k
@@ -115,7 +168,9 @@ def memory_plus(m, k: int):
 
 def memory_size(K: int, m) -> int:
     """Effective memory: ``m`` capped at K claims (``None`` = perfect recall = K); a schedule's
-    largest."""
+    largest; a face memory's base's."""
+    if isinstance(m, Faces):
+        return memory_size(K, m.base)
     if isinstance(m, Schedule):
         return min(m.mems[0], K)
     return K if m is None else min(m, K)
@@ -126,10 +181,18 @@ def is_perfect_recall(K: int, m) -> bool:
     return m is None or (isinstance(m, int) and m >= K)
 
 
+def memory_faces(m) -> int:
+    """Faces a memory remembers before its window (0 unless a ``Faces``)."""
+    return m.f if isinstance(m, Faces) else 0
+
+
 def dominates(K: int, big, small) -> bool:
     """Whether memory ``big`` remembers at least what ``small`` does after every claim (so a strategy
-    of ``small``'s windows is one of ``big``'s)."""
-    return all(memory_at(K, big, L) >= memory_at(K, small, L) for L in range(-1, K))
+    of ``small``'s windows is one of ``big``'s): as many whole claims, and as many claims at least
+    by their face."""
+    return all(memory_at(K, big, L) >= memory_at(K, small, L)
+               and memory_at(K, big, L) + memory_faces(big) >= memory_at(K, small, L) + memory_faces(small)
+               for L in range(-1, K))
 
 
 @lru_cache(maxsize=8)
@@ -147,6 +210,8 @@ def _schedule_windows(K: int, m: Schedule):
 
 
 def num_windows(K: int, m) -> int:
+    if isinstance(m, Faces):
+        return num_windows(K, m.base) * m.codes
     if isinstance(m, Schedule):     # C(L, k - 1) windows of k claims end at L, where m(L) >= k
         return 1 + sum(comb(L, k - 1) for k in range(1, memory_size(K, m) + 1) for L in range(k - 1, K)
                        if m.at(L) >= k)
@@ -156,7 +221,10 @@ def num_windows(K: int, m) -> int:
 
 def window_index(window, K: int, m=None) -> int:
     """Index of a set of remembered claim strengths (any iterable of distinct ints < K); with a
-    schedule ``m`` its rank among the schedule's windows."""
+    schedule ``m`` its rank among the schedule's windows.  A face memory's index needs the claims before
+    the window too: ``history_window``."""
+    if isinstance(m, Faces):
+        raise ValueError(f"memory {m} remembers faces before the window: index it by the history")
     if isinstance(m, Schedule):
         w = tuple(sorted(window))
         try:
@@ -174,7 +242,9 @@ def window_index(window, K: int, m=None) -> int:
 
 
 def window_from_index(idx: int, K: int, m=None) -> tuple[int, ...]:
-    """Inverse of ``window_index``: the sorted remembered claims."""
+    """Inverse of ``window_index``: the sorted remembered claims (a face memory: ``face_window``)."""
+    if isinstance(m, Faces):
+        raise ValueError(f"memory {m} remembers faces before the window: see face_window")
     if isinstance(m, Schedule):
         return _schedule_windows(K, m)[0][idx]
     k = 0
@@ -193,12 +263,33 @@ def window_from_index(idx: int, K: int, m=None) -> tuple[int, ...]:
 
 def history_window(history, K: int, m) -> int:
     """The window index (memory ``m``) that a claim history (strengths, oldest first) reaches."""
+    if isinstance(m, Faces):
+        h = list(history)
+        win = last_claims(h, m.base)
+        before = h[:len(h) - len(win)][::-1][:m.f]
+        faces = claim_faces(K)
+        code = sum(int(faces[c]) * FACE_CODES ** i for i, c in enumerate(before))
+        return window_index(win, K, m.base) * m.codes + code
     return window_index(last_claims(history, m), K, m)
 
 
+def face_window(idx: int, K: int, m: "Faces") -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Inverse of ``history_window`` for a face memory: (remembered claims, faces before them, most
+    recent first; none omitted)."""
+    wb, code = divmod(idx, m.codes)
+    faces = []
+    while code:
+        code, f = divmod(code, FACE_CODES)
+        faces.append(f)
+    return window_from_index(wb, K, m.base), tuple(faces)
+
+
 def last_claims(history, m) -> tuple[int, ...]:
-    """The abstraction's memory of a claim history (list of strengths, oldest first)."""
+    """The abstraction's remembered claims of a claim history (list of strengths, oldest first); a face
+    memory's faces are not among them (``history_window`` has both)."""
     h = list(history)
+    if isinstance(m, Faces):
+        m = m.base
     if isinstance(m, Schedule):
         m = m.at(h[-1]) if h else m.mems[0]
     return tuple(h if m is None else h[max(0, len(h) - m):])
@@ -331,6 +422,8 @@ def window_tables(K: int, m: int | None):
     ``n_act = K - last``; ``child[act_off[w] + j]`` is the window after claiming ``last + j``
     (-1 for the Dudo slot).
     """
+    if isinstance(m, Faces):
+        return _faces_tables(K, m)
     if isinstance(m, Schedule):
         return _schedule_tables(K, m)
     mm = memory_size(K, m)
@@ -379,10 +472,39 @@ def _schedule_tables(K: int, m: Schedule):
     return last, size, act_off, child
 
 
+def _faces_tables(K: int, m: Faces):
+    """``window_tables`` of a face memory: the base's claim moves the base window; the claims it drops
+    (oldest last) put their faces in front of the remembered faces, which keep the first f."""
+    lb, sb, ab, cb = window_tables(K, m.base)
+    F, f = m.codes, m.f
+    faces = claim_faces(K)
+    last = np.repeat(lb, F)
+    size = np.repeat(sb, F)
+    act_off = np.zeros(last.size + 1, dtype=np.int64)
+    np.cumsum(K - last, out=act_off[1:])
+    child = np.full(int(act_off[-1]), -1, dtype=np.int64)
+    codes = np.arange(F, dtype=np.int64)
+    keep = [memory_at(K, m.base, c) for c in range(K)]
+    for wb in range(lb.size):
+        w = window_from_index(wb, K, m.base)
+        starts = act_off[wb * F + codes]
+        for c in range(int(lb[wb]) + 1, K):
+            nxt = w + (c,)
+            dropped = nxt[:max(0, len(nxt) - keep[c])][::-1][:f]
+            head = sum(int(faces[d]) * FACE_CODES ** i for i, d in enumerate(dropped))
+            new = head + (codes * FACE_CODES ** len(dropped)) % F
+            j = c - int(lb[wb])
+            child[starts + j] = int(cb[ab[wb] + j]) * F + new
+    return last, size, act_off, child
+
+
 def window_index_tables(K: int, m):
     """(mem_at[K + 1], remap) for numba kernels that index windows from a history: after a claim of
     strength L a window holds the last ``mem_at[L + 1]`` claims; its index is the uniform index (memory
-    ``memory_size(K, m)``) of those claims, mapped through ``remap`` for a schedule (empty: none)."""
+    ``memory_size(K, m)``) of those claims, mapped through ``remap`` for a schedule (empty: none).  Not
+    for a face memory (its index needs the faces: follow the DAG's ``child`` instead)."""
+    if isinstance(m, Faces):
+        raise ValueError(f"memory {m} remembers faces: follow the window DAG instead of indexing claims")
     mem_at = np.array([memory_at(K, m, L) for L in range(-1, K)], dtype=np.int64)
     if not isinstance(m, Schedule):
         return mem_at, np.zeros(0, dtype=np.int64)

@@ -19,7 +19,7 @@ from games.quantise import UNIT, largest_remainder
 from games.storage import StoreManifest
 
 from .budget import choose_bound_memory, choose_improvement_memory, choose_memories, group_cost
-from .infoset import block_memory, last_claims, memory_json, parse_memory, window_index
+from .infoset import block_memory, history_window, memory_json, parse_memory
 from .kernels import structural_reach
 from .rules import num_rolls, roll_index
 
@@ -223,11 +223,10 @@ def lookup_row(get, memories: dict, own: int, opp: int, roll, history) -> tuple[
     ``games.seeding.seeded_pick`` draws from them the same index on every machine."""
     K = 6 * (own + opp)
     mb = memories[(min(own, opp), max(own, opp))]
-    win = last_claims(history, mb)
-    raw = get(window_key(own, opp, window_index(win, K, mb)))
+    raw = get(window_key(own, opp, history_window(history, K, mb)))
     if raw is None:
         raise KeyError(f"no stored window for {own} v {opp} dice after {list(history)}")
-    actions, units = decode_window_row(raw, roll_index(roll), num_rolls(own), win[-1] if win else -1)
+    actions, units = decode_window_row(raw, roll_index(roll), num_rolls(own), history[-1] if len(history) else -1)
     return actions, units / UNIT
 
 

@@ -1,0 +1,149 @@
+"""Face memories (infoset.Faces: the last claims plus the faces of the claims before them): their windows
+against the histories they abstract, and the solver, the exact best response and the store on them
+against independent walks over claim histories."""
+import random
+
+import numpy as np
+import pytest
+
+from games.dudo.bound import lift_strategy
+from games.dudo.budget import window_actions
+from games.dudo.exploit import _resp_tables, best_response_value, cross_play_value
+from games.dudo.game import make_group
+from games.dudo.infoset import (Faces, Schedule, claim_faces, dominates, face_window, history_window,
+                                last_claims, memory_json, memory_plus, num_windows, parse_memory, window_index,
+                                window_tables)
+from games.dudo.rules import roll_arrays
+from games.dudo.solver import FastSolver
+
+W = {(1, 1): 0.486, (1, 2): 0.3, (2, 1): 0.7}
+
+
+def test_a_face_memory_reads_and_writes_as_text_and_says_what_is_wrong():
+    m = parse_memory("3-28-2+1f")
+    assert m == Faces(Schedule((3, 2), (28,)), 1) and str(m) == "3-28-2+1f"
+    assert parse_memory(memory_json(m)) == m and parse_memory("2+2f") == Faces(2, 2)
+    assert memory_plus(Faces(2, 1), 1) == Faces(3, 1)
+    for bad, why in (("2+f", "want MEMORY"), ("2+1", "want MEMORY"), ("2+4f", "1 to 3 faces"),
+                     ("0+1f", "at least 1 claim")):
+        with pytest.raises(ValueError, match=why):
+            parse_memory(bad)
+    with pytest.raises(ValueError, match="index it by the history"):
+        window_index((1, 2), 12, Faces(2, 1))
+
+
+def _faces_before(hist, m):
+    win = last_claims(hist, m)
+    return win, hist[:len(hist) - len(win)][::-1][:m.f]
+
+
+@pytest.mark.parametrize("K,text", [(12, "1+1f"), (12, "2+2f"), (18, "3-6-2+1f"), (24, "2+1f")])
+def test_face_windows_follow_every_history(K, text):
+    m = parse_memory(text)
+    last, size, act_off, child = window_tables(K, m)
+    assert len(last) == num_windows(K, m) and int(act_off[-1]) == window_actions(K, m)
+    face = [r for r in claim_faces(K)]
+    rng = random.Random(K)
+    for _ in range(3000):
+        hist = sorted(rng.sample(range(K), rng.randint(0, min(K, 9))))
+        w = 0
+        for c in hist:                      # the solver's tables walk the history claim by claim
+            w = int(child[act_off[w] + c - last[w]])
+        assert w == history_window(hist, K, m)
+        win, before = _faces_before(hist, m)
+        assert face_window(w, K, m) == (win, tuple(face[c] for c in before))
+        assert last[w] == (hist[-1] if hist else -1) and size[w] == len(win)
+
+
+def test_what_a_face_memory_dominates():
+    K = 24
+    assert dominates(K, 3, Faces(2, 1)) and not dominates(K, Faces(2, 1), 3)
+    assert dominates(K, Faces(2, 2), Faces(2, 1)) and dominates(K, Faces(2, 1), 2)
+    assert dominates(K, Faces(3, 1), Faces(2, 2)) and not dominates(K, Faces(3, 1), Faces(2, 3))
+
+
+def _solved(a, b, m, its=60):
+    g = make_group(a, b, m, W)
+    return g, FastSolver(g).solve(its, progress=False).average_strategy()
+
+
+def test_the_solver_values_a_face_strategy_as_a_walk_over_every_history_does():
+    g, st = _solved(1, 1, parse_memory("1+1f"))
+    v = FastSolver(g, train=False).root_values(st)[0]
+    T = g.terminal[0]
+    walked = cross_play_value(1, 1, g, st, g, st, (T, -T))      # looks each history up by history_window
+    assert v == pytest.approx(walked, abs=1e-12)
+
+
+def _walked_best_response(g, st, resp_first, resp_open, resp_other):
+    """The perfect-recall responder's value (1v1, one side), walking every history in Python and looking
+    the fixed player's distribution up by ``history_window``."""
+    T_resp, T_fix = _resp_tables(g, 0, 0, resp_open, resp_other)
+    p, _, rc = roll_arrays(1)
+    n = p.size
+
+    def walk(hist, reach):          # -> responder's value per roll, weighted by the fixed player's reach
+        k, L = len(hist), (hist[-1] if hist else -1)
+        resp_moves = (k % 2 == 0) == resp_first
+        w = history_window(hist, g.K, g.m)
+        base = int(g.act_off[w]) * n
+        P = st[base:base + (g.K - L) * n].reshape(g.K - L, n)
+        opts = []
+        if L >= 0:
+            r = int(g.claim_r[L]) - 1
+            t = rc[:, r][:, None] + rc[:, r][None, :]           # [resp x, fixed y]
+            if resp_moves:
+                opts.append((T_resp[L][t] * reach[None, :]).sum(axis=1))
+            else:
+                fixed_dudo = (T_fix[L][t] * (reach * P[0])[None, :]).sum(axis=1)
+        for c in range(L + 1, g.K):
+            nxt = reach if resp_moves else reach * P[c - L]
+            opts.append(walk(hist + [c], nxt))
+        if resp_moves:
+            return np.max(opts, axis=0)
+        return sum(opts) + (fixed_dudo if L >= 0 else 0.0)
+
+    return float(p @ walk([], p.copy()))
+
+
+@pytest.mark.parametrize("resp_first", [True, False])
+def test_exact_response_to_a_face_strategy_is_a_walk_over_every_history(resp_first):
+    m = parse_memory("1+1f")
+    g, st = _solved(1, 1, m)
+    cont = ({(1, 1): 0.49}, {(1, 1): 0.52})
+    got = best_response_value(g, st, 1, resp_first, *cont)
+    assert got == pytest.approx(_walked_best_response(g, st, resp_first, *cont), abs=1e-12)
+    # a responder remembering two whole claims knows the face too: lifted there, the same exact response
+    big = make_group(1, 1, 2, W)
+    assert got == pytest.approx(best_response_value(big, lift_strategy(g, st, big, [0], [0]), 1, resp_first,
+                                                    *cont), abs=1e-12)
+
+
+def test_a_served_row_of_a_face_group_is_the_row_of_the_window_its_history_reaches():
+    from games.dudo.rules import rolls
+    from games.dudo.store import encode_window, lookup_row, window_key
+    from games.quantise import UNIT
+    m = parse_memory("2+1f")
+    g, st = _solved(1, 2, m, its=20)
+    rows = {}
+    for s in range(2):
+        own, opp, n = g.dice[s], g.dice[g.oth[s]], int(g.ns[s])
+        out = np.zeros(n * (1 + 3 * (g.K + 1)), dtype=np.uint8)
+        for w in range(g.NW):
+            size = encode_window(st, int(g.rbase[s] + g.act_off[w] * n), n, 1 if g.last[w] < 0 else 0,
+                                 int(g.act_off[w + 1] - g.act_off[w]), out)
+            rows[window_key(own, opp, w)] = out[:size].tobytes()
+    rng = random.Random(5)
+    for _ in range(300):
+        own = rng.choice((1, 2))
+        s = g.dice.index(own)
+        hist = sorted(rng.sample(range(g.K), rng.randint(0, 7)))
+        w = 0
+        for c in hist:
+            w = int(g.child[g.act_off[w] + c - g.last[w]])
+        x = rng.randrange(int(g.ns[s]))
+        actions, probs = lookup_row(rows.get, {(1, 2): m}, own, 3 - own, rolls(own)[x], hist)
+        n = int(g.ns[s])
+        want = st[g.rbase[s] + g.act_off[w] * n + x:g.rbase[s] + g.act_off[w + 1] * n:n]
+        slots = np.where(actions < 0, 0, actions - g.last[w])
+        assert probs.sum() == pytest.approx(1.0) and np.all(np.abs(want[slots] - probs) <= 1.0 / UNIT + 1e-12)
