@@ -7,7 +7,9 @@ in play fall with the iterations the way the abstraction's own bound (the floor 
 Trains the group once (the profile's rule: ``FastSolver`` defaults) on the store's continuations and, at
 each point, measures per round the memory-m' responder's exact-valued bound (m' = ``--responder``, default
 the group's memory) and its perfect-recall improvement (the same seed at every point, so the points share
-their sampled claims as far as the strategies allow).
+their sampled claims as far as the strategies allow); with at most 4 dice in play also the exact
+perfect-recall best response (``exact``).  ``--memory`` takes any memory: 3, a schedule 3-28-2, or a face
+memory 2+1f.
 """
 from __future__ import annotations
 
@@ -16,12 +18,24 @@ import sys
 import time
 
 from bench.dudo_lbr import store_inputs
+from games.dudo.exploit import best_response_value
 from games.dudo.game import make_group, round_reachable
 from games.dudo.infoset import memory_json, parse_memory
 from games.dudo.lbr import round_improved_best_response
-from games.dudo.solver import FastSolver
+from games.dudo.solver import FastSolver, evaluate
 from games.dudo.training import train
 from games.storage import StoreError
+
+
+EXACT_DICE = 4     # dice in play up to which the exact best response walks every claim history
+
+
+def exact_exploitability(g, strat, opener: int, resp_open: dict, resp_other: dict) -> float:
+    """Both seats' exact perfect-recall best-response gains in the round opened by ``opener`` dice."""
+    vals = evaluate(FastSolver(g, train=False), strat)
+    v = 0.5 * (1 + vals[0 if g.nsides == 1 else g.dice.index(opener)])
+    return (best_response_value(g, strat, opener, True, resp_open, resp_other) - v
+            + best_response_value(g, strat, opener, False, resp_open, resp_other) - (1 - v))
 
 
 def main(argv=None) -> int:
@@ -62,16 +76,19 @@ def main(argv=None) -> int:
     solver = FastSolver(g, threads=a.threads)
     print(f"{a.group} memory {memory_json(m)} on {a.variant}'s continuations; improvement of the memory-"
           f"{memory_json(resp)} responder, {a.games} games per roll and seat, seed {a.seed}")
-    print(f"{'round':>6} {'iters':>6} {'train s':>8} {'own bound':>9} {'improved':>9} {'+-':>7} {'imp s':>6}",
-          flush=True)
+    exact = sum(group) <= EXACT_DICE
+    print(f"{'round':>6} {'iters':>6} {'train s':>8} {'own bound':>9} {'improved':>9} {'+-':>7} {'imp s':>6}"
+          f" {'exact':>9}", flush=True)
     for t in points:
         train(solver, t - solver.t, progress=False)
         strat = solver.average_strategy()
         for op in openers:
             t0 = time.perf_counter()
             est = round_improved_best_response(g, strat, op, resp, W, bo, bt, max_dice, a.games, a.seed)
+            took = time.perf_counter() - t0
+            ex = f"{exact_exploitability(g, strat, op, bo, bt):9.2e}" if exact else f"{'-':>9}"
             print(f"{op}v{sum(group) - op:<4} {solver.t:>6} {solver.seconds:8.0f} {est.base:9.4f} "
-                  f"{est.exploitability:9.4f} {est.stderr:7.4f} {time.perf_counter() - t0:6.0f}", flush=True)
+                  f"{est.exploitability:9.4f} {est.stderr:7.4f} {took:6.0f} {ex}", flush=True)
     return 0
 
 

@@ -50,12 +50,15 @@ def kind_of(stats: dict) -> str:
 @njit(cache=True)
 def suffix_map(order, act_off_big, child_big, act_off_small, child_small, NW_big):
     """phi[w'] = the window of the small memory holding the last claims of window w' (same K):
-    phi(empty) = empty, and a claim moves both windows along the same action slot."""
+    phi(empty) = empty, and a claim moves both windows along the same action slot; -1 where no
+    history reaches w'."""
     phi = np.full(NW_big, -1, dtype=np.int64)
     phi[0] = 0
     for k in range(NW_big):
         w = order[k]
         ws = phi[w]
+        if ws < 0:          # no history reaches w
+            continue
         for j in range(1, act_off_big[w + 1] - act_off_big[w]):
             c = child_big[act_off_big[w] + j]
             cs = child_small[act_off_small[ws] + j]
@@ -67,6 +70,8 @@ def suffix_map(order, act_off_big, child_big, act_off_small, child_small, NW_big
 @njit(cache=True)
 def _lift(strat, out, phi, n, base_small, base_big, act_off_small, act_off_big, NW_big):
     for w in range(NW_big):
+        if phi[w] < 0:      # no history reaches it (a face memory's short window with a face)
+            continue
         na = act_off_big[w + 1] - act_off_big[w]
         src = base_small + act_off_small[phi[w]] * n
         dst = base_big + act_off_big[w] * n

@@ -1,6 +1,6 @@
 """``bench.dudo_curve`` on a tiny built store: at 3 dice in play every point's improvement lies between the
 responder's exact-valued bound and the exact perfect-recall best response of the same strategy, computed
-here independently; bad arguments get one line and exit code 2."""
+here independently (which its exact column prints), for a window and a face memory; bad arguments get one line and exit code 2."""
 import pytest
 
 from bench import dudo_curve
@@ -8,6 +8,7 @@ from bench.dudo_lbr import store_continuations
 from games.dudo.endgame_store import store_W
 from games.dudo.exploit import best_response_value
 from games.dudo.game import make_group
+from games.dudo.infoset import parse_memory
 from games.dudo.solver import FastSolver
 from games.dudo.store import DudoParams
 from tests.conftest import built_dudo_manifest
@@ -20,16 +21,17 @@ def small_store(tmp_path_factory):
     return built_dudo_manifest(SMALL, tmp_path_factory.mktemp("dudocurve"))
 
 
-def test_curve_lies_between_the_bound_and_the_exact_best_response(small_store, capsys):
+@pytest.mark.parametrize("memory", ["1", "1+1f"])
+def test_curve_lies_between_the_bound_and_the_exact_best_response(small_store, capsys, memory):
     root, man = small_store
-    args = ["--root", str(root), "--variant", SMALL.variant, "--group", "1v2", "--memory", "1",
+    args = ["--root", str(root), "--variant", SMALL.variant, "--group", "1v2", "--memory", memory,
             "--points", "8,32", "--games", "30"]
     assert dudo_curve.main(args) == 0
     out = capsys.readouterr().out.splitlines()
     rows = [line.split() for line in out[2:]]
     assert [(r[0], int(r[1])) for r in rows] == [("2v1", 8), ("2v1", 32)]     # 1v2 is unreachable at 2 dice
     W, (bo, bt) = store_W(man), store_continuations(man)
-    g = make_group(1, 2, 1, W, 2)
+    g = make_group(1, 2, parse_memory(memory), W, 2)
     s = FastSolver(g)
     for r in rows:
         s.solve(int(r[1]) - s.t, progress=False)
@@ -38,6 +40,7 @@ def test_curve_lies_between_the_bound_and_the_exact_best_response(small_store, c
         own, improved, se = float(r[3]), float(r[4]), float(r[5])
         assert own <= improved + 1e-12 and own <= exact + 1e-9
         assert improved <= exact + 4 * se + 1e-9
+        assert float(r[7]) == pytest.approx(exact, rel=6e-3)       # its exact column (3 digits printed)
     assert float(rows[1][3]) < float(rows[0][3])        # more training, a lower bound of its own memory
 
 
