@@ -14,6 +14,7 @@ from games.dudo.bound import kind_of
 from games.dudo.endgame import EndgamePolicy
 from games.dudo.endgame_store import resolve_cost, resolve_from_store
 from games.dudo.game import round_reachable
+from games.dudo.infoset import Faces
 from games.dudo.live import live_cost, solve_live
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
@@ -102,10 +103,11 @@ class DudoBackend:
         """(actions, probs) of this decision re-solved with perfect recall in the live pool, or None: not in
         an endgame under the policy, the store's strategy reaches it too rarely to re-solve, or the re-solve
         cannot end ``ENDGAME_MARGIN_SECONDS`` before the deadline (refused at once, or stopped), or the pool
-        refuses it (slots, caps, no worker ready: starting one would take the caller's time). A caller gone (CANCELLED) raises."""
+        refuses it (slots, caps, no worker ready: starting one would take the caller's time), or the group remembers
+        faces. A caller gone (CANCELLED) raises."""
         policy = self.endgame
-        if policy is None or live.pool is None:
-            return None
+        if policy is None or live.pool is None or isinstance(self.memories[(min(own, opp), max(own, opp))], Faces):
+            return None     # a face memory's windows are not indexed by the endgame (games.dudo.endgame)
         est = resolve_cost(own, opp, history, policy)
         if est is None:
             return None

@@ -134,3 +134,43 @@ def test_five_dice_store_with_memory_by_budget_answers_every_round_from_the_book
         memory = {s.strategy: s.labels["memory"] for s in v.strategies if s.strategy.startswith("round")}
         assert memory["round 5v5"] == "1" and len(memory) == 21
 
+
+
+FACES2 = DudoParams(max_dice=2, iterations=40, memory_budget=1 << 30, time_budget=2.0, exact_br_total=2,
+                    label="faces", memory_by_group=(((1, 2), "2+1f"), ((2, 2), "1+1f")))
+
+
+def test_a_store_of_face_memories_serves_the_window_each_history_reaches(tmp_path):
+    """Face memories (``infoset.Faces``) built and served: each reply is the solver's distribution at the window
+    that walking the group's DAG claim by claim reaches, answered from the book."""
+    import random
+    from games.dudo.rules import claim as claim_of, rolls
+    build_dudo_store(FACES2, tmp_path)
+    sol = solve_params(FACES2, progress=False)
+    rng = random.Random(3)
+    with stub_on(tmp_path) as stub:
+        for _ in range(60):
+            own, opp = rng.choice([(1, 2), (2, 1), (2, 2)])
+            g, st = sol.groups[(min(own, opp), max(own, opp))], sol.strategies[(min(own, opp), max(own, opp))]
+            hist = sorted(rng.sample(range(g.K), rng.randint(0, 6)))
+            if own != opp and (len(hist) % 2 == 0) != (own == 2):     # the player with 1 die never opens 1v2
+                hist = hist[:-1] if hist else [0]
+            opened = len(hist) % 2 == 0             # the requester moves: it opened iff the claims are even
+            w = 0
+            for c in hist:
+                w = int(g.child[g.act_off[w] + c - g.last[w]])
+            s = 0 if g.nsides == 1 else g.dice.index(own)
+            n, x = int(g.ns[s]), rng.randrange(int(g.ns[s]))
+            roll = rolls(own)[x]
+            r = stub.SampleMove(req(own, opp, roll, history=[claim_of(c, own + opp) for c in hist], opened=opened,
+                                    variant=FACES2.variant), timeout=10)
+            assert r.source == pb.SampleMoveReply.BOOK
+            L = hist[-1] if hist else -1
+            row = st[g.rbase[s] + g.act_off[w] * n + x:g.rbase[s] + g.act_off[w + 1] * n:n]
+            q = quantise(np.asarray(row[0 if hist else 1:]))
+            moves = (["dudo"] if hist else []) + ["%dx%d" % claim_of(c, own + opp) for c in range(L + 1, g.K)]
+            want = {mv: u / UNIT for mv, u in zip(moves, q) if u > 0}
+            assert {d.move: d.probability for d in r.distribution} == pytest.approx(want, abs=1e-12)
+        v = stub.GetStats(pb.GetStatsRequest(variant=FACES2.variant), timeout=10).variants[0]
+        memory = {s.strategy: s.labels["memory"] for s in v.strategies if s.strategy.startswith("round")}
+        assert memory["round 2v2"] == "1+1f" and memory["round 2v1"] == "2+1f"
