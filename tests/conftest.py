@@ -86,3 +86,38 @@ def built_dudo_manifest(params, root):
     m = dict(s.manifest)
     s.close()
     return root, m
+
+
+def assert_served_rows_follow_the_dag(g, st, m, max_claims: int, seed: int = 5, draws: int = 300):
+    """Every side's windows of group ``g`` (1 v 2 dice, memory ``m``, strategy ``st``) encoded as store rows;
+    ``store.lookup_row`` of random histories must give the row of the window that walking ``g``'s DAG claim by
+    claim reaches (within one quantisation unit)."""
+    import random
+
+    import numpy as np
+
+    from games.dudo.rules import rolls
+    from games.dudo.store import encode_window, lookup_row, window_key
+    from games.quantise import UNIT
+    rows = {}
+    for s in range(2):
+        own, opp, n = g.dice[s], g.dice[g.oth[s]], int(g.ns[s])
+        out = np.zeros(n * (1 + 3 * (g.K + 1)), dtype=np.uint8)
+        for w in range(g.NW):
+            size = encode_window(st, int(g.rbase[s] + g.act_off[w] * n), n, 1 if g.last[w] < 0 else 0,
+                                 int(g.act_off[w + 1] - g.act_off[w]), out)
+            rows[window_key(own, opp, w)] = out[:size].tobytes()
+    rng = random.Random(seed)
+    for _ in range(draws):
+        own = rng.choice((1, 2))
+        s = g.dice.index(own)
+        hist = sorted(rng.sample(range(g.K), rng.randint(0, max_claims)))
+        w = 0
+        for c in hist:
+            w = int(g.child[g.act_off[w] + c - g.last[w]])
+        x = rng.randrange(int(g.ns[s]))
+        actions, probs = lookup_row(rows.get, {(1, 2): m}, own, 3 - own, rolls(own)[x], hist)
+        n = int(g.ns[s])
+        want = st[g.rbase[s] + g.act_off[w] * n + x:g.rbase[s] + g.act_off[w + 1] * n:n]
+        slots = np.where(actions < 0, 0, actions - g.last[w])
+        assert probs.sum() == pytest.approx(1.0) and np.all(np.abs(want[slots] - probs) <= 1.0 / UNIT + 1e-12)

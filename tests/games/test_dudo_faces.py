@@ -15,6 +15,7 @@ from games.dudo.infoset import (Faces, Schedule, claim_faces, dominates, face_wi
                                 window_tables)
 from games.dudo.rules import roll_arrays
 from games.dudo.solver import FastSolver
+from tests.conftest import assert_served_rows_follow_the_dag
 
 W = {(1, 1): 0.486, (1, 2): 0.3, (2, 1): 0.7}
 
@@ -123,30 +124,6 @@ def test_exact_response_to_a_face_strategy_is_a_walk_over_every_history(resp_fir
 
 
 def test_a_served_row_of_a_face_group_is_the_row_of_the_window_its_history_reaches():
-    from games.dudo.rules import rolls
-    from games.dudo.store import encode_window, lookup_row, window_key
-    from games.quantise import UNIT
     m = parse_memory("2+1f")
     g, st = _solved(1, 2, m, its=20)
-    rows = {}
-    for s in range(2):
-        own, opp, n = g.dice[s], g.dice[g.oth[s]], int(g.ns[s])
-        out = np.zeros(n * (1 + 3 * (g.K + 1)), dtype=np.uint8)
-        for w in range(g.NW):
-            size = encode_window(st, int(g.rbase[s] + g.act_off[w] * n), n, 1 if g.last[w] < 0 else 0,
-                                 int(g.act_off[w + 1] - g.act_off[w]), out)
-            rows[window_key(own, opp, w)] = out[:size].tobytes()
-    rng = random.Random(5)
-    for _ in range(300):
-        own = rng.choice((1, 2))
-        s = g.dice.index(own)
-        hist = sorted(rng.sample(range(g.K), rng.randint(0, 7)))
-        w = 0
-        for c in hist:
-            w = int(g.child[g.act_off[w] + c - g.last[w]])
-        x = rng.randrange(int(g.ns[s]))
-        actions, probs = lookup_row(rows.get, {(1, 2): m}, own, 3 - own, rolls(own)[x], hist)
-        n = int(g.ns[s])
-        want = st[g.rbase[s] + g.act_off[w] * n + x:g.rbase[s] + g.act_off[w + 1] * n:n]
-        slots = np.where(actions < 0, 0, actions - g.last[w])
-        assert probs.sum() == pytest.approx(1.0) and np.all(np.abs(want[slots] - probs) <= 1.0 / UNIT + 1e-12)
+    assert_served_rows_follow_the_dag(g, st, m, max_claims=7)

@@ -16,6 +16,7 @@ from games.dudo.infoset import (Schedule, dominates, last_claims, memory_json, m
                                 window_index_tables, window_tables)
 from games.dudo.solver import FastSolver
 from games.dudo.store import DudoParams, format_fields, store_memories
+from tests.conftest import assert_served_rows_follow_the_dag
 
 W = {(1, 1): 0.486, (1, 2): 0.3, (2, 1): 0.7}
 
@@ -118,30 +119,6 @@ def test_a_schedule_by_group_reaches_the_manifest_and_back_and_is_costed_by_its_
 
 
 def test_a_served_row_of_a_schedule_group_is_the_row_of_the_window_its_history_reaches():
-    from games.dudo.rules import rolls
-    from games.dudo.store import encode_window, lookup_row, window_key
-    from games.quantise import UNIT
     m = parse_memory("3-6-2")
     g, st = _solved(1, 2, m, its=20)
-    rows = {}
-    for s in range(2):
-        own, opp, n = g.dice[s], g.dice[g.oth[s]], int(g.ns[s])
-        out = np.zeros(n * (1 + 3 * (g.K + 1)), dtype=np.uint8)
-        for w in range(g.NW):
-            size = encode_window(st, int(g.rbase[s] + g.act_off[w] * n), n, 1 if g.last[w] < 0 else 0,
-                                 int(g.act_off[w + 1] - g.act_off[w]), out)
-            rows[window_key(own, opp, w)] = out[:size].tobytes()
-    rng = random.Random(5)
-    for _ in range(300):
-        own = rng.choice((1, 2))
-        s = g.dice.index(own)
-        hist = sorted(rng.sample(range(g.K), rng.randint(0, 6)))
-        w = 0
-        for c in hist:
-            w = int(g.child[g.act_off[w] + c - g.last[w]])
-        x = rng.randrange(int(g.ns[s]))
-        actions, probs = lookup_row(rows.get, {(1, 2): m}, own, 3 - own, rolls(own)[x], hist)
-        n = int(g.ns[s])
-        want = st[g.rbase[s] + g.act_off[w] * n + x:g.rbase[s] + g.act_off[w + 1] * n:n]
-        slots = np.where(actions < 0, 0, actions - g.last[w])
-        assert probs.sum() == pytest.approx(1.0) and np.all(np.abs(want[slots] - probs) <= 1.0 / UNIT + 1e-12)
+    assert_served_rows_follow_the_dag(g, st, m, max_claims=6)
