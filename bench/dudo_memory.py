@@ -24,7 +24,7 @@ from bench.dudo_lbr import gain_buckets, store_inputs
 from builder.profiles import PROFILES
 from games.dudo.budget import group_cost, improvement_bytes
 from games.dudo.game import make_group
-from games.dudo.infoset import Schedule, memory_at, memory_json, num_windows, parse_memory
+from games.dudo.infoset import Faces, Schedule, memory_at, memory_json, num_windows, parse_memory
 from games.dudo.lbr import round_improved_best_response
 from games.dudo.solve import solve_group
 from games.storage import StoreError
@@ -32,7 +32,9 @@ from games.storage import StoreError
 
 def join_memories(K: int, memories) -> int | Schedule:
     """The least memory that remembers what each of ``memories`` does after every claim (their
-    pointwise largest), as an int where it is uniform."""
+    pointwise largest), as an int where it is uniform.  Face memories need ``--responder``."""
+    if any(isinstance(m, Faces) for m in memories):
+        raise ValueError("face memories have no claims-only join: give --responder (one that dominates each)")
     at = [max(memory_at(K, m, L) for m in memories) for L in range(-1, K)]
     mems, cuts = [at[0]], []
     for L in range(K):
@@ -47,7 +49,7 @@ def main(argv=None) -> int:
     ap.add_argument("--root", default="stores")
     ap.add_argument("--variant", default="dudo-5dice-default")
     ap.add_argument("--group", required=True, help="e.g. 4v4")
-    ap.add_argument("--memories", required=True, help="comma-separated: ints or schedules like 4-16-3")
+    ap.add_argument("--memories", required=True, help="comma-separated: ints, schedules like 4-16-3 or face memories like 2+1f")
     ap.add_argument("--responder", default="", help="the improvement's responder memory (default: the join)")
     ap.add_argument("--profile", default="full", help="the training rule (cap, stop_rel) of this profile")
     ap.add_argument("--cap", type=int, default=0, help="the iteration cap (default: the profile's)")

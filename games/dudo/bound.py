@@ -85,6 +85,8 @@ def lift_strategy(g_small: Group, strat, g_big: Group, sides_small, sides_big, d
     the other sides' entries stay zero (the responder's, never read by the best response)."""
     if g_small.K != g_big.K:
         raise ValueError("the two groups must have the same dice")
+    if not dominates(g_big.K, g_big.m, g_small.m):
+        raise ValueError(f"memory {g_big.m} does not remember all that memory {g_small.m} does: no lift")
     phi = suffix_map(g_big.order, g_big.act_off, g_big.child, g_small.act_off, g_small.child, g_big.NW)
     out = np.zeros(g_big.nrows, dtype=dtype)
     for ss, sb in zip(sides_small, sides_big):

@@ -63,6 +63,12 @@ def test_what_a_face_memory_dominates():
     assert dominates(K, Faces(3, 1), Faces(2, 2)) and not dominates(K, Faces(3, 1), Faces(2, 3))
 
 
+def test_a_face_strategy_is_not_lifted_to_a_memory_that_forgets_its_faces():
+    g = make_group(1, 1, Faces(1, 1), W)
+    with pytest.raises(ValueError, match="does not remember"):
+        lift_strategy(g, np.zeros(g.nrows), make_group(1, 1, 1, W), [0], [0])
+
+
 def _solved(a, b, m, its=60):
     g = make_group(a, b, m, W)
     return g, FastSolver(g).solve(its, progress=False).average_strategy()
