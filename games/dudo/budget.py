@@ -30,7 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb
 
-from .infoset import Faces, Schedule, dominates, is_perfect_recall, memory_at, memory_plus, memory_size, num_windows
+from .infoset import (Faces, Schedule, dominates, is_perfect_recall, memory_at, memory_plus, memory_size, num_windows,
+                      window_tables)
 from .rules import MAX_DICE, num_rolls
 
 SECONDS_PER_PAIR = 2.0e-9
@@ -44,9 +45,9 @@ MAX_MEMORY = 12     # windows grow like C(K, m): no group of the real game fits 
 def window_actions(K: int, m: int | None) -> int:
     """Action slots summed over all windows (``infoset.window_tables``' ``act_off[-1]``): the empty
     window has K + 1 slots; a window of k claims whose last is L (C(L, k - 1) of them) has K - L; a face
-    memory has its base's times its face codes."""
+    memory's, counted on its tables."""
     if isinstance(m, Faces):
-        return window_actions(K, m.base) * m.codes
+        return int(window_tables(K, m)[2][-1])
     mm = memory_size(K, m)
     total = K + 1
     for k in range(1, mm + 1):

@@ -88,14 +88,18 @@ FACE_CODES = 7      # a remembered face: 1..6, 0 = none (fewer claims than that 
 @dataclass(frozen=True)
 class Faces:
     """Memory ``base`` (claims, an int or a ``Schedule``) plus the faces of the ``f`` claims just before
-    the window, most recent first: a claim's face says which dice its claimant holds, its count is
-    bounded by the claims after it, and 6 faces cost far fewer windows than the up to K claims one more
-    remembered claim can be.  Written ``2+1f`` (the last 2 claims and the face of the one before).
+    the window, most recent first, once the last claim has strength ``start`` or more: a claim's face says
+    which dice its claimant holds, its count is bounded by the claims after it, and 6 faces cost far fewer
+    windows than the up to K claims one more remembered claim can be.  Written ``2+1f`` (the last 2 claims
+    and the face of the one before), ``3-28-2+1f28`` (a face only from strength 28, where the window
+    shrinks to 2 claims).  Claims plus faces never grow with the claim (a face is never of a claim forgotten
+    earlier).
 
-    Window index: ``base index * 7**f + sum_i face_i 7**i`` (face 0: none), a dense product; windows
-    whose faces cannot occur (a short window with a face) are unreachable and never stored."""
+    Window index: the rank of (base index, faces code = sum_i face_i 7**i, face 0: none) among the pairs
+    some history reaches (``_faces_tables``)."""
     base: object
     f: int
+    start: int = 0
 
     def __post_init__(self):
         if not isinstance(self.base, (int, Schedule)) or isinstance(self.base, bool) or \
@@ -103,13 +107,27 @@ class Faces:
             raise ValueError("a face memory's base is a memory of at least 1 claim or a schedule")
         if not isinstance(self.f, int) or not 1 <= self.f <= 3:
             raise ValueError("a face memory remembers 1 to 3 faces")
+        if not isinstance(self.start, int) or self.start < 0:
+            raise ValueError("a face memory's start is a claim strength >= 0")
+        top = max([self.start] + list(getattr(self.base, "cuts", ()))) + 1
+        depth = [self.claims_at(L) + self.faces_at(L) for L in range(0, top + 1)]
+        if any(x < y for x, y in zip(depth, depth[1:])):
+            raise ValueError(f"memory {self}: claims plus faces grow with the claim (a face of a claim "
+                             f"forgotten before)")
+
+    def claims_at(self, last: int) -> int:
+        return self.base.at(last) if isinstance(self.base, Schedule) else self.base
+
+    def faces_at(self, last: int) -> int:
+        """Faces remembered after a claim of strength ``last``."""
+        return self.f if last >= self.start else 0
 
     @property
     def codes(self) -> int:
         return FACE_CODES ** self.f
 
     def __str__(self) -> str:
-        return f"{self.base}+{self.f}f"
+        return f"{self.base}+{self.f}f" + (str(self.start) if self.start else "")
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
@@ -117,9 +135,10 @@ class Faces:
     @classmethod
     def parse(cls, text: str) -> "Faces":
         base, sep, faces = str(text).partition("+")
-        if not sep or not faces.endswith("f") or not faces[:-1].isdigit():
-            raise ValueError(f"face memory {text!r}: want MEMORY+Nf, for example 2+1f or 3-28-2+1f")
-        return cls(parse_memory(base), int(faces[:-1]))
+        f, fsep, start = faces.partition("f")
+        if not sep or not fsep or not f.isdigit() or not (start == "" or start.isdigit()):
+            raise ValueError(f"face memory {text!r}: want MEMORY+Nf[START], for example 2+1f or 3-28-2+1f28")
+        return cls(parse_memory(base), int(f), int(start or 0))
 
 
 def claim_faces(K: int) -> np.ndarray:
@@ -160,7 +179,7 @@ def memory_plus(m, k: int):
     if m is None:
         return None
     if isinstance(m, Faces):
-        return Faces(memory_plus(m.base, k), m.f)
+        return Faces(memory_plus(m.base, k), m.f, m.start)
     if isinstance(m, Schedule):
         return Schedule(tuple(x + k for x in m.mems), m.cuts)
     return m + k
@@ -181,9 +200,9 @@ def is_perfect_recall(K: int, m) -> bool:
     return m is None or (isinstance(m, int) and m >= K)
 
 
-def memory_faces(m) -> int:
-    """Faces a memory remembers before its window (0 unless a ``Faces``)."""
-    return m.f if isinstance(m, Faces) else 0
+def memory_faces(m, last: int) -> int:
+    """Faces a memory remembers before its window after a claim of strength ``last`` (0 unless a ``Faces``)."""
+    return m.faces_at(last) if isinstance(m, Faces) else 0
 
 
 def dominates(K: int, big, small) -> bool:
@@ -191,7 +210,7 @@ def dominates(K: int, big, small) -> bool:
     of ``small``'s windows is one of ``big``'s): as many whole claims, and as many claims at least
     by their face."""
     return all(memory_at(K, big, L) >= memory_at(K, small, L)
-               and memory_at(K, big, L) + memory_faces(big) >= memory_at(K, small, L) + memory_faces(small)
+               and memory_at(K, big, L) + memory_faces(big, L) >= memory_at(K, small, L) + memory_faces(small, L)
                for L in range(-1, K))
 
 
@@ -211,7 +230,7 @@ def _schedule_windows(K: int, m: Schedule):
 
 def num_windows(K: int, m) -> int:
     if isinstance(m, Faces):
-        return num_windows(K, m.base) * m.codes
+        return len(_faces_tables(K, m)[0])
     if isinstance(m, Schedule):     # C(L, k - 1) windows of k claims end at L, where m(L) >= k
         return 1 + sum(comb(L, k - 1) for k in range(1, memory_size(K, m) + 1) for L in range(k - 1, K)
                        if m.at(L) >= k)
@@ -266,17 +285,22 @@ def history_window(history, K: int, m) -> int:
     if isinstance(m, Faces):
         h = list(history)
         win = last_claims(h, m.base)
-        before = h[:len(h) - len(win)][::-1][:m.f]
+        before = h[:len(h) - len(win)][::-1][:m.faces_at(h[-1] if h else -1)]
         faces = claim_faces(K)
         code = sum(int(faces[c]) * FACE_CODES ** i for i, c in enumerate(before))
-        return window_index(win, K, m.base) * m.codes + code
+        dense = _faces_dense(K, m)[4]
+        pair = window_index(win, K, m.base) * m.codes + code
+        i = int(np.searchsorted(dense, pair))
+        if i == dense.size or dense[i] != pair:
+            raise ValueError(f"history {h} reaches no window of memory {m}")
+        return i
     return window_index(last_claims(history, m), K, m)
 
 
 def face_window(idx: int, K: int, m: "Faces") -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Inverse of ``history_window`` for a face memory: (remembered claims, faces before them, most
     recent first; none omitted)."""
-    wb, code = divmod(idx, m.codes)
+    wb, code = divmod(int(_faces_dense(K, m)[4][idx]), m.codes)
     faces = []
     while code:
         code, f = divmod(code, FACE_CODES)
@@ -472,11 +496,12 @@ def _schedule_tables(K: int, m: Schedule):
     return last, size, act_off, child
 
 
-def _faces_tables(K: int, m: Faces):
-    """``window_tables`` of a face memory: the base's claim moves the base window; the claims it drops
-    (oldest last) put their faces in front of the remembered faces, which keep the first f."""
+@lru_cache(maxsize=8)
+def _faces_dense(K: int, m: Faces):
+    """(last, size, act_off, child, reached) over every (base window, faces code) pair, index
+    ``base * 7**f + code``; ``reached``: the sorted pairs some history reaches (the root's closure)."""
     lb, sb, ab, cb = window_tables(K, m.base)
-    F, f = m.codes, m.f
+    F = m.codes
     faces = claim_faces(K)
     last = np.repeat(lb, F)
     size = np.repeat(sb, F)
@@ -490,12 +515,36 @@ def _faces_tables(K: int, m: Faces):
         starts = act_off[wb * F + codes]
         for c in range(int(lb[wb]) + 1, K):
             nxt = w + (c,)
-            dropped = nxt[:max(0, len(nxt) - keep[c])][::-1][:f]
+            fc = m.faces_at(c)
+            dropped = nxt[:max(0, len(nxt) - keep[c])][::-1][:fc]
             head = sum(int(faces[d]) * FACE_CODES ** i for i, d in enumerate(dropped))
-            new = head + (codes * FACE_CODES ** len(dropped)) % F
+            new = head + (codes * FACE_CODES ** len(dropped)) % (FACE_CODES ** fc)
             j = c - int(lb[wb])
             child[starts + j] = int(cb[ab[wb] + j]) * F + new
-    return last, size, act_off, child
+    seen = np.zeros(last.size, dtype=np.bool_)
+    seen[0] = True
+    for w in np.argsort(last, kind="stable"):      # parents (weaker last claim) before children
+        if seen[w]:
+            seen[child[act_off[w] + 1:act_off[w + 1]]] = True
+    return last, size, act_off, child, np.flatnonzero(seen).astype(np.int64)
+
+
+@lru_cache(maxsize=8)
+def _faces_tables(K: int, m: Faces):
+    """``window_tables`` of a face memory, over the windows some history reaches: the base's claim moves
+    the base window; the claims it drops (the most recent first) put their faces in front of the
+    remembered faces, which keep the first ``m.faces_at(claim)``."""
+    last, size, act_off, child, reached = _faces_dense(K, m)
+    rank = np.full(last.size, -1, dtype=np.int64)
+    rank[reached] = np.arange(reached.size)
+    nact = (act_off[1:] - act_off[:-1])[reached]
+    c_off = np.zeros(reached.size + 1, dtype=np.int64)
+    np.cumsum(nact, out=c_off[1:])
+    rows = np.concatenate([np.arange(act_off[w], act_off[w + 1]) for w in reached]) if reached.size else \
+        np.zeros(0, dtype=np.int64)
+    kids = child[rows]
+    c_child = np.where(kids >= 0, rank[np.maximum(kids, 0)], -1)
+    return last[reached], size[reached], c_off, c_child
 
 
 def window_index_tables(K: int, m):

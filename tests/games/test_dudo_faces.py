@@ -25,8 +25,10 @@ def test_a_face_memory_reads_and_writes_as_text_and_says_what_is_wrong():
     assert m == Faces(Schedule((3, 2), (28,)), 1) and str(m) == "3-28-2+1f"
     assert parse_memory(memory_json(m)) == m and parse_memory("2+2f") == Faces(2, 2)
     assert memory_plus(Faces(2, 1), 1) == Faces(3, 1)
+    assert parse_memory("3-28-2+1f28") == Faces(Schedule((3, 2), (28,)), 1, 28) and str(Faces(Schedule((3, 2), (9,)), 1, 9)) == "3-9-2+1f9"
     for bad, why in (("2+f", "want MEMORY"), ("2+1", "want MEMORY"), ("2+4f", "1 to 3 faces"),
-                     ("0+1f", "at least 1 claim")):
+                     ("0+1f", "at least 1 claim"), ("2+1f3x", "want MEMORY"), ("2+1f5", "grow with the claim"),
+                     ("3-28-2+2f28", "grow with the claim")):
         with pytest.raises(ValueError, match=why):
             parse_memory(bad)
     with pytest.raises(ValueError, match="index it by the history"):
@@ -35,18 +37,23 @@ def test_a_face_memory_reads_and_writes_as_text_and_says_what_is_wrong():
 
 def _faces_before(hist, m):
     win = last_claims(hist, m)
-    return win, hist[:len(hist) - len(win)][::-1][:m.f]
+    return win, hist[:len(hist) - len(win)][::-1][:m.f if hist and hist[-1] >= m.start else 0]
 
 
-@pytest.mark.parametrize("K,text", [(12, "1+1f"), (12, "2+2f"), (18, "3-6-2+1f"), (24, "2+1f")])
+@pytest.mark.parametrize("K,text", [(12, "1+1f"), (12, "2+2f"), (18, "3-6-2+1f"), (24, "2+1f"), (12, "3-6-2+1f6"),
+                                    (24, "4-8-3-12-2+1f12"), (24, "4-12-2+2f12")])
 def test_face_windows_follow_every_history(K, text):
     m = parse_memory(text)
     last, size, act_off, child = window_tables(K, m)
     assert len(last) == num_windows(K, m) and int(act_off[-1]) == window_actions(K, m)
     face = [r for r in claim_faces(K)]
-    rng = random.Random(K)
-    for _ in range(3000):
-        hist = sorted(rng.sample(range(K), rng.randint(0, min(K, 9))))
+    if K == 12:     # every history: each window is reached, and by nothing else
+        hists = [[c for c in range(K) if bits >> c & 1] for bits in range(1 << K)]
+    else:
+        rng = random.Random(K)
+        hists = [sorted(rng.sample(range(K), rng.randint(0, min(K, 9)))) for _ in range(3000)]
+    seen = set()
+    for hist in hists:
         w = 0
         for c in hist:                      # the solver's tables walk the history claim by claim
             w = int(child[act_off[w] + c - last[w]])
@@ -54,6 +61,9 @@ def test_face_windows_follow_every_history(K, text):
         win, before = _faces_before(hist, m)
         assert face_window(w, K, m) == (win, tuple(face[c] for c in before))
         assert last[w] == (hist[-1] if hist else -1) and size[w] == len(win)
+        seen.add(w)
+    if K == 12:
+        assert seen == set(range(len(last)))
 
 
 def test_what_a_face_memory_dominates():
