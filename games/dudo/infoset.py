@@ -214,7 +214,7 @@ def dominates(K: int, big, small) -> bool:
                for L in range(-1, K))
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=None)     # one per group a served store holds: none evicted per request
 def _schedule_windows(K: int, m: Schedule):
     """A schedule's windows in index order (by size, then colex as ``window_index``) and their index."""
     wins = []
@@ -496,7 +496,7 @@ def _schedule_tables(K: int, m: Schedule):
     return last, size, act_off, child
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=None)
 def _faces_dense(K: int, m: Faces):
     """(last, size, act_off, child, reached) over every (base window, faces code) pair, index
     ``base * 7**f + code``; ``reached``: the sorted pairs some history reaches (the root's closure)."""
@@ -529,7 +529,7 @@ def _faces_dense(K: int, m: Faces):
     return last, size, act_off, child, np.flatnonzero(seen).astype(np.int64)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=None)
 def _faces_tables(K: int, m: Faces):
     """``window_tables`` of a face memory, over the windows some history reaches: the base's claim moves
     the base window; the claims it drops (the most recent first) put their faces in front of the
