@@ -294,15 +294,16 @@ def fixedpoint(seconds=60.0, m=3):
 # ---------------------------------------------------------------------------------------------
 # Issue 11: memory against exploitability, update rules, the responder-memory bound
 
-def _round_exploitability(g, strat, W, br_open, br_other, m_resp="exact"):
+def _round_exploitability(g, strat, W, br_open, br_other, m_resp="exact", openers=None):
     """{(opener, other): (value, BR as opener, BR as other, exploitability)} of every round of group
-    ``g`` (win probability), by the exact perfect-recall best response (``m_resp="exact"``) or the
-    responder-memory lower bound (``bound.memory_best_response`` with memory ``m_resp``)."""
+    ``g`` (win probability; ``openers``: only the rounds these dice open), by the exact perfect-recall best
+    response (``m_resp="exact"``) or the responder-memory lower bound (``bound.memory_best_response`` with
+    memory ``m_resp``)."""
     from games.dudo.bound import memory_best_response
     a, b = g.dice[0], g.dice[-1]
     vals = evaluate(FastSolver(g, train=False), strat)
     out = {}
-    for op in ([a] if a == b else [a, b]):
+    for op in ([a] if a == b else [a, b]) if openers is None else openers:
         s = 0 if g.nsides == 1 else g.dice.index(op)
         v = 0.5 * (1 + vals[s])
         if m_resp == "exact":

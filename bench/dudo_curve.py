@@ -17,25 +17,17 @@ import argparse
 import sys
 import time
 
+from bench.dudo import _round_exploitability
 from bench.dudo_lbr import store_inputs
-from games.dudo.exploit import best_response_value
 from games.dudo.game import make_group, round_reachable
 from games.dudo.infoset import memory_json, parse_memory
 from games.dudo.lbr import round_improved_best_response
-from games.dudo.solver import FastSolver, evaluate
+from games.dudo.solver import FastSolver
 from games.dudo.training import train
 from games.storage import StoreError
 
 
 EXACT_DICE = 4     # dice in play up to which the exact best response walks every claim history
-
-
-def exact_exploitability(g, strat, opener: int, resp_open: dict, resp_other: dict) -> float:
-    """Both seats' exact perfect-recall best-response gains in the round opened by ``opener`` dice."""
-    vals = evaluate(FastSolver(g, train=False), strat)
-    v = 0.5 * (1 + vals[0 if g.nsides == 1 else g.dice.index(opener)])
-    return (best_response_value(g, strat, opener, True, resp_open, resp_other) - v
-            + best_response_value(g, strat, opener, False, resp_open, resp_other) - (1 - v))
 
 
 def main(argv=None) -> int:
@@ -82,11 +74,12 @@ def main(argv=None) -> int:
     for t in points:
         train(solver, t - solver.t, progress=False)
         strat = solver.average_strategy()
+        exact_by_round = _round_exploitability(g, strat, W, bo, bt, openers=openers) if exact else {}
         for op in openers:
             t0 = time.perf_counter()
             est = round_improved_best_response(g, strat, op, resp, W, bo, bt, max_dice, a.games, a.seed)
             took = time.perf_counter() - t0
-            ex = f"{exact_exploitability(g, strat, op, bo, bt):9.2e}" if exact else f"{'-':>9}"
+            ex = f"{exact_by_round[(op, sum(group) - op)][3]:9.2e}" if exact else f"{'-':>9}"
             print(f"{op}v{sum(group) - op:<4} {solver.t:>6} {solver.seconds:8.0f} {est.base:9.4f} "
                   f"{est.exploitability:9.4f} {est.stderr:7.4f} {took:6.0f} {ex}", flush=True)
     return 0
