@@ -141,10 +141,14 @@ class Faces:
         return cls(parse_memory(base), int(f), int(start or 0))
 
 
+@lru_cache(maxsize=None)
 def claim_faces(K: int) -> np.ndarray:
-    """The face (1..6) of every claim strength of a round with K / 6 dice in play."""
+    """The face (1..6) of every claim strength of a round with K / 6 dice in play (read only: cached, a
+    served face memory looks it up on every request)."""
     from .rules import claim_table
-    return np.array([r for _, r in claim_table(K // 6)], dtype=np.int64)
+    faces = np.array([r for _, r in claim_table(K // 6)], dtype=np.int64)
+    faces.setflags(write=False)
+    return faces
 
 
 def parse_memory(value):
