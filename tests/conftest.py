@@ -121,3 +121,13 @@ def assert_served_rows_follow_the_dag(g, st, m, max_claims: int, seed: int = 5, 
         want = st[g.rbase[s] + g.act_off[w] * n + x:g.rbase[s] + g.act_off[w + 1] * n:n]
         slots = np.where(actions < 0, 0, actions - g.last[w])
         assert probs.sum() == pytest.approx(1.0) and np.all(np.abs(want[slots] - probs) <= 1.0 / UNIT + 1e-12)
+
+
+def assert_solver_values_the_strategy_as_the_history_walk_does(g, st):
+    """The solver's root value of ``st`` on 1v1 group ``g`` equals ``exploit.cross_play_value``'s, which
+    looks every claim history up by ``infoset.history_window`` instead of walking the DAG."""
+    from games.dudo.exploit import cross_play_value
+    from games.dudo.solver import FastSolver
+    v = FastSolver(g, train=False).root_values(st)[0]
+    T = g.terminal[0]
+    assert v == pytest.approx(cross_play_value(1, 1, g, st, g, st, (T, -T)), abs=1e-12)

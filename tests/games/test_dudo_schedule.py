@@ -9,14 +9,14 @@ import pytest
 from games.dudo.bound import lift_strategy, memory_best_response
 from games.dudo.budget import group_cost, window_actions
 from games.dudo.endgame import endgame_windows
-from games.dudo.exploit import _binom_tables, best_response_value, cross_play_value
+from games.dudo.exploit import _binom_tables, best_response_value
 from games.dudo.game import make_group
 from games.dudo.infoset import (Schedule, dominates, last_claims, memory_json, memory_plus, memory_size,
                                 num_windows, parse_memory, window_from_index, window_index,
                                 window_index_tables, window_tables)
 from games.dudo.solver import FastSolver
 from games.dudo.store import DudoParams, format_fields, store_memories
-from tests.conftest import assert_served_rows_follow_the_dag
+from tests.conftest import assert_served_rows_follow_the_dag, assert_solver_values_the_strategy_as_the_history_walk_does
 
 W = {(1, 1): 0.486, (1, 2): 0.3, (2, 1): 0.7}
 
@@ -59,11 +59,7 @@ def _solved(a, b, m, its=60):
 
 
 def test_the_solver_values_a_schedule_strategy_as_a_walk_over_every_history_does():
-    g, st = _solved(1, 1, parse_memory("3-4-2"))
-    v = FastSolver(g, train=False).root_values(st)[0]
-    T = g.terminal[0]
-    walked = cross_play_value(1, 1, g, st, g, st, (T, -T))      # looks each history up by its last claims
-    assert v == pytest.approx(walked, abs=1e-12)
+    assert_solver_values_the_strategy_as_the_history_walk_does(*_solved(1, 1, parse_memory("3-4-2")))
 
 
 @pytest.mark.parametrize("a,b,text,opener", [(1, 2, "3-6-2", 1), (1, 2, "3-6-2", 2), (2, 2, "3-8-2", 2)])
