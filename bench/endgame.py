@@ -49,7 +49,6 @@ import numpy as np
 from games.dudo import endgame as eg
 from games.dudo.exploit import _resp_tables
 from games.dudo.game import make_group
-from games.dudo.infoset import last_claims
 from games.dudo.rules import roll_arrays
 
 
@@ -71,7 +70,6 @@ def _seat_walk(bp, own: int, opp: int, opened: bool, V_bp, V_rs, R: int, at_root
     K = 6 * (own + opp)
     ns, rc, claim_r = eg._seat_arrays(own, opp)
     nr, no = int(ns[0]), int(ns[1])
-    mem = bp.memory(own, opp)
     D = own + opp
     idx = np.arange(D + 1)
 
@@ -84,7 +82,7 @@ def _seat_walk(bp, own: int, opp: int, opened: bool, V_bp, V_rs, R: int, at_root
             return at_root(tuple(hist), rr)
         mine = eg._mover_py(k, opened) == eg.REQ
         if mine:
-            P = bp.table(own, opp, last_claims(hist, mem))
+            P = bp.table(own, opp, tuple(hist))
             ob, orr = np.zeros(no), np.zeros(no)
         else:
             ob, orr = np.full(no, -np.inf), np.full(no, -np.inf)

@@ -45,7 +45,7 @@ from numba import njit
 
 from .exploit import _binom_tables, _widx
 from .game import challenge_win_prob
-from .infoset import Faces, last_claims, memory_size, window_index, window_index_tables
+from .infoset import Faces, history_window, memory_size, window_index_tables, window_tables
 from .rules import claim_table, roll_arrays, roll_index
 from .tree import dudo_mover_values, dudo_other_values, node_reached, node_strategy
 
@@ -118,6 +118,36 @@ def endgame_windows(hist, k0, L0, req_first, K, mem_at, remap, binom, size_off):
     h = np.zeros(K + 1, dtype=np.int64)
     h[:k0] = hist[:k0]
     _windows_rec(0, int(k0), int(L0), h, bool(req_first), int(K), mem_at, remap, binom, size_off, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _dag_windows_rec(i, k, L, w, req_first, K, act_off, child, out):
+    if _mover(k, req_first) == REQ:
+        out[i] = w
+    nxt = i + 1
+    for c in range(L + 1, K):
+        nxt = _dag_windows_rec(nxt, k + 1, c, child[act_off[w] + c - L], req_first, K, act_off, child, out)
+    return nxt
+
+
+def endgame_windows_dag(w0, k0, L0, req_first, K, act_off, child):
+    """``endgame_windows`` by following the blueprint's window DAG (``infoset.window_tables``) from the
+    root's window ``w0``: for a memory whose index a history's last claims do not give (faces)."""
+    out = np.full(1 << (K - 1 - L0), -1, dtype=np.int64)
+    _dag_windows_rec(0, int(k0), int(L0), int(w0), bool(req_first), int(K), act_off, child, out)
+    return out
+
+
+def _node_histories(history, K: int):
+    """Every endgame node's claim history, in the layout's preorder (children by increasing claim)."""
+    out = []
+
+    def walk(h):
+        out.append(h)
+        for c in range((h[-1] if h else -1) + 1, K):
+            walk(h + (c,))
+    walk(tuple(history))
     return out
 
 
@@ -455,13 +485,13 @@ class SolutionBlueprint:
     def memory(self, own: int, opp: int):
         return self.sol.groups[(min(own, opp), max(own, opp))].m
 
-    def table(self, own: int, opp: int, window) -> np.ndarray:
-        """[action slot, roll] probabilities of a player with ``own`` dice at a window
-        (slot 0 = Dudo, slot j = claim last + j)."""
+    def table(self, own: int, opp: int, history) -> np.ndarray:
+        """[action slot, roll] probabilities of a player with ``own`` dice at the window a claim
+        history reaches (slot 0 = Dudo, slot j = claim last + j)."""
         key = (min(own, opp), max(own, opp))
         g, st = self.sol.groups[key], self.sol.strategies[key]
         side = 0 if g.nsides == 1 else g.dice.index(own)
-        w = window_index(window, g.K, g.m)
+        w = history_window(history, g.K, g.m)
         n = int(g.ns[side])
         base = int(g.rbase[side] + g.act_off[w] * n)
         na = int(g.act_off[w + 1] - g.act_off[w])
@@ -485,15 +515,15 @@ class RowBlueprint:
         self.get_row = get_row
         self.memory = memory
 
-    def table(self, own: int, opp: int, window) -> np.ndarray:
+    def table(self, own: int, opp: int, history) -> np.ndarray:
         from .rules import rolls
         K = 6 * (own + opp)
-        last = window[-1] if window else -1
+        last = history[-1] if len(history) else -1
         na = K - last
         rs = rolls(own)
         out = np.zeros((na, len(rs)))
         for x, roll in enumerate(rs):
-            actions, probs = self.get_row(own, opp, roll, list(window))
+            actions, probs = self.get_row(own, opp, roll, list(history))
             for a, p in zip(actions, probs):
                 out[0 if a < 0 else int(a) - last, x] = p
         return out
@@ -506,8 +536,8 @@ class UniformBlueprint:
     def memory(self, own: int, opp: int):
         return 3
 
-    def table(self, own: int, opp: int, window) -> np.ndarray:
-        last = window[-1] if window else -1
+    def table(self, own: int, opp: int, history) -> np.ndarray:
+        last = history[-1] if len(history) else -1
         na = 6 * (own + opp) - last
         t = np.full((na, roll_arrays(own)[0].size), 1.0 / (na - (1 if last < 0 else 0)))
         if last < 0:
@@ -532,27 +562,16 @@ def utility_tables(own: int, opp: int, W) -> np.ndarray:
     return U
 
 
-def window_memory(m):
-    """``m`` if the endgame can index its windows by claims (not a face memory, whose windows it does not
-    index yet), else ValueError naming it."""
-    if isinstance(m, Faces):
-        raise ValueError(f"endgame re-solving indexes blueprint windows by claims; memory {m} also "
-                         f"remembers faces")
-    return m
-
-
 def ranges(blueprint, own: int, opp: int, history, requester_opened: bool):
     """(requester's reach per roll, opponent's reach per roll) after ``history``: chance times
     the blueprint's probabilities of each player's own claims (unnormalised)."""
     reach = [roll_arrays(own)[0].copy(), roll_arrays(opp)[0].copy()]
     dice = (own, opp)
-    mem = [window_memory(blueprint.memory(own, opp)), window_memory(blueprint.memory(opp, own))]
     for k, c in enumerate(history):
         s = REQ if (k % 2 == 0) == requester_opened else OPP
-        h = list(history[:k])
-        win = last_claims(h, mem[s])
+        h = tuple(history[:k])
         last = h[-1] if h else -1
-        reach[s] = reach[s] * blueprint.table(dice[s], dice[1 - s], win)[c - last]
+        reach[s] = reach[s] * blueprint.table(dice[s], dice[1 - s], h)[c - last]
     return reach[0], reach[1]
 
 
@@ -717,20 +736,27 @@ class RoundContext:
     rc: np.ndarray
     claim_r: np.ndarray
     U: np.ndarray | None         # None: built without the round values W (layouts only)
+    memory: object               # the blueprint's memory of this group
     mem_at: np.ndarray           # claims remembered after a claim of strength L: mem_at[L + 1]
     remap: np.ndarray            # a schedule's window index from the uniform one (empty: none)
     binom: np.ndarray
     size_off: np.ndarray
     table: np.ndarray | None     # the blueprint's flat strategy (``group_arrays``), or None
     wpos: np.ndarray | None      # offset of each window's block in ``table``
+    dag: tuple | None = None     # (act_off, child) of a face memory's windows (indexed by the DAG)
 
 
 def round_context(blueprint, own: int, opp: int, W=None) -> RoundContext:
     K = 6 * (own + opp)
     ns, rc, claim_r = _seat_arrays(own, opp)
-    mem = window_memory(blueprint.memory(own, opp))
-    mem_at, remap = window_index_tables(K, mem)
-    binom, size_off = _binom_tables(K, memory_size(K, mem))
+    mem = blueprint.memory(own, opp)
+    dag = None
+    if isinstance(mem, Faces):      # a face memory's index needs the faces: follow the window DAG
+        dag = window_tables(K, mem)[2:]
+        mem_at = remap = binom = size_off = np.zeros(0, dtype=np.int64)
+    else:                           # claim windows: the index from the last claims, no table needed
+        mem_at, remap = window_index_tables(K, mem)
+        binom, size_off = _binom_tables(K, memory_size(K, mem))
     table = wpos = None
     arrays = getattr(blueprint, "group_arrays", None)
     if arrays is not None:
@@ -738,8 +764,8 @@ def round_context(blueprint, own: int, opp: int, W=None) -> RoundContext:
         table = np.asarray(table, dtype=np.float64)
         wpos = np.asarray(wpos, dtype=np.int64)
     U = None if W is None else utility_tables(own, opp, W)
-    return RoundContext(blueprint, own, opp, K, ns, rc, claim_r, U, mem_at, remap, binom,
-                        size_off, table, wpos)
+    return RoundContext(blueprint, own, opp, K, ns, rc, claim_r, U, mem, mem_at, remap, binom,
+                        size_off, table, wpos, dag)
 
 
 def blueprint_layout(blueprint, own: int, opp: int, history, requester_opened: bool,
@@ -753,20 +779,23 @@ def blueprint_layout(blueprint, own: int, opp: int, history, requester_opened: b
     off = endgame_layout(k0, L0, requester_opened, K, ns)
     hist = np.zeros(K + 1, dtype=np.int64)
     hist[:k0] = history
-    node_w = endgame_windows(hist, k0, L0, requester_opened, K, ctx.mem_at, ctx.remap, ctx.binom,
-                             ctx.size_off)
+    if ctx.dag is None:
+        node_w = endgame_windows(hist, k0, L0, requester_opened, K, ctx.mem_at, ctx.remap, ctx.binom,
+                                 ctx.size_off)
+    else:
+        node_w = endgame_windows_dag(history_window(history, K, ctx.memory), k0, L0, requester_opened,
+                                     K, *ctx.dag)
     table, wpos = ctx.table, ctx.wpos
-    if table is None:
-        from .infoset import window_from_index
-        uniq = np.unique(node_w[node_w >= 0])
+    if table is None:               # a blueprint read by rows: each window's table once, by a history
         blocks, wpos_d, pos = [], {}, 0
-        for w in uniq.tolist():
-            b = blueprint.table(own, opp, window_from_index(w, K, blueprint.memory(own, opp)))
-            blocks.append(b.ravel())
-            wpos_d[w] = pos
-            pos += b.size
+        for w, h in zip(node_w.tolist(), _node_histories(history, K)):
+            if w >= 0 and w not in wpos_d:
+                b = blueprint.table(own, opp, h)
+                blocks.append(b.ravel())
+                wpos_d[w] = pos
+                pos += b.size
         table = np.concatenate(blocks) if blocks else np.zeros(0)
-        wpos = np.full(int(uniq.max()) + 1 if uniq.size else 1, -1, dtype=np.int64)
+        wpos = np.full(max(wpos_d, default=0) + 1, -1, dtype=np.int64)
         for w, p in wpos_d.items():
             wpos[w] = p
     bp = fill_blueprint(off, node_w, wpos, np.asarray(table, dtype=np.float64), int(ns[REQ]),

@@ -14,7 +14,6 @@ from games.dudo.bound import kind_of
 from games.dudo.endgame import EndgamePolicy
 from games.dudo.endgame_store import resolve_cost, resolve_from_store
 from games.dudo.game import round_reachable
-from games.dudo.infoset import Faces
 from games.dudo.live import live_cost, solve_live
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
@@ -106,8 +105,8 @@ class DudoBackend:
         refuses it (slots, caps, no worker ready: starting one would take the caller's time), or the group remembers
         faces. A caller gone (CANCELLED) raises."""
         policy = self.endgame
-        if policy is None or live.pool is None or isinstance(self.memories[(min(own, opp), max(own, opp))], Faces):
-            return None     # a face memory's windows are not indexed by the endgame (games.dudo.endgame)
+        if policy is None or live.pool is None:
+            return None
         est = resolve_cost(own, opp, history, policy)
         if est is None:
             return None

@@ -8,7 +8,7 @@ from games.dudo import endgame as eg
 from games.dudo.exploit import best_response_value
 from games.dudo.solver import FastSolver
 from games.dudo.game import challenge_win_prob, make_group
-from games.dudo.infoset import Schedule
+from games.dudo.infoset import Faces, Schedule
 from games.dudo.rules import claim, roll_arrays, rolls
 from games.dudo.solve import DudoSolution
 from games.dudo.tree import TreeSolver
@@ -39,6 +39,13 @@ def schedule():
 
 
 @pytest.fixture(scope="module")
+def faces():
+    """A blueprint remembering the last claim and the faces of the two claims before it (windows by the DAG;
+    an endgame's windows keep a face of claims before its root)."""
+    return _solution(Faces.parse("1+2f"), FastSolver, 100)
+
+
+@pytest.fixture(scope="module")
 def perfect():
     return _solution(None, TreeSolver, 300)
 
@@ -61,7 +68,7 @@ def test_posterior_is_bayes_over_enumerated_rolls(abstract):
     np.testing.assert_allclose(post, b / b.sum(), rtol=1e-12)
 
 
-@pytest.mark.parametrize("blueprint", ["abstract", "schedule"])
+@pytest.mark.parametrize("blueprint", ["abstract", "schedule", "faces"])
 def test_targets_are_exact_best_response_values(blueprint, request):
     """At the root the gadget's alternative values are the opponent's best-response values
     against the blueprint: summed over its rolls, exploit.py's exact best response."""
@@ -72,6 +79,29 @@ def test_targets_are_exact_best_response_values(blueprint, request):
         pr = eg.prepare(bp, 1, 1, (), opened, {})
         br = best_response_value(g, st, 1, not opened, {}, {})      # responder's win probability
         assert pr.prior_opp @ pr.target == pytest.approx(2 * br - 1, abs=1e-12)
+
+
+@pytest.mark.parametrize("blueprint", ["abstract", "schedule", "faces"])
+@pytest.mark.parametrize("opened,entry", [(True, (0, 1, 7)), (False, (2, 5))])
+def test_the_endgame_plays_the_blueprint_of_each_node_history(blueprint, opened, entry, request):
+    """The requester's blueprint in the endgame's layout is, at every node, the solution's distribution
+    for that node's claim history (``action_distribution``), node by node in preorder."""
+    sol = request.getfixturevalue(blueprint)
+    pr = eg.prepare(eg.SolutionBlueprint(sol), 1, 1, entry, opened, {})
+    i = 0
+
+    def walk(hist):
+        nonlocal i
+        if (len(hist) % 2 == 0) == opened:
+            L = hist[-1]
+            for x, r in enumerate(rolls(1)):
+                got = [pr.bp[pr.off[i] + j * 6 + x] for j in range(12 - L)]
+                assert got == [p for _, p in sol.action_distribution(1, 1, r, list(hist))]
+        i += 1
+        for c in range(hist[-1] + 1, 12):
+            walk(hist + (c,))
+    walk(entry)
+    assert i == 1 << (11 - entry[-1])
 
 
 def test_root_resolve_of_a_perfect_recall_blueprint_reaches_the_lp_value(perfect):
@@ -123,7 +153,8 @@ def _brute_br(strategy, requester_opened):
 
 @pytest.mark.parametrize("blueprint,opened,entry", [("abstract", True, (2, 5)), ("abstract", False, (3,)),
                                                     ("abstract", True, (0, 1, 7)), ("schedule", True, (0, 1, 7)),
-                                                    ("schedule", False, (3,))])
+                                                    ("schedule", False, (3,)), ("faces", True, (0, 1, 7)),
+                                                    ("faces", False, (2, 5))])
 def test_resolved_endgame_is_no_worse_than_the_blueprint(blueprint, opened, entry, request):
     """Safe re-solving: every opponent roll's best value in the endgame is at most its target, and
     the whole round's best response to blueprint + re-solved endgame (plain recursion, independent

@@ -9,13 +9,17 @@ from games.dudo.store import DudoParams
 from games.storage import Store
 
 PARAMS = DudoParams(max_dice=1, iterations=100, memory=2, perfect_recall_total=0, exact_br_total=0)
+FACES = DudoParams(max_dice=1, iterations=100, memory=2, perfect_recall_total=0, exact_br_total=0, label="faces",
+                   memory_by_group=(((1, 1), "1+2f"),))
 
 
-def test_store_task_equals_the_re_solve_of_the_solved_blueprint(tmp_path):
+@pytest.mark.parametrize("params", [PARAMS, FACES], ids=["claims", "faces"])
+def test_store_task_equals_the_re_solve_of_the_solved_blueprint(tmp_path, params):
     """The worker's task (rows from the store, continuation values from its manifest) gives the
-    re-solve of the same blueprint taken from the solver's arrays."""
-    path = build_dudo_store(PARAMS, tmp_path)
-    sol = solve_params(PARAMS, progress=False)
+    re-solve of the same blueprint taken from the solver's arrays (a face memory's windows found by its DAG
+    from the solver's, by the histories' rows from the store)."""
+    path = build_dudo_store(params, tmp_path)
+    sol = solve_params(params, progress=False)
     policy = eg.EndgamePolicy(threshold=7, iterations=60)
     roll, history = (4,), (1, 3, 6)
     got = resolve_from_store(str(path), 1, 1, roll, history, False, policy)

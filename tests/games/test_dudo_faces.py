@@ -67,6 +67,30 @@ def test_face_windows_follow_every_history(K, text):
         assert seen == set(range(len(last)))
 
 
+def test_the_endgame_finds_the_window_of_every_node_by_the_dag():
+    """The endgame's blueprint window at each requester node (``endgame_windows_dag``, the layout's preorder)
+    holds that node's last claims and the faces before them; the opponent's nodes get -1."""
+    from games.dudo.endgame import endgame_windows_dag
+    K, m = 24, parse_memory("3-12-2+1f12")
+    face = claim_faces(K)
+    root = [2, 9, 13, 15]
+    _, _, act_off, child = window_tables(K, m)
+    got = endgame_windows_dag(history_window(root, K, m), len(root), root[-1], False, K, act_off, child)
+    want = []
+
+    def walk(hist):              # depth first, claims in order; the requester did not open: it moves at odd k
+        if len(hist) % 2 == 1:
+            win, before = _faces_before(hist, m)
+            want.append((win, tuple(face[c] for c in before)))
+        else:
+            want.append(None)
+        for c in range(hist[-1] + 1, K):
+            walk(hist + [c])
+    walk(root)
+    assert len(got) == len(want) == 1 << (K - 1 - root[-1])
+    assert [None if w < 0 else face_window(w, K, m) for w in got.tolist()] == want
+
+
 def test_what_a_face_memory_dominates():
     K = 24
     assert dominates(K, 3, Faces(2, 1)) and not dominates(K, Faces(2, 1), 3)
