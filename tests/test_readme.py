@@ -25,7 +25,7 @@ NOT_RUN = {
                   "(python -m builder --missing-only, python -m server) are run by tests/server and tests/builder",
     "make test": "this very test run",
     "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
-    "make build-stores": "full solves (the Dudo store alone about 49 minutes); the builder's options are tested in tests/builder",
+    "make build-stores": "full solves (the Dudo store alone about 1 h 51 min); the builder's options are tested in tests/builder",
     "nice -n 10 python -m bench.endgame": "benchmarks of minutes (timing, serve on the default Dudo store); "
                                           "tests/bench/test_endgame.py runs each section small",
     "nice -n 19 python -m bench.endgame": "the exact exploitability table: hours of CPU on rounds with 4 dice in "
