@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from .game import Group, RollSampler
-from .infoset import Schedule, memory_size
+from .infoset import Faces, Schedule, memory_size
 from .exploit import _binom_tables, _widx
 
 
@@ -82,8 +82,8 @@ class CFR:
         self.seconds = 0.0
         self.reg = np.zeros(g.nrows)
         self.ssum = np.zeros(g.nrows)
-        if isinstance(g.m, Schedule):
-            raise ValueError("the sampling CFR reference takes one memory, not a schedule")
+        if isinstance(g.m, (Schedule, Faces)):   # it indexes windows by the last claims alone
+            raise ValueError(f"the sampling CFR reference takes a last-m-claims memory, not {g.m}")
         self.mm = memory_size(g.K, g.m)
         self.binom, self.size_off = _binom_tables(g.K, self.mm)
         self.sig_ws = np.zeros((g.K + 2, g.K + 1))

@@ -168,3 +168,12 @@ def test_tree_solver_matches_full_width_solver(g11):
     vb, eb = exploitability_1v1(g11, b.average_strategy())
     assert vb == pytest.approx(va, abs=1e-5)
     assert eb == pytest.approx(ea, rel=0.1)
+
+
+@pytest.mark.parametrize("memory", ["3-6-2", "1+1f"])
+def test_the_sampling_cfr_reference_refuses_a_memory_it_cannot_index(memory):
+    """CFR walks histories and indexes windows by their last claims: a schedule or a face memory is refused
+    by name instead of being indexed wrongly."""
+    from games.dudo.infoset import parse_memory
+    with pytest.raises(ValueError, match=memory.replace("+", r"\+")):
+        CFR(make_group(1, 1, parse_memory(memory), {}), seed=3)
