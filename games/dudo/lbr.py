@@ -26,7 +26,7 @@ from numba import njit
 
 from .bound import lift_strategy, seat_group
 from .game import Group
-from .kernels import br_backward
+from .kernels import br_backward, expected_value
 from .solver import FastSolver
 
 KIND = "lower bound: perfect-recall improvement of the best response with memory {m} (sampled)"
@@ -188,8 +188,10 @@ class ResponderTables:
         g = self.gs
         nr, nf = int(g.ns[self.s_resp]), int(g.ns[self.s_fix])
         pr, pf = g.probs[self.s_resp, :nr], g.probs[self.s_fix, :nf]
-        root = self.solver.root_matrix(self.s_open).astype(np.float64)    # [other's roll, opener's roll]
-        return float(pf @ root @ pr) if resp_is_opener else -float(pr @ root @ pf)
+        root = self.solver.root_matrix(self.s_open)    # [other's roll, opener's roll]
+        # a fixed summation order, not BLAS (whose kernel, and with it the sum's last bits, depends on the CPU):
+        # the figure goes into the store's manifest, whose content hash must not depend on the machine
+        return float(expected_value(pf, root, pr)) if resp_is_opener else -float(expected_value(pr, root, pf))
 
 
 def responder_tables(g: Group, strat: np.ndarray, opener_dice: int, resp_is_opener: bool, m_resp, W,

@@ -183,3 +183,24 @@ def test_dudo_store_same_hash_on_every_executor(tmp_path):
         finally:
             s.close()
     assert len(set(hashes)) == 1
+
+
+def test_dudo_store_hash_does_not_depend_on_the_blas_kernel(tmp_path):
+    """The same small Dudo store (bounds and the perfect-recall improvement included) built in two processes,
+    one with OpenBLAS's kernel for an older CPU (``OPENBLAS_CORETYPE``, as a different machine would pick):
+    one content hash.  A figure summed by BLAS (its kernel fixes the order, so the last bits) would differ."""
+    script = ("import sys; from pathlib import Path; from builder.dudo import build_dudo_store; "
+              "from games.dudo.store import DudoParams; from games.storage import Store; "
+              "p = DudoParams(max_dice=2, iterations=30, memory=1, exact_br_total=2, bound_memory=1, "
+              "bound_budget=1 << 30, bound_time_budget=60.0, improve_games=8, label='blas'); "
+              "print(Store(build_dudo_store(p, Path(sys.argv[1]))).manifest['content_hash'])")
+    hashes = []
+    for name, core in (("host", None), ("prescott", "Prescott")):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+        if core:
+            env["OPENBLAS_CORETYPE"] = core
+        out = subprocess.run([sys.executable, "-c", script, str(tmp_path / name)], env=env, cwd=REPO,
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+        hashes.append(out.stdout.split()[-1])
+    assert hashes[0] == hashes[1]
