@@ -27,7 +27,7 @@ the stored average would depend on that rounding.
 
 Same bits on every machine: no kernel here uses ``fastmath`` (which lets LLVM reassociate sums, fuse
 multiply-adds and pick the vector width of the host CPU) or BLAS (whose kernel and summation order
-OpenBLAS picks per CPU); sums over rolls run in one fixed order (``games.fixedsum.dot_fixed``, ``expected_value``).
+OpenBLAS picks per CPU); sums over rolls run in one fixed order (``games.fixedmath.dot_fixed``, ``expected_value``).
 With only IEEE-754 basic operations in a fixed order, the strategies, values and best responses (and
 so the stores) are the same on any x86-64 CPU, with any executor.
 """
@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..fixedsum import dot_fixed
+from ..fixedmath import dot_fixed
 
 
 @njit(cache=True, inline="always")

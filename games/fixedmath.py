@@ -1,6 +1,7 @@
-"""Sums of products in one fixed order, for figures and decisions that must have the same bits on every
-x86-64 CPU: no BLAS (OpenBLAS picks its kernel, and with it the summation order, per CPU) and no fastmath
-(which would let LLVM reassociate sums, fuse multiply-adds and pick the host's vector width)."""
+"""Arithmetic with the same bits on every x86-64 CPU, for figures and decisions that reach a store: IEEE-754
+basic operations in an order fixed by the source.  No BLAS (OpenBLAS picks its kernel, and with it the
+summation order, per CPU), no fastmath (which would let LLVM reassociate sums, fuse multiply-adds and pick the
+host's vector width)."""
 from __future__ import annotations
 
 import numpy as np
