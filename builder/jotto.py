@@ -14,6 +14,7 @@ import numpy as np
 from tqdm import tqdm
 
 from builder import interrupt
+from games.fixedmath import dot
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from builder.executor import BuildExecutor
@@ -181,7 +182,7 @@ def _stronger_figures(oracle: JottoOracle, params: JottoParams, trees: TreeRunne
     exact: dict[bytes, object] = {}
     if oracle.D <= params.exact_max_words:  # the searches run on the executor, one task per hider
         n = len(distinct)
-        uppers = [float(h @ rollouts[k]) / h.sum() for k, h in distinct.items()]
+        uppers = [dot(rollouts[k], h) / h.sum() for k, h in distinct.items()]
         exact = dict(zip(distinct, trees.ex.map(exact_search, [trees.C] * n, [oracle.L] * n, list(distinct.values()),
                                                 uppers, [params.exact_max_nodes] * n)))
     for name, (G, w) in columns.items():

@@ -37,3 +37,58 @@ def dot_fixed(a, ao, b, bo, n):
         t += np.float64(a[ao + i]) * np.float64(b[bo + i])
         i += 1
     return t
+
+
+@njit(cache=True)
+def _dot(a, b):
+    return dot_fixed(a, 0, b, 0, a.size)
+
+
+@njit(cache=True)
+def _matvec(M, v, out):
+    n = v.size
+    flat = M.reshape(-1)
+    for i in range(out.size):
+        out[i] = dot_fixed(flat, i * n, v, 0, n)
+
+
+def dot(a, b) -> float:
+    """``a @ b`` of two vectors in the fixed order (any numeric dtypes, summed in float64)."""
+    a, b = np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b, dtype=np.float64).reshape(-1)
+    if a.size != b.size:
+        raise ValueError(f"dot of vectors of {a.size} and {b.size} entries")
+    return float(_dot(a, b))
+
+
+def matvec(M, v) -> np.ndarray:
+    """``M @ v`` (float64) in the fixed order, row by row."""
+    M, v = np.ascontiguousarray(M), np.ascontiguousarray(v, dtype=np.float64)
+    if M.ndim != 2 or M.shape[1] != v.size:
+        raise ValueError(f"matvec of a {M.shape} matrix and {v.size} entries")
+    out = np.empty(M.shape[0])
+    _matvec(M, v, out)
+    return out
+
+
+# exp: Cody & Waite's reduction x = k ln2 + r (ln2 in two parts, fdlibm's, so k * LN2_HI is exact), then
+# Taylor's series of exp(r) to r**13 / 13! (|r| <= ln2 / 2: the first term left out is below 5e-18) by Horner,
+# then the exact scaling by 2**k.  numpy's np.exp picks an AVX-512 or a libm path by CPU, whose last bits differ.
+_INV_LN2 = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_TAYLOR = tuple(1.0 / np.prod(np.arange(1.0, n + 1.0)) for n in range(13, -1, -1))   # 1/13!, ..., 1/1!, 1/0!
+
+
+def exp(x) -> np.ndarray:
+    """e**x of every entry (float64) from basic operations only: 0 below -745.13, inf above 709.78,
+    within a few units in the last place of the correctly rounded value."""
+    x = np.asarray(x, dtype=np.float64)
+    xc = np.clip(np.where(np.isnan(x), 0.0, x), -746.0, 710.0)
+    k = np.floor(xc * _INV_LN2 + 0.5)
+    r = (xc - k * _LN2_HI) - k * _LN2_LO
+    p = np.full_like(r, _TAYLOR[0])
+    for c in _TAYLOR[1:]:
+        p = p * r + c
+    with np.errstate(over="ignore"):
+        out = np.ldexp(p, k.astype(np.int64))
+    return np.where(np.isnan(x), np.nan, out)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from games.fixedmath import dot
 from games.jotto.oracle import JottoOracle
 
 DEFAULT_SECRET = "common"
@@ -35,5 +36,5 @@ def secret_distribution(oracle: JottoOracle, name: str, hiders: dict[str, np.nda
 def guesses_figures(guesses: np.ndarray, secret: np.ndarray) -> dict[str, float]:
     """Mean guesses against the secret distribution, the most any word it can hide needs, and the
     mean over every word (the uniform hider)."""
-    return {"mean_guesses_vs_secret": float(secret @ guesses), "worst_guesses_vs_secret": float(guesses[secret > 0].max()),
+    return {"mean_guesses_vs_secret": dot(guesses, secret), "worst_guesses_vs_secret": float(guesses[secret > 0].max()),
             "mean_guesses_vs_uniform": float(guesses.mean()), "worst_guesses": float(guesses.max())}

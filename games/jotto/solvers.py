@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import linprog
 
+from games.fixedmath import dot, exp, matvec
 from games.jotto.exact import ExactResult
 from games.jotto.oracle import GBR, JottoOracle, Tree, state_key
 
@@ -33,12 +34,12 @@ def hider_br_payoff(ang: np.ndarray) -> float:
 
 def hider_actual_payoff(ang: np.ndarray, s_h: np.ndarray) -> float:
     """HiderActualPayoff (Alg. 10)."""
-    return float(ang @ s_h)
+    return dot(ang, s_h)
 
 
 def guesser_br_payoff(ing: np.ndarray, s_h: np.ndarray) -> float:
     """GuesserBRPayoff (Alg. 11)."""
-    return -float(ing @ s_h)
+    return -dot(ing, s_h)
 
 
 def guesser_actual_payoff(ang: np.ndarray, s_h: np.ndarray) -> float:
@@ -86,10 +87,10 @@ class PairStats:
 
 def pair_stats(h: np.ndarray, gbr_guesses_vs_h: np.ndarray, member_guesses: np.ndarray, weights: np.ndarray) -> PairStats:
     """Figures for hider h against the mixture (member_guesses D x m, weights m)."""
-    ang = member_guesses.astype(np.float64) @ weights
+    ang = matvec(member_guesses, weights)
     eps_h, eps_g = epsilons(ang, gbr_guesses_vs_h.astype(np.float64), h)
     return PairStats(
-        guarantee=hider_br_payoff(ang), hider_vs_gbr=float(h @ gbr_guesses_vs_h), self_play=float(h @ ang),
+        guarantee=hider_br_payoff(ang), hider_vs_gbr=dot(h, gbr_guesses_vs_h), self_play=dot(h, ang),
         epsilon_hider=eps_h, epsilon_guesser=eps_g, mixture_size=int(np.count_nonzero(weights)),
         mean_vs_uniform=float(ang.mean()), worst_guesses=int(member_guesses[:, weights > 0].max()),
     )
@@ -224,7 +225,7 @@ def hedge_hider(sum_guesses: np.ndarray, eta: float) -> np.ndarray:
 
     Fictitious play's HiderBR puts all weight on the words of the largest sum; Hedge's softmax keeps
     every word in play, so each greedy response is one against a smooth hider, not a specialist."""
-    z = np.exp(eta * (sum_guesses.astype(np.float64) - float(sum_guesses.max())))
+    z = exp(eta * (sum_guesses.astype(np.float64) - float(sum_guesses.max())))
     return z / z.sum()
 
 
@@ -300,7 +301,7 @@ def restricted_game(G: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     x /= x.sum()
     y = np.maximum(-res.ineqlin.marginals, 0.0)
     y = y / y.sum() if y.sum() > 0 else np.full(D, 1.0 / D)
-    guarantee = float((G.astype(np.float64) @ x).max())
+    guarantee = float(matvec(G, x).max())
     return x, guarantee, y
 
 
@@ -343,7 +344,7 @@ class DOState:
 
     def hider_payoffs(self) -> np.ndarray:
         """Each column's hider against its own greedy response: the hider's payoff vs GBR."""
-        return np.array([h @ g.astype(np.float64) for h, g in zip(self.hiders, self.columns)])
+        return np.array([dot(g, h) for h, g in zip(self.hiders, self.columns)])
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {"hiders": np.array(self.hiders), "columns": np.array(self.columns),
@@ -456,8 +457,8 @@ def stronger_figures(h: np.ndarray, member_guesses: np.ndarray, weights: np.ndar
     lower bound on the exact one) and, where it was computed, the exact best response (optimal tree),
     which makes epsilon_guesser, epsilon and the gap exact: the game's value lies in
     [hider_vs_exact, guarantee]."""
-    ang = member_guesses.astype(np.float64) @ weights
-    return stronger_from_pair(hider_br_payoff(ang), hider_actual_payoff(ang, h), float(h @ rollout_guesses),
+    ang = matvec(member_guesses, weights)
+    return stronger_from_pair(hider_br_payoff(ang), hider_actual_payoff(ang, h), dot(rollout_guesses, h),
                               None if exact is None else exact.value)
 
 

@@ -185,20 +185,56 @@ def test_dudo_store_same_hash_on_every_executor(tmp_path):
     assert len(set(hashes)) == 1
 
 
-def test_dudo_store_hash_does_not_depend_on_the_blas_kernel(tmp_path):
+def _other_cpu_env() -> dict:
+    """The environment of a process that computes as another x86-64 machine would where libraries pick code by
+    CPU: OpenBLAS's kernel for an older CPU, and numpy without the AVX-512 paths this CPU has (its np.exp, for
+    one, has its own there)."""
+    import numpy as np
+    try:
+        found = np._core._multiarray_umath.__cpu_features__
+    except AttributeError:          # numpy < 2
+        found = np.core._multiarray_umath.__cpu_features__
+    env = dict(os.environ, OPENBLAS_CORETYPE="Prescott")
+    avx512 = [f for f, on in found.items() if on and (f.startswith("AVX512") or f == "X86_V4")]
+    if avx512:
+        env["NPY_DISABLE_CPU_FEATURES"] = " ".join(avx512)
+    return env
+
+
+def test_dudo_store_hash_does_not_depend_on_the_cpu_paths_of_blas_or_numpy(tmp_path):
     """The same small Dudo store (bounds and the perfect-recall improvement included) built in two processes,
-    one with OpenBLAS's kernel for an older CPU (``OPENBLAS_CORETYPE``, as a different machine would pick):
-    one content hash.  A figure summed by BLAS (its kernel fixes the order, so the last bits) would differ."""
+    one as another CPU would compute (``_other_cpu_env``): one content hash.  A figure summed by BLAS (its
+    kernel fixes the order, so the last bits) made them differ."""
     script = ("import sys; from pathlib import Path; from builder.dudo import build_dudo_store; "
               "from games.dudo.store import DudoParams; from games.storage import Store; "
               "p = DudoParams(max_dice=2, iterations=30, memory=1, exact_br_total=2, bound_memory=1, "
               "bound_budget=1 << 30, bound_time_budget=60.0, improve_games=8, label='blas'); "
               "print(Store(build_dudo_store(p, Path(sys.argv[1]))).manifest['content_hash'])")
     hashes = []
-    for name, core in (("host", None), ("prescott", "Prescott")):
-        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
-        if core:
-            env["OPENBLAS_CORETYPE"] = core
+    for name, env in (("host", {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE",
+                                                                                 "NPY_DISABLE_CPU_FEATURES")}),
+                      ("other", _other_cpu_env())):
+        out = subprocess.run([sys.executable, "-c", script, str(tmp_path / name)], env=env, cwd=REPO,
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+        hashes.append(out.stdout.split()[-1])
+    assert hashes[0] == hashes[1]
+
+
+def test_jotto_store_hash_does_not_depend_on_the_cpu_paths_of_blas_or_numpy(tmp_path):
+    """A small Jotto store (fictitious play, Hedge, the double oracle, their figures) built in two processes, one
+    as another CPU would compute (``_other_cpu_env``): one content hash.  BLAS sums (the figures, the hider's
+    selection) and numpy's exp (Hedge's hiders) once made them differ."""
+    from tests.conftest import SMALL_VARIANT
+    script = ("import sys; from pathlib import Path; from builder.jotto import JottoParams, build_jotto_store; "
+              "from games.storage import Store; "
+              "p = JottoParams(fp_iterations=60, do_iterations=6, book_threshold=6, do_oracles=('gbr', 'rollout'), "
+              "rollout_figures=True, hedge_iterations=20); "
+              f"print(Store(build_jotto_store({SMALL_VARIANT!r}, p, Path(sys.argv[1]))).manifest['content_hash'])")
+    hashes = []
+    for name, env in (("host", {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE",
+                                                                                 "NPY_DISABLE_CPU_FEATURES")}),
+                      ("other", _other_cpu_env())):
         out = subprocess.run([sys.executable, "-c", script, str(tmp_path / name)], env=env, cwd=REPO,
                              capture_output=True, text=True, timeout=600)
         assert out.returncode == 0, out.stderr[-2000:]
