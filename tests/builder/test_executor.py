@@ -201,6 +201,20 @@ def _other_cpu_env() -> dict:
     return env
 
 
+def _hashes_here_and_as_another_cpu(script: str, tmp_path) -> list[str]:
+    """The content hash ``script`` prints (it builds a store under ``sys.argv[1]``) in a process with this CPU's
+    library paths and in one with ``_other_cpu_env``'s."""
+    hashes = []
+    for name, env in (("host", {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE",
+                                                                                 "NPY_DISABLE_CPU_FEATURES")}),
+                      ("other", _other_cpu_env())):
+        out = subprocess.run([sys.executable, "-c", script, str(tmp_path / name)], env=env, cwd=REPO,
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+        hashes.append(out.stdout.split()[-1])
+    return hashes
+
+
 def test_dudo_store_hash_does_not_depend_on_the_cpu_paths_of_blas_or_numpy(tmp_path):
     """The same small Dudo store (bounds and the perfect-recall improvement included) built in two processes,
     one as another CPU would compute (``_other_cpu_env``): one content hash.  A figure summed by BLAS (its
@@ -210,15 +224,8 @@ def test_dudo_store_hash_does_not_depend_on_the_cpu_paths_of_blas_or_numpy(tmp_p
               "p = DudoParams(max_dice=2, iterations=30, memory=1, exact_br_total=2, bound_memory=1, "
               "bound_budget=1 << 30, bound_time_budget=60.0, improve_games=8, label='blas'); "
               "print(Store(build_dudo_store(p, Path(sys.argv[1]))).manifest['content_hash'])")
-    hashes = []
-    for name, env in (("host", {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE",
-                                                                                 "NPY_DISABLE_CPU_FEATURES")}),
-                      ("other", _other_cpu_env())):
-        out = subprocess.run([sys.executable, "-c", script, str(tmp_path / name)], env=env, cwd=REPO,
-                             capture_output=True, text=True, timeout=600)
-        assert out.returncode == 0, out.stderr[-2000:]
-        hashes.append(out.stdout.split()[-1])
-    assert hashes[0] == hashes[1]
+    here, other = _hashes_here_and_as_another_cpu(script, tmp_path)
+    assert here == other
 
 
 def test_jotto_store_hash_does_not_depend_on_the_cpu_paths_of_blas_or_numpy(tmp_path):
@@ -231,12 +238,5 @@ def test_jotto_store_hash_does_not_depend_on_the_cpu_paths_of_blas_or_numpy(tmp_
               "p = JottoParams(fp_iterations=60, do_iterations=6, book_threshold=6, do_oracles=('gbr', 'rollout'), "
               "rollout_figures=True, hedge_iterations=20); "
               f"print(Store(build_jotto_store({SMALL_VARIANT!r}, p, Path(sys.argv[1]))).manifest['content_hash'])")
-    hashes = []
-    for name, env in (("host", {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE",
-                                                                                 "NPY_DISABLE_CPU_FEATURES")}),
-                      ("other", _other_cpu_env())):
-        out = subprocess.run([sys.executable, "-c", script, str(tmp_path / name)], env=env, cwd=REPO,
-                             capture_output=True, text=True, timeout=600)
-        assert out.returncode == 0, out.stderr[-2000:]
-        hashes.append(out.stdout.split()[-1])
-    assert hashes[0] == hashes[1]
+    here, other = _hashes_here_and_as_another_cpu(script, tmp_path)
+    assert here == other
