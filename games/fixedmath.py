@@ -4,6 +4,8 @@ summation order, per CPU), no fastmath (which would let LLVM reassociate sums, f
 host's vector width)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -92,3 +94,70 @@ def exp(x) -> np.ndarray:
     with np.errstate(over="ignore"):
         out = np.ldexp(p, k.astype(np.int64))
     return np.where(np.isnan(x), np.nan, out)
+
+
+# log: x = m 2**e with m in [sqrt(1/2), sqrt(2)) (frexp, exact), log m = 2 atanh(s), s = (m - 1) / (m + 1), by its
+# series in s**2 to s**23 / 23 (|s| <= 0.1716: the first term left out is below 1e-18), then e ln2 added in two
+# parts.  libm's log (numba's np.log, numpy's) has per-CPU variants (glibc's FMA ones) whose last bits differ.
+_SQRT_HALF = 0.7071067811865476
+_ATANH = tuple(1.0 / (2.0 * k + 1.0) for k in range(11, -1, -1))     # 1/23, ..., 1/3, 1
+
+
+@njit(cache=True, nogil=True)
+def _log_parts(x):
+    """(e, log m) with x = m 2**e (x > 0, finite), both from basic operations in a fixed order."""
+    m, e = math.frexp(x)
+    if m < _SQRT_HALF:
+        m *= 2.0
+        e -= 1
+    s = (m - 1.0) / (m + 1.0)
+    z = s * s
+    p = _ATANH[0]
+    for i in range(1, len(_ATANH)):
+        p = p * z + _ATANH[i]
+    return e, 2.0 * s * p
+
+
+@njit(cache=True, nogil=True)
+def log_fixed(x):
+    """Natural log of a float from basic operations only (-inf at 0, nan below or at nan, inf at inf);
+    within a few units in the last place."""
+    if not x > 0.0:
+        return -math.inf if x == 0.0 else math.nan
+    if x == math.inf:
+        return x
+    e, lm = _log_parts(x)
+    return e * _LN2_HI + (lm + e * _LN2_LO)
+
+
+@njit(cache=True, nogil=True)
+def log2_fixed(x):
+    """Base-2 log as ``log_fixed`` (exact at powers of two)."""
+    if not x > 0.0:
+        return -math.inf if x == 0.0 else math.nan
+    if x == math.inf:
+        return x
+    e, lm = _log_parts(x)
+    return e + lm * _INV_LN2
+
+
+@njit(cache=True)
+def _map_log(x, out, base2):
+    for i in range(x.size):
+        out[i] = log2_fixed(x[i]) if base2 else log_fixed(x[i])
+
+
+def log(x) -> np.ndarray:
+    """``log_fixed`` of every entry (float64)."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty(x.size)
+    _map_log(np.ascontiguousarray(x).reshape(-1), out, False)
+    return out.reshape(x.shape)
+
+
+def log2(x) -> np.ndarray:
+    """``log2_fixed`` of every entry (float64)."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty(x.size)
+    _map_log(np.ascontiguousarray(x).reshape(-1), out, True)
+    return out.reshape(x.shape)

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from games.fixedmath import log2
+
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 DATA = Path(__file__).resolve().parent / "data" / "scowl_words_7_8.tsv"
 DEFAULT_SOURCE = "en_US50"
@@ -189,7 +191,7 @@ def entropy(p: np.ndarray) -> np.ndarray:
     """Binary entropy (bits) of each probability, 0 at 0 and 1."""
     q = np.clip(p, 1e-300, 1.0)
     r = np.clip(1.0 - p, 1e-300, 1.0)
-    h = -(p * np.log2(q) + (1.0 - p) * np.log2(r))
+    h = -(p * log2(q) + (1.0 - p) * log2(r))       # fixedmath: the same bits on every CPU
     return np.where((p <= 0) | (p >= 1), 0.0, h)
 
 

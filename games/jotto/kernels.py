@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from games.fixedmath import log_fixed
+
 GBR = 0  # Ganzfried's greedy best response: maximise expected eliminations (Alg. 1-4)
 ENTROPY = 1  # Beeler: maximise expected information, uniform weights
 
@@ -60,7 +62,7 @@ def guess_score(row, S, h, L, kind, uniform, hw, cnt):
         # minimise sum n_j log n_j  <=>  maximise entropy of the answer distribution
         for j in range(L + 1):
             if cnt[j] > 1:
-                score += cnt[j] * np.log(cnt[j])
+                score += cnt[j] * log_fixed(np.float64(cnt[j]))      # libm's log has per-CPU variants
     elif uniform:
         # ExpNumElims = n - sum_j A_j n_j with A_j = n_j / n: minimise sum_j n_j^2
         for j in range(L + 1):

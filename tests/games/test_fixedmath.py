@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from games.fixedmath import _INV_LN2, _LN2_HI, _LN2_LO, _TAYLOR, dot, exp, matvec
+from games.fixedmath import _ATANH, _INV_LN2, _LN2_HI, _LN2_LO, _SQRT_HALF, _TAYLOR, dot, exp, log, log2, matvec
 
 
 def _replay_dot(a, b):
@@ -69,3 +69,31 @@ def test_exp_is_the_documented_steps_and_within_an_ulp_or_two():
         else:
             assert v == want or abs(v - want) <= 2 * 5e-324
     assert np.isnan(exp(np.array([np.nan]))[0])
+
+
+def _replay_log(x, base2=False):
+    m, e = math.frexp(x)
+    if m < _SQRT_HALF:
+        m, e = m * 2.0, e - 1
+    s = (m - 1.0) / (m + 1.0)
+    z = s * s
+    p = _ATANH[0]
+    for c in _ATANH[1:]:
+        p = p * z + c
+    lm = 2.0 * s * p
+    return e + lm * _INV_LN2 if base2 else e * _LN2_HI + (lm + e * _LN2_LO)
+
+
+def test_log_is_the_documented_steps_and_within_a_few_ulps():
+    rng = np.random.default_rng(7)
+    xs = np.concatenate([rng.uniform(1e-300, 1, 2000), rng.uniform(0.5, 2, 2000), np.arange(1.0, 3000.0),
+                         np.exp(rng.uniform(-700, 700, 2000)), [5e-324, 2.2e-308, 1.7e308, 1.0, 2.0, 0.5]])
+    for f, base2, ref in ((log, False, math.log), (log2, True, math.log2)):
+        got = f(xs)
+        assert [float(v) for v in got] == [_replay_log(float(x), base2) for x in xs]
+        for x, v in zip(xs, got):
+            want = ref(x)
+            assert abs(v - want) <= 4 * math.ulp(want) if want != 0 else v == 0.0
+    assert log2(np.array([1024.0, 0.125])).tolist() == [10.0, -3.0]
+    got = log(np.array([0.0, -1.0, np.inf, np.nan]))
+    assert got[0] == -np.inf and np.isnan(got[1]) and got[2] == np.inf and np.isnan(got[3])
