@@ -102,8 +102,8 @@ class DudoBackend:
         """(actions, probs) of this decision re-solved with perfect recall in the live pool, or None: not in
         an endgame under the policy, the store's strategy reaches it too rarely to re-solve, or the re-solve
         cannot end ``ENDGAME_MARGIN_SECONDS`` before the deadline (refused at once, or stopped), or the pool
-        refuses it (slots, caps, no worker ready: starting one would take the caller's time), or the group remembers
-        faces. A caller gone (CANCELLED) raises."""
+        refuses it (slots, caps, no worker ready: starting one would take the caller's time). A caller gone
+        (CANCELLED) raises."""
         policy = self.endgame
         if policy is None or live.pool is None:
             return None
