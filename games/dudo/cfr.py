@@ -13,8 +13,7 @@ import numpy as np
 from numba import njit
 
 from .game import Group, RollSampler
-from .infoset import Faces, Schedule, memory_size
-from .exploit import _binom_tables, _widx
+from .infoset import Faces, Schedule, _binom_tables, _widx, memory_size
 
 
 @njit(cache=True)

@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from .exploit import _binom_tables, _widx
 from .game import challenge_win_prob
-from .infoset import Faces, history_window, memory_size, window_index_tables, window_tables
+from .infoset import (Faces, _binom_tables, _widx, history_window, memory_size, window_index_tables,
+                      window_tables)
 from .rules import claim_table, roll_arrays, roll_index
 from .tree import dudo_mover_values, dudo_other_values, node_reached, node_strategy
 

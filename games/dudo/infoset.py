@@ -34,6 +34,7 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
+from numba import njit
 
 from .rules import MAX_DICE, num_rolls, roll_index, rolls
 
@@ -549,6 +550,22 @@ def _faces_tables(K: int, m: Faces):
     kids = child[rows]
     c_child = np.where(kids >= 0, rank[np.maximum(kids, 0)], -1)
     return last[reached], size[reached], c_off, c_child
+
+
+def _binom_tables(K, mm):
+    binom = np.array([[comb(n, k) for k in range(mm + 2)] for n in range(K + 1)], dtype=np.int64)
+    size_off = np.array([sum(comb(K, j) for j in range(k)) for k in range(mm + 2)], dtype=np.int64)
+    return binom, size_off
+
+
+@njit(cache=True)
+def _widx(hist, k, mm, binom, size_off):
+    lo = k - mm if k > mm else 0
+    ks = k - lo
+    idx = size_off[ks]
+    for i in range(ks):
+        idx += binom[hist[lo + i], i + 1]
+    return idx
 
 
 def window_index_tables(K: int, m):

@@ -13,9 +13,8 @@ import time
 import numpy as np
 from numba import njit
 
-from .exploit import _binom_tables, _widx
 from .game import Group
-from .infoset import is_perfect_recall
+from .infoset import _binom_tables, _widx, is_perfect_recall
 
 
 @njit(cache=True)

@@ -9,9 +9,9 @@ import pytest
 from games.dudo.bound import lift_strategy, memory_best_response
 from games.dudo.budget import group_cost, window_actions
 from games.dudo.endgame import endgame_windows
-from games.dudo.exploit import _binom_tables, best_response_value
+from games.dudo.exploit import best_response_value
 from games.dudo.game import make_group
-from games.dudo.infoset import (Schedule, dominates, last_claims, memory_json, memory_plus, memory_size,
+from games.dudo.infoset import (Schedule, _binom_tables, dominates, last_claims, memory_json, memory_plus, memory_size,
                                 num_windows, parse_memory, window_from_index, window_index,
                                 window_index_tables, window_tables)
 from games.dudo.solver import FastSolver
