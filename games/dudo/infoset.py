@@ -142,6 +142,11 @@ class Faces:
         return cls(parse_memory(base), int(f), int(start or 0))
 
 
+def _faces_code(claims, faces) -> int:
+    """The faces code of claims (most recent first): sum_i face_i 7**i, ``faces`` = ``claim_faces(K)``."""
+    return sum(int(faces[c]) * FACE_CODES ** i for i, c in enumerate(claims))
+
+
 @lru_cache(maxsize=None)
 def claim_faces(K: int) -> np.ndarray:
     """The face (1..6) of every claim strength of a round with K / 6 dice in play (read only: cached, a
@@ -291,8 +296,7 @@ def history_window(history, K: int, m) -> int:
         h = list(history)
         win = last_claims(h, m.base)
         before = h[:len(h) - len(win)][::-1][:m.faces_at(h[-1] if h else -1)]
-        faces = claim_faces(K)
-        code = sum(int(faces[c]) * FACE_CODES ** i for i, c in enumerate(before))
+        code = _faces_code(before, claim_faces(K))
         dense = _faces_dense(K, m)[4]
         pair = window_index(win, K, m.base) * m.codes + code
         i = int(np.searchsorted(dense, pair))
@@ -468,8 +472,7 @@ def window_tables(K: int, m: int | None):
         size[wi] = len(w)
         act_off[wi + 1] = act_off[wi] + (K - last[wi])
     child = np.full(act_off[-1], -1, dtype=np.int64)
-    binom = np.array([[comb(n, k) for k in range(mm + 2)] for n in range(K + 1)], dtype=np.int64)
-    size_off = np.array([sum(comb(K, j) for j in range(k)) for k in range(mm + 2)], dtype=np.int64)
+    binom, size_off = _binom_tables(K, mm)
     for wi in range(nw):
         w = wins[wi]
         keep = list(w if len(w) < mm else w[1:])
@@ -522,7 +525,7 @@ def _faces_dense(K: int, m: Faces):
             nxt = w + (c,)
             fc = m.faces_at(c)
             dropped = nxt[:max(0, len(nxt) - keep[c])][::-1][:fc]
-            head = sum(int(faces[d]) * FACE_CODES ** i for i, d in enumerate(dropped))
+            head = _faces_code(dropped, faces)
             new = head + (codes * FACE_CODES ** len(dropped)) % (FACE_CODES ** fc)
             j = c - int(lb[wb])
             child[starts + j] = int(cb[ab[wb] + j]) * F + new
