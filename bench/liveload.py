@@ -12,11 +12,14 @@ dice than the store holds, each solved in a live worker process: 3v3 with a shor
 after a second and 2v1 with a 30 s deadline (answered LIVE); a request refused with
 RESOURCE_EXHAUSTED (its slot is still being freed) is sent again 0.2 s later. The server's estimates are
 scaled down (``--estimate-scale``) so that it admits the 3v3 solves, which then run into their
-deadline. The live workers' CPU is sampled every 0.1 s: a worker busy when its caller's deadline
-passed (or the caller cancelled) must use no CPU from 1 s to 2 s after it.
+deadline. The live workers' CPU is sampled every 0.1 s: the worker of a request whose caller's deadline
+passed (or whose caller cancelled) must use no CPU from 1 s to 2 s after it. Which worker that was comes
+from the server's log ("live worker killed", its pid): with one slot, the n-th kill is the n-th stopped
+request's (a worker merely runnable during the request can be the pool's replacement warming up).
 
 Fails (exit 1) if the book-hit p99 in the live phases exceeds twice the idle phases' p99, if a
-stopped worker used more than ``CPU_FREE`` s of CPU in that second, or if nothing was stopped.
+stopped worker used more than ``CPU_FREE`` s of CPU in that second, if the kills do not match the
+stopped requests one for one, or if nothing was stopped.
 """
 from __future__ import annotations
 
@@ -117,6 +120,22 @@ class Sampler(threading.Thread):
         seen = [s[pid][0] for s in self.window(a, b) if pid in s]
         return (seen[-1] - seen[0] if seen else 0.0), bool(self.window(a, a + SAMPLE_SECONDS * 1.5)
                                                            and pid in self.window(a, b)[0])
+
+
+def _killed_workers(log_path: Path) -> list[tuple[float, int]]:
+    """(epoch seconds, worker pid) of every live worker the server killed, from its JSON log, in order."""
+    import calendar
+    out = []
+    for line in log_path.read_text(errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and rec.get("message") == "live worker killed":
+            ts = rec["time"]            # 2026-11-26T09:15:35.123Z
+            t = calendar.timegm(time.strptime(ts[:19], "%Y-%m-%dT%H:%M:%S")) + int(ts[20:23]) / 1000
+            out.append((t, int(rec["worker_pid"])))
+    return sorted(out)
 
 
 def _dudo_request(own, opp, seed):
@@ -234,26 +253,32 @@ def _measure(args, sp, port, variant, tmp) -> int:
     for (req, dl, st), xs in sorted(groups.items()):
         xs.sort()
         print(f"{req:13s} {dl:10.1f} {st:20s} {len(xs):3d} {xs[len(xs) // 2]:9.3f} {xs[-1]:7.3f}")
-    worst, worst_req, unseen = 0.0, None, 0
-    for s in stopped:
+    kills = _killed_workers(tmp / "server.log")
+    worst, worst_req, unmatched = 0.0, None, []
+    if len(kills) != len(stopped):
+        unmatched.append(f"{len(stopped)} requests stopped but {len(kills)} live workers killed (server log)")
+    for s, (t_kill, pid) in zip(stopped, kills):    # one slot: each stopped request kills its one worker, in order
         t = s["at"]
-        pids = sampler.busy(s["start"], t)  # the worker computing the request
-        after = {p: sampler.used(p, t + 1.0, t + 2.0) for p in pids}
-        used = sum(c for c, _ in after.values())
-        s["pids"], s["cpu"], s["alive"] = sorted(pids), used, [p for p, (_, there) in after.items() if there]
-        unseen += not pids
+        if not s["start"] <= t_kill <= t + 1.0:
+            unmatched.append(f"the kill of worker {pid} at {t_kill - s['start']:.3f} s is not within the "
+                             f"{s['request']} request stopped at {t - s['start']:.3f} s")
+        if pid not in sampler.busy(s["start"], t):
+            unmatched.append(f"worker {pid} of the {s['request']} request was not seen computing: the freed-CPU "
+                             f"check is incomplete")
+        used, there = sampler.used(pid, t + 1.0, t + 2.0)
+        s["pid"], s["cpu"], s["alive"] = pid, used, there
         if used >= worst:
             worst, worst_req = used, s
-    print(f"\nfreed CPU: {len(stopped)} live requests stopped (deadline or cancel); their workers' CPU from 1 s to 2 s "
-          f"after the caller's deadline or cancel: worst {worst:.3f} s (limit {CPU_FREE}); workers still present 1 s "
-          f"after: {sum(len(s['alive']) for s in stopped)}; stopped requests whose busy worker was not seen: {unseen}")
+    print(f"\nfreed CPU: {len(stopped)} live requests stopped (deadline or cancel); their workers (the server log's "
+          f"kills) used from 1 s to 2 s after the caller's deadline or cancel: worst {worst:.3f} s of CPU (limit "
+          f"{CPU_FREE}); workers still present 1 s after: {sum(bool(s.get('alive')) for s in stopped)}")
     bad = []
     if not ratio <= 2.0:
         bad.append(f"book-hit p99 with live work is {ratio:.2f}x its idle p99")
     if not stopped:
         bad.append("no live request was stopped: the freed-CPU check did not run")
-    elif unseen:
-        bad.append(f"{unseen} stopped requests' workers were not seen busy: the freed-CPU check is incomplete")
+    elif unmatched:
+        bad += unmatched
     elif worst > CPU_FREE:
         bad.append(f"a live worker used {worst:.3f} s of CPU 1 s after its caller's deadline ({worst_req})")
     for b in bad:
