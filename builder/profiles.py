@@ -12,12 +12,19 @@ from builder.jotto import JottoParams
 # at 5v5 (the abstraction's own bounds said 0.06, 0.18 and 0.24). So the groups from 6 dice in play that had
 # m = 1 get m = 2 (memory_by_group), in the minutes the first run had left. Each of those rounds also gets
 # the perfect-recall improvement of that responder (games.dudo.lbr), 30 sampled rounds per responder roll and
-# seat: about a minute of CPU for every round together (bench.dudo_lbr), standard errors about 0.001
+# seat: about a minute of CPU for every round together (bench.dudo_lbr), standard errors about 0.001.
+# 5v4 and 5v5 train 60 iterations (were 30) and 2v2 remembers 4 claims (was 3), by measurement (default builds
+# of this profile and of variants on one quiet machine, 2 workers; improvement figures, 30 games): the 5v5
+# figure covers the whole game (its best response plays on through every later round), and 60 iterations there
+# and at 5v4 took it from 0.308 to 0.273 for 73 s more of the build (242 -> 315 s), where memory 3 in the
+# groups of 5-6 dice in play (1v4, 2v3, 3v3) bought 0.296 for 70 s, and memory 3 or 3-24-2 up to 4v4 bought
+# 0.280 for 380 s. 2v2 with m = 4 trains beside 1v3 in the same level and takes no wall time: its exact
+# figure goes from 0.042 to 0.025
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
-                          iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 30), (10, 30)),
+                          iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 60), (10, 60)),
                           bound_memory=1, bound_budget=4 << 30, bound_time_budget=30.0, improve_games=30,
-                          memory_by_group=tuple(((a, b), 2) for a, b in ((2, 4), (1, 5), (2, 5), (3, 4), (3, 5), (4, 4),
-                                                                         (4, 5), (5, 5))))
+                          memory_by_group=(((2, 2), 4),) + tuple(((a, b), 2) for a, b in (
+                              (2, 4), (1, 5), (2, 5), (3, 4), (3, 5), (4, 4), (4, 5), (5, 5))))
 # the real game with a memory per dice group chosen by budget (games.dudo.budget; `python -m
 # builder.dudo_report --plan full` prints the plan): at most 2.5 GiB of tables and 900 s of modelled
 # training (one core, at the iteration cap) per group, so perfect recall at 1v1 and 1v2, m = 5 at 2v2,
