@@ -191,6 +191,11 @@ def main(argv: list[str] | None = None) -> int:
     except PlanError as e:
         print(f"gamestrategy-build: {e}", file=sys.stderr)
         return 2
+    if args.missing_only:
+        from builder.stale import stale_notice, stale_stores
+        profile = {v: p for v, p in PROFILES[args.profile].items() if not args.variant or v in args.variant}
+        for variant, differ in stale_stores(profile, all_current_stores(args.root)):
+            print(stale_notice(variant, differ, args.profile), file=sys.stderr)
     if not plan:
         print("gamestrategy-build: every store is present")
         return 0
