@@ -8,7 +8,8 @@ from pathlib import Path
 
 from builder import interrupt
 from games.dudo.solve import clear_running, solve_params
-from games.dudo.store import DudoParams, format_fields, iter_rows, manifest_parameters, round_curves, round_stats
+from builder.recorded import recorded_parameters
+from games.dudo.store import DudoParams, format_fields, iter_rows, round_curves, round_stats
 from games.storage import StoreWriter, code_version
 
 
@@ -23,7 +24,7 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1)
     with StoreWriter(root, "dudo", params.variant) as writer:
         n = writer.put_many("windows", iter_rows(sol))
         curves = round_curves(sol)
-        manifest = dict(game="dudo", variant=params.variant, parameters=manifest_parameters(params),
+        manifest = dict(game="dudo", variant=params.variant, parameters=recorded_parameters(params),
                         **format_fields(params), windows=n, rounds=round_stats(sol),
                         **({"curves": curves} if curves else {}), code_version=code_version(),
                         build_seconds=time.perf_counter() - t0)

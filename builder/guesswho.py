@@ -7,13 +7,14 @@ optimiser (Cauwet & Teytaud) found, with its exact seat-averaged scores against 
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
+from builder.recorded import recorded_parameters
 from games.guesswho import game as gw
 from games.guesswho.store import BID_OPTIMAL, WIN_OPTIMAL
 from games.storage import StoreWriter, code_version
@@ -70,7 +71,7 @@ def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> P
     with StoreWriter(root, GAME, params.variant) as w:
         w.put_array(BID_OPTIMAL, bid)
         w.put_array(WIN_OPTIMAL, win)
-        manifest = dict(game=GAME, variant=params.variant, parameters=asdict(params), n=N, figures=figures,
+        manifest = dict(game=GAME, variant=params.variant, parameters=recorded_parameters(params), n=N, figures=figures,
                         strategies=strategies, tuned_theta=list(run.best), tuned_games=run.games,
                         tuned_acceptances=sum(1 for r in run.trajectory if r["event"] in ("accept", "new-baseline")),
                         code_version=code_version())

@@ -8,12 +8,13 @@ strategy over ``eval_games`` seeded games (seats alternated).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
+from builder.recorded import recorded_parameters
 from games.hangman import strategies as hs
 from games.hangman.game import DEFAULT_SOURCE, MAX_MISSES, HangmanGame, lexicon
 from games.hangman.store import CODES, HARD_WORDS, SEED_WORDS, SOLO, SOLO_SCORED
@@ -76,7 +77,7 @@ def build_hangman_store(params: HangmanParams, root: Path, executor=None) -> Pat
             figures.update(ours_vs_seed=float(s.mean()), ours_vs_seed_games=len(s),
                            ours_vs_seed_wins=int((s == 1).sum()), ours_vs_seed_draws=int((s == 0.5).sum()),
                            ours_vs_seed_losses=int((s == 0).sum()))
-        manifest = dict(game=GAME, variant=params.variant, parameters=asdict(params), length=params.length,
+        manifest = dict(game=GAME, variant=params.variant, parameters=recorded_parameters(params), length=params.length,
                         figures=figures, code_version=code_version())
         steps.update()
         steps.close()

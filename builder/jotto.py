@@ -18,6 +18,7 @@ from games.fixedmath import dot
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from builder.executor import BuildExecutor
+from builder.recorded import recorded_parameters
 from games.jotto.exact import ExactSolver
 from games.jotto.oracle import ENTROPY, GBR, KIND_NAMES, KINDS, ROLLOUT, ROLLOUT_WIDTH, JottoOracle, Tree, build_tree
 from games.jotto.people import guesses_figures, secret_distribution
@@ -433,7 +434,7 @@ def _publish(b: _JottoBuild, root: Path, t_start: float) -> Path:
         manifest = dict(
             game="jotto", variant=b.variant, words=list(d.words), served=served,
             dictionary=dict(sha256=d.sha256, size=b.D, length=d.length, source=d.variant.source, filter=d.variant.filter),
-            parameters=params.as_dict(), code_version=code_version(), strategies=strategies,
+            parameters=recorded_parameters(params), code_version=code_version(), strategies=strategies,
             build_seconds=time.perf_counter() - t_start,
         )
         return writer.publish(manifest)

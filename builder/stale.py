@@ -5,22 +5,10 @@ already present keep being served as they were built; this names them and what d
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 
+from builder.recorded import recorded_parameters
 from games.storage import Store, StoreError
-
-
-def recorded_parameters(params) -> dict:
-    """The ``parameters`` a build with ``params`` records in its manifest (as JSON reads them back)."""
-    from games.dudo.store import DudoParams, manifest_parameters
-    if isinstance(params, DudoParams):
-        rec = manifest_parameters(params)
-    elif hasattr(params, "as_dict"):
-        rec = params.as_dict()
-    else:
-        rec = asdict(params)
-    return json.loads(json.dumps(rec))
 
 
 def stale_stores(plan: dict, present: dict[str, Path]) -> list[tuple[str, list[str]]]:
@@ -38,7 +26,7 @@ def stale_stores(plan: dict, present: dict[str, Path]) -> list[tuple[str, list[s
             got = store.manifest.get("parameters") or {}
         finally:
             store.close()
-        want = recorded_parameters(params)
+        want = json.loads(json.dumps(recorded_parameters(params)))     # as the manifest reads back
         differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
         if differ:
             out.append((variant, differ))
