@@ -147,17 +147,18 @@ def _map_log(x, out, base2):
         out[i] = log2_fixed(x[i]) if base2 else log_fixed(x[i])
 
 
-def log(x) -> np.ndarray:
-    """``log_fixed`` of every entry (float64)."""
+def _each_log(x, base2: bool) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     out = np.empty(x.size)
-    _map_log(np.ascontiguousarray(x).reshape(-1), out, False)
+    _map_log(np.ascontiguousarray(x).reshape(-1), out, base2)
     return out.reshape(x.shape)
+
+
+def log(x) -> np.ndarray:
+    """``log_fixed`` of every entry (float64)."""
+    return _each_log(x, False)
 
 
 def log2(x) -> np.ndarray:
     """``log2_fixed`` of every entry (float64)."""
-    x = np.asarray(x, dtype=np.float64)
-    out = np.empty(x.size)
-    _map_log(np.ascontiguousarray(x).reshape(-1), out, True)
-    return out.reshape(x.shape)
+    return _each_log(x, True)
