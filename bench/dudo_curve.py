@@ -19,6 +19,7 @@ import time
 
 from bench.dudo import _round_exploitability
 from bench.dudo_lbr import store_inputs
+from games.dudo.cfrbr import CFRBR
 from games.dudo.game import make_group, round_reachable
 from games.dudo.infoset import memory_json, parse_memory
 from games.dudo.lbr import round_improved_best_response
@@ -38,6 +39,8 @@ def main(argv=None) -> int:
     ap.add_argument("--memory", required=True, help="the group's memory: an int or a schedule like 3-28-2")
     ap.add_argument("--responder", default="", help="the improvement's responder memory (default: --memory)")
     ap.add_argument("--points", required=True, help="comma-separated increasing iteration counts")
+    ap.add_argument("--fine", default="", help="train against CFR+ responders with this memory (games.dudo.cfrbr)"
+                    " instead of on the abstract game")
     ap.add_argument("--games", type=int, default=20, help="sampled rounds per responder roll and seat")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
@@ -65,8 +68,12 @@ def main(argv=None) -> int:
         return 2
     g = make_group(*group, m, W, max_dice)
     openers = [op for op in sorted(set(group)) if round_reachable(op, sum(group) - op, max_dice)]
-    solver = FastSolver(g, threads=a.threads)
-    print(f"{a.group} memory {memory_json(m)} on {a.variant}'s continuations; improvement of the memory-"
+    if a.fine:
+        fine = make_group(*group, parse_memory(a.fine), W, max_dice, split=group[0] == group[1])
+        solver = CFRBR(g, fine, "cfr")
+    else:
+        solver = FastSolver(g, threads=a.threads)
+    print(f"{a.group} memory {memory_json(m)}{f' against memory-{a.fine} responders' if a.fine else ''} on {a.variant}'s continuations; improvement of the memory-"
           f"{memory_json(resp)} responder, {a.games} games per roll and seat, seed {a.seed}")
     exact = sum(group) <= EXACT_DICE
     print(f"{'round':>6} {'iters':>6} {'train s':>8} {'own bound':>9} {'improved':>9} {'+-':>7} {'imp s':>6}"

@@ -42,8 +42,13 @@ from ..fixedmath import dot_fixed
 @njit(cache=True, inline="always")
 def update_regret(reg, pred, ssum, strat, idx, inst, mode, pos_disc, neg_disc, avg_reach):
     """One information set's regret update with instantaneous regret ``inst``: CFR+ (mode 0, floored
-    at zero), discounted CFR (1) or predictive CFR+ (2, keeps ``inst``); then the average strategy sum,
-    weighted by ``avg_reach`` (averaging weight x own reach)."""
+    at zero), discounted CFR (1) or predictive CFR+ (2, keeps ``inst``), or none (3, only keeps ``inst``:
+    ``cfrbr`` sums it into coarser information sets); then the average strategy sum, weighted by
+    ``avg_reach`` (averaging weight x own reach)."""
+    if mode == 3:
+        pred[idx] = inst
+        ssum[idx] += avg_reach * strat[idx]
+        return
     r = reg[idx] + inst
     if mode == 1:
         reg[idx] = r * pos_disc if r > 0 else r * neg_disc

@@ -17,7 +17,7 @@ from .training import train
 class FastSolver:
     """Full-width FSICFR + CFR+ on one group; resumable via ``save``/``load``."""
 
-    MODES = {"cfr+": 0, "dcfr": 1, "pcfr+": 2}
+    MODES = {"cfr+": 0, "dcfr": 1, "pcfr+": 2, "record": 3}   # record: instantaneous regrets in pred only
 
     def __init__(self, group: Group, mode: str = "auto", avg_power: float | None = None,
                  alpha: float = 1.5, beta: float = 0.0, value_dtype=None,
@@ -55,7 +55,7 @@ class FastSolver:
         self.reg = np.zeros(rows)
         self.ssum = np.zeros(rows)
         self.strat = np.zeros(rows)
-        self.pred = np.zeros(rows if mode == "pcfr+" else 1)
+        self.pred = np.zeros(rows if mode in ("pcfr+", "record") else 1)
         maxn = int(g.ns.max())
         self.mreach = np.zeros((g.nsides, g.NW, maxn))
         self.oreach = np.zeros((g.nsides, g.NW, maxn))
