@@ -14,6 +14,7 @@ side) the fine group is split into two seats and the shared strategy learns from
 """
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -24,6 +25,7 @@ from .game import Group
 from .infoset import dominates
 from .kernels import normalize_average, regret_matching
 from .solver import FastSolver, abstract_best_response
+from .training import train
 
 
 @njit(cache=True)
@@ -141,7 +143,25 @@ class CFRBR:
         _gather(src, dst, self.phi, int(g.ns[cs]), int(g.rbase[cs]), int(gf.rbase[fs]), g.act_off,
                 gf.act_off, gf.NW)
 
-    def solve(self, iterations: int):
-        for _ in range(iterations):
-            self.fsicfr_iteration()
+    def solve(self, iterations: int, checkpoint: str | None = None, every: int = 0, progress: bool = False,
+              desc: str = "", should_stop=None):
+        return train(self, iterations, checkpoint, every, progress, desc or f"dudo {self.g.dice} vs fine",
+                     should_stop)
+
+    def save(self, path: str):
+        tmp = path + ".tmp.npz"
+        np.savez(tmp, reg=self.reg, ssum=self.ssum, fine_reg=self.fine.reg, t=self.t, seconds=self.seconds,
+                 dice=np.array(self.g.dice), m=str(self.g.m), m_fine=str(self.gf.m), responder=self.responder)
+        os.replace(tmp, path)
+
+    def load(self, path: str):
+        z = np.load(path)
+        if (tuple(z["dice"]) != tuple(self.g.dice) or str(z["m"]) != str(self.g.m)
+                or str(z["m_fine"]) != str(self.gf.m) or str(z["responder"]) != self.responder):
+            raise ValueError("checkpoint is for another group or responder")
+        self.reg[:] = z["reg"]
+        self.ssum[:] = z["ssum"]
+        self.fine.reg[:] = z["fine_reg"]
+        self.t = int(z["t"])
+        self.seconds = float(z["seconds"])
         return self

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .bound import NOT_MEASURED, br_kind, memory_best_response
+from .cfrbr import CFRBR
 from .exploit import best_response_value
 from .solver import FastSolver
 from .training import train_to_floor
@@ -166,7 +167,8 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
                 perfect_recall_total: int = 2, exact_br_total: int = 4, abstract_br: bool = True,
                 br_open: dict | None = None, br_other: dict | None = None, progress: bool = False,
                 log=None, should_stop=None, br_memory=None, stop_rel: float = 0.0,
-                improve_memory=None, improve_games: int = 0, improve_seed: int = 0, cores: int = 1) -> dict:
+                improve_memory=None, improve_games: int = 0, improve_seed: int = 0, cores: int = 1,
+                train_memory=None) -> dict:
     """Solve one dice group {a, b} (a task: top level and picklable, for any ``map``).
 
     Trains the group on the continuation values ``W`` of the rounds with fewer dice, writes its
@@ -190,6 +192,9 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     iterations trained in ``iterations_trained`` when more).
     ``group_seconds``: the group's wall time (training, measurements and best responses).
     ``cores``: the cores this machine's groups share (``SharedCores``; the result does not depend on it).
+
+    ``train_memory``: a {(a, b): m_fine} dict; a group in it trains against CFR+ responders remembering
+    m_fine claims (``cfrbr.CFRBR``) instead of on its abstract game; its rounds' stats record ``train_memory``.
 
     With ``improve_games`` > 0 each of those rounds also gets the perfect-recall improvement of the
     responder with memory ``improve_memory`` (a {(a, b): m''} dict or an int; default the bound's m'),
@@ -217,6 +222,11 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
         inputs["br_memory"] = memory_json(m_resp)
     if stop_rel > 0:
         inputs["stop_rel"] = float(stop_rel)
+    m_train = (train_memory or {}).get((a, b))
+    if m_train is not None:
+        if mg is None or m_train == mg or not dominates(6 * D, m_train, mg):
+            raise ValueError(f"train memory {m_train} of {a}v{b} must remember more than its memory {mg}")
+        inputs["train_memory"] = memory_json(m_train)
     m_imp = None
     if improve_games > 0 and D > exact_br_total and abstract_br and mg is not None:
         m_imp = improve_memory.get((a, b), m_resp) if isinstance(improve_memory, dict) else (improve_memory or m_resp)
@@ -232,7 +242,10 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
         t_start = time.perf_counter()
         g = make_group(a, b, mg, W, max_dice)
         # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
-        solver = FastSolver(g, threads=cores_now) if (mg is not None or D == 2) else TreeSolver(g)
+        if m_train is not None:
+            solver = CFRBR(g, make_group(a, b, m_train, W, max_dice, split=a == b))
+        else:
+            solver = FastSolver(g, threads=cores_now) if (mg is not None or D == 2) else TreeSolver(g)
         ckpt = stem + ".npz"
         if os.path.exists(ckpt):
             solver.load(ckpt)
@@ -296,6 +309,8 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
                   "iterations": t_done, "train_seconds": train_seconds, "train_cpu_seconds": train_cpu}
             if t_trained != t_done:
                 st["iterations_trained"] = t_trained
+            if m_train is not None:
+                st["train_memory"] = str(m_train)
             if kind is None:
                 st.update(br_kind=NOT_MEASURED)
             else:
@@ -369,7 +384,7 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
                max_total: int | None = None, map_fn=map, should_stop=None, br_memory=None,
                stop_rel: float = 0.0, improve_memory=None, improve_games: int = 0, improve_seed: int = 0,
-               cores: int = 1):
+               cores: int = 1, train_memory=None):
     """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
     or a function (a, b) -> int; ``m`` one memory (int, None = perfect recall) or a per-group plan
     (a {(a, b): m} dict or ``infoset.memory_plan`` tuple).
@@ -400,7 +415,8 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                                br_open=dict(br_open), br_other=dict(br_other),
                                progress=progress, log=log, should_stop=should_stop,
                                br_memory=br_memory, stop_rel=stop_rel, improve_memory=improve_memory,
-                               improve_games=improve_games, improve_seed=improve_seed, cores=cores)
+                               improve_games=improve_games, improve_seed=improve_seed, cores=cores,
+                               train_memory=train_memory)
         for (a, b), res in zip(level, map_fn(fn, level)):
             mg = block_memory(a, b, m, perfect_recall_total)
             sol.groups[(a, b)] = make_group(a, b, mg, sol.W, max_dice)
@@ -425,4 +441,4 @@ def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str 
                       progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
                       should_stop=should_stop, stop_rel=params.stop_rel, br_memory=params.bound_memories(),
                       improve_memory=params.improvement_memories(), improve_games=params.improve_games,
-                      improve_seed=params.improve_seed, cores=cores)
+                      improve_seed=params.improve_seed, cores=cores, train_memory=params.train_memories())

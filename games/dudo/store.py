@@ -67,6 +67,10 @@ class DudoParams:
     # and seat (seeded by ``improve_seed``)
     improve_games: int = 0
     improve_seed: int = 0
+    # ((a, b), m_fine) with a <= b: group {a, b}'s abstract strategy (memory m) learns by CFR+ against CFR+
+    # responders remembering m_fine claims (``cfrbr.CFRBR``, the least exploitable strategy of memory m
+    # rather than the equilibrium of the abstract game); its responders' tables are not stored
+    train_memory_by_group: tuple = ()
 
     @property
     def budgeted(self) -> bool:
@@ -100,6 +104,10 @@ class DudoParams:
         mems = self.memories()
         return {(a, b): choose_improvement_memory(a, b, mems[(a, b)], mr, self.bound_budget or 1 << 62)
                 for (a, b), mr in self.bound_memories().items()}
+
+    def train_memories(self) -> dict:
+        """{(a, b): m_fine} of the groups trained against responders that remember more."""
+        return {tuple(g): parse_memory(m) for g, m in self.train_memory_by_group}
 
     def memories(self) -> dict:
         """{(a, b): m} for every group a <= b (None = perfect recall)."""
@@ -315,7 +323,7 @@ def manifest_parameters(params: DudoParams) -> dict:
         del d["iterations_by_total"]
     else:
         d["iterations_by_total"] = [list(x) for x in d["iterations_by_total"]]
-    for k in ("memory_by_group", "iterations_by_group"):
+    for k in ("memory_by_group", "iterations_by_group", "train_memory_by_group"):
         if not d[k]:
             del d[k]
         else:

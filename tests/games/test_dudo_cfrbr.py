@@ -78,3 +78,41 @@ def test_the_fine_group_must_remember_more():
         CFRBR(make_group(1, 1, 3), make_group(1, 1, 2, split=True))
     with pytest.raises(ValueError, match="split"):
         CFRBR(make_group(1, 1, 2), make_group(1, 1, None))
+
+
+def test_solve_game_trains_a_group_against_responders_that_remember_more(tmp_path):
+    """The builder's path: a group with a train memory is less exploitable (exact best response, computed
+    by the solver's own figures) than the same memory trained on its abstract game, and says so."""
+    from games.dudo.solve import solve_game
+    plan = {(1, 1): None, (1, 2): 1, (2, 2): 1}
+    runs = {}
+    for name, tm in (("plain", None), ("fine", {(1, 2): 3})):
+        sol = solve_game(max_dice=2, m=plan, iterations=200, progress=False, log=None, max_total=3,
+                         checkpoint_dir=str(tmp_path / name), train_memory=tm)
+        runs[name] = sol.stats[(2, 1)]
+    assert runs["fine"]["train_memory"] == "3" and "train_memory" not in runs["plain"]
+    assert runs["fine"]["br_kind"] == runs["plain"]["br_kind"] == "exact-perfect-recall"
+    assert runs["fine"]["exploitability"] < 0.5 * runs["plain"]["exploitability"]
+    with pytest.raises(ValueError, match="remember more"):
+        solve_game(max_dice=2, m=plan, iterations=2, progress=False, log=None, max_total=3,
+                   checkpoint_dir=str(tmp_path / "bad"), train_memory={(1, 2): 1})
+
+
+def test_the_manifest_records_train_memories():
+    from games.dudo.store import DudoParams, manifest_parameters
+    p = DudoParams(max_dice=3, iterations=10, memory_budget=1 << 30, train_memory_by_group=(((3, 3), 3),))
+    assert p.train_memories() == {(3, 3): 3}
+    assert manifest_parameters(p)["train_memory_by_group"] == [[[3, 3], 3]]
+    assert "train_memory_by_group" not in manifest_parameters(DudoParams(max_dice=3, iterations=10))
+
+
+def test_a_resumed_run_is_bit_identical(tmp_path):
+    g, gf = make_group(1, 2, 1, W12), make_group(1, 2, 3, W12)
+    whole = CFRBR(g, gf).solve(12)
+    ck = str(tmp_path / "ck.npz")
+    CFRBR(g, gf).solve(5, checkpoint=ck)
+    resumed = CFRBR(g, gf).load(ck).solve(7)
+    assert resumed.t == 12
+    assert np.array_equal(resumed.average_strategy(), whole.average_strategy())
+    with pytest.raises(ValueError, match="another"):
+        CFRBR(g, make_group(1, 2, 4, W12)).load(ck)
