@@ -52,12 +52,16 @@ def table(manifest: dict) -> str:
             e = st.get("exploitability")
             mem = st["memory"]
             mem = int(mem) if isinstance(mem, float) and mem.is_integer() else mem
+            if "train_memory" in st:
+                mem = f"{mem} vs {st['train_memory']}"
             lines.append(
                 f"{op}v{oth:<4} {str(mem):>8} {int(st['iterations']):>6} {st.get('stop', '-'):>5}"
                 f" {st['train_seconds']:>8.1f} {st.get('train_cpu_seconds', float('nan')):>8.1f}"
                 f" {st.get('group_seconds', float('nan')):>8.1f} {st['value']:>9.5f}"
                 f" {st.get('br_opener', float('nan')):>10.5f} {st.get('br_other', float('nan')):>9.5f}"
                 f" {(f'{e:.2e}' if e is not None else '-'):>9} {_improved(st)}  {kind_of(st)}")
+    lines.append("memory: the stored strategy's; 'm vs m2': trained against responders remembering m2 claims"
+                 " (games.dudo.cfrbr)")
     lines.append("stop: floor (a doubling of the iterations improved the group's exploitability by less than"
                  f" {manifest['parameters'].get('stop_rel', 0):g}), cap (the iteration cap), - (fixed iterations);"
                  " train s / cpu s: training wall / CPU seconds; group s: training, measurements and best responses (wall)")
