@@ -19,12 +19,19 @@ from builder.jotto import JottoParams
 # and at 5v4 took it from 0.308 to 0.273 for 73 s more of the build (242 -> 315 s), where memory 3 in the
 # groups of 5-6 dice in play (1v4, 2v3, 3v3) bought 0.296 for 70 s, and memory 3 or 3-24-2 up to 4v4 bought
 # 0.280 for 380 s. 2v2 with m = 4 trains beside 1v3 in the same level and takes no wall time: its exact
-# figure goes from 0.042 to 0.025
+# figure goes from 0.042 to 0.025.
+# 2v3 and 3v3 keep memory 2 but train against CFR+ responders remembering 3 claims (games.dudo.cfrbr: the
+# least exploitable memory-2 strategy instead of the equilibrium of the memory-2 game), 100 and 50 iterations:
+# a default build on one quiet machine took 3v3's improvement from 0.192 to 0.076 and 2v3 / 3v2's from
+# 0.088 / 0.097 to 0.047 / 0.048, and the rounds above them inherit it: 4v4 0.263 -> 0.224, 5v5 (the whole
+# game) 0.272 -> 0.242, for about 100 s more of the build
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
                           iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 60), (10, 60)),
                           bound_memory=1, bound_budget=4 << 30, bound_time_budget=30.0, improve_games=30,
                           memory_by_group=(((2, 2), 4),) + tuple(((a, b), 2) for a, b in (
-                              (2, 4), (1, 5), (2, 5), (3, 4), (3, 5), (4, 4), (4, 5), (5, 5))))
+                              (2, 4), (1, 5), (2, 5), (3, 4), (3, 5), (4, 4), (4, 5), (5, 5))),
+                          train_memory_by_group=(((2, 3), 3), ((3, 3), 3)),
+                          iterations_by_group=(((2, 3), 100), ((3, 3), 50)))
 # the real game with a memory per dice group chosen by budget (games.dudo.budget; `python -m
 # builder.dudo_report --plan full` prints the plan): at most 2.5 GiB of tables and 900 s of modelled
 # training (one core, at the iteration cap) per group, so perfect recall at 1v1 and 1v2, m = 5 at 2v2,
