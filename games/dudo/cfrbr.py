@@ -49,7 +49,9 @@ class CFRBR:
     group (the asymmetric game of an abstract and a fine player, whose equilibrium gives the abstract
     player its strategy that is least exploitable by fine responders; CFR+ converges much faster)."""
 
-    def __init__(self, g: Group, g_fine: Group, responder: str = "cfr"):
+    def __init__(self, g: Group, g_fine: Group, responder: str = "cfr", threads=1):
+        """``threads``: the fine passes' numba threads, or a callable asked before each pass (as
+        ``FastSolver``'s; the same bits on any number)."""
         if g.K != g_fine.K or not dominates(g.K, g_fine.m, g.m):
             raise ValueError("the fine group must have the same dice and remember at least as much")
         if g.nsides == 1 and g_fine.nsides != 2:
@@ -65,7 +67,7 @@ class CFRBR:
         self._pred = np.zeros(1)
         # the fine solver's reg holds the responders' regrets; "record" passes leave the abstract
         # player's instantaneous regrets in its pred and touch no regret
-        self.fine = FastSolver(g_fine, mode="record", alternate=False)
+        self.fine = FastSolver(g_fine, mode="record", alternate=False, threads=threads)
         self.fine.strat = np.zeros(1)       # unused: the profile below is the fine strategy
         self.profile = np.zeros(g_fine.nrows)
         self.t = 0

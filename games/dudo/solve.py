@@ -243,7 +243,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
         g = make_group(a, b, mg, W, max_dice)
         # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
         if m_train is not None:
-            solver = CFRBR(g, make_group(a, b, m_train, W, max_dice, split=a == b))
+            solver = CFRBR(g, make_group(a, b, m_train, W, max_dice, split=a == b), threads=cores_now)
         else:
             solver = FastSolver(g, threads=cores_now) if (mg is not None or D == 2) else TreeSolver(g)
         ckpt = stem + ".npz"

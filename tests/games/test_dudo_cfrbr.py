@@ -116,3 +116,10 @@ def test_a_resumed_run_is_bit_identical(tmp_path):
     assert np.array_equal(resumed.average_strategy(), whole.average_strategy())
     with pytest.raises(ValueError, match="another"):
         CFRBR(g, make_group(1, 2, 4, W12)).load(ck)
+
+
+def test_threads_give_the_same_bits():
+    g, gf = make_group(2, 2, 1, {(1, 2): 0.2, (2, 1): 0.8}), make_group(2, 2, 2, {(1, 2): 0.2, (2, 1): 0.8}, split=True)
+    one = CFRBR(g, gf).solve(3)
+    two = CFRBR(g, gf, threads=2).solve(3)
+    assert np.array_equal(one.reg, two.reg) and np.array_equal(one.ssum, two.ssum)
