@@ -66,8 +66,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     points = [int(x) for x in args.points.split(",")]
     t0 = time.perf_counter()
-    W, bo, bn = continuations()
-    print(f"continuations in {time.perf_counter() - t0:.0f} s\n")
+    W, bo, bn = {}, {}, {}
+    if any(sum(int(x) for x in item.split(":")[0].split("v")) > 2 for item in args.runs.split(",")):
+        W, bo, bn = continuations()     # 1v1 decides the game: no continuation
+        print(f"continuations in {time.perf_counter() - t0:.0f} s\n")
     print("exploitability: exact perfect-recall best response, worst round of the group, win probability;"
           " cfr = CFR+ on the abstract game (the builder's rule), asym = CFR+ against CFR+ responders with the"
           " fine memory, cfr-br = against their best responses")

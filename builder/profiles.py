@@ -24,7 +24,8 @@ from builder.jotto import JottoParams
 # least exploitable memory-2 strategy instead of the equilibrium of the memory-2 game), 100 and 50 iterations:
 # a default build on one quiet machine took 3v3's improvement from 0.192 to 0.076 and 2v3 / 3v2's from
 # 0.088 / 0.097 to 0.047 / 0.048, and the rounds above them inherit it: 4v4 0.263 -> 0.224, 5v5 (the whole
-# game) 0.272 -> 0.242, for about 100 s more of the build
+# game) 0.272 -> 0.242; the first run went from 8 min 18 s to 10 min 18 s (its Dudo build 340 -> 464 s; the
+# two groups' levels take about 50 s more, 2v3 31 s and 3v3 51 s alone in a level on 2 cores)
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
                           iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 60), (10, 60)),
                           bound_memory=1, bound_budget=4 << 30, bound_time_budget=30.0, improve_games=30,
