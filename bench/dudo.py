@@ -440,18 +440,27 @@ def rules(group=(2, 2), m=3, budgets=(4, 16, 64, 256), m_resps=("exact",), alter
     return out
 
 
+def perfect_recall_continuations(its_1v2: int = 400, log=None):
+    """W, best response as opener and as other of 1v1, 1v2 and 2v1, solved with perfect recall by CFR+
+    (4000 iterations at 1v1): the continuations of the rounds with 4 dice in play."""
+    from games.dudo.tree import TreeSolver
+    W, bo, bn = {}, {}, {}
+    for a, b, n in ((1, 1, 4000), (1, 2, its_1v2)):
+        g = make_group(a, b, None, W)
+        s = (FastSolver(g) if a + b == 2 else TreeSolver(g)).solve(n, progress=False)
+        for rnd, (v, eo, en, e) in _round_exploitability(g, s.average_strategy(), W, bo, bn).items():
+            W[rnd], bo[rnd], bn[rnd] = v, eo, en
+            if log:
+                log(f"  continuation {rnd[0]}v{rnd[1]}: value {v:.5f}, exploitability {e:.1e}")
+    return W, bo, bn
+
+
 def bounds(groups=((2, 2), (1, 3)), m=3, its=256, m_resps=(3, 4, 5, 6), large=((2, 3), (3, 3)),
            large_its=100, large_resps=(3, 4)):
     """The responder-memory lower bound against the exact best response where it exists (4 dice in
     play, continuations: the smaller rounds with perfect recall), and against the abstraction's bound
     (memory m) on larger rounds (placeholder continuations, ``fake_W``)."""
-    from games.dudo.tree import TreeSolver
-    W, bo, bn = {}, {}, {}
-    for a, b, n in ((1, 1, 4000), (1, 2, 256)):
-        g = make_group(a, b, None, W)
-        s = (FastSolver(g) if a + b == 2 else TreeSolver(g)).solve(n, progress=False)
-        for rnd, (v, eo, en, e) in _round_exploitability(g, s.average_strategy(), W, bo, bn).items():
-            W[rnd], bo[rnd], bn[rnd] = v, eo, en
+    W, bo, bn = perfect_recall_continuations(its_1v2=256)
     print(f"\nLower bounds against the exact best response, memory m={m}, {its} iterations"
           " (exploitability in win probability; 'memory k' = best response of a responder that"
           " remembers the last k claims)")

@@ -10,24 +10,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from bench.dudo import _round_exploitability
+from bench.dudo import _round_exploitability, perfect_recall_continuations
 from games.dudo.cfrbr import CFRBR
 from games.dudo.game import make_group
 from games.dudo.infoset import memory_json, parse_memory
 from games.dudo.solver import FastSolver
-from games.dudo.tree import TreeSolver
-
-
-def continuations(log=print):
-    """W, best-response-as-opener and as-other of 1v1, 1v2 and 2v1 (perfect recall, CFR+)."""
-    W, bo, bn = {}, {}, {}
-    for a, b, n in ((1, 1, 4000), (1, 2, 400)):
-        g = make_group(a, b, None, W)
-        s = (FastSolver(g) if a + b == 2 else TreeSolver(g)).solve(n, progress=False)
-        for rnd, (v, eo, en, e) in _round_exploitability(g, s.average_strategy(), W, bo, bn).items():
-            W[rnd], bo[rnd], bn[rnd] = v, eo, en
-            log(f"  continuation {rnd[0]}v{rnd[1]}: value {v:.5f}, exploitability {e:.1e}")
-    return W, bo, bn
 
 
 def worst(g, strat, W, bo, bn) -> float:
@@ -68,7 +55,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     W, bo, bn = {}, {}, {}
     if any(sum(int(x) for x in item.split(":")[0].split("v")) > 2 for item in args.runs.split(",")):
-        W, bo, bn = continuations()     # 1v1 decides the game: no continuation
+        W, bo, bn = perfect_recall_continuations(log=print)     # 1v1 decides the game: no continuation
         print(f"continuations in {time.perf_counter() - t0:.0f} s\n")
     print("exploitability: exact perfect-recall best response, worst round of the group, win probability;"
           " cfr = CFR+ on the abstract game (the builder's rule), asym = CFR+ against CFR+ responders with the"
