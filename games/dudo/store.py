@@ -19,7 +19,7 @@ from games.quantise import UNIT, largest_remainder
 from games.storage import StoreManifest
 
 from .budget import choose_bound_memory, choose_improvement_memory, choose_memories, group_cost
-from .infoset import block_memory, history_window, memory_json, parse_memory
+from .infoset import block_memory, dominates, history_window, memory_json, parse_memory
 from .kernels import structural_reach
 from .rules import num_rolls, roll_index
 
@@ -106,8 +106,18 @@ class DudoParams:
                 for (a, b), mr in self.bound_memories().items()}
 
     def train_memories(self) -> dict:
-        """{(a, b): m_fine} of the groups trained against responders that remember more."""
-        return {tuple(g): parse_memory(m) for g, m in self.train_memory_by_group}
+        """{(a, b): m_fine} of the groups trained against responders that remember more (each must
+        remember more than its group's memory)."""
+        out = {tuple(g): parse_memory(m) for g, m in self.train_memory_by_group}
+        mems = self.memories() if out else {}
+        for (a, b), mf in out.items():
+            if (a, b) not in mems:
+                raise ValueError(f"train_memory_by_group: no group {a}v{b} (a <= b <= {self.max_dice})")
+            m = mems[(a, b)]
+            if m is None or mf == m or not dominates(6 * (a + b), mf, m):
+                raise ValueError(f"train_memory_by_group: {a}v{b} with memory {m} cannot train against"
+                                 f" responders remembering {mf}: they must remember more")
+        return out
 
     def memories(self) -> dict:
         """{(a, b): m} for every group a <= b (None = perfect recall)."""
