@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+import time
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from games.storage import current_stores, stores_root
 from server import live
 from server.settings import HTTP_PORT
 
+SIGNAL_POLL_SECONDS = 0.1  # how often the main thread acts on the signals its handlers recorded
 _RESERVED = {"name", "msg", "args", "levelname", "levelno", "pathname", "filename", "module", "exc_info",
              "exc_text", "stack_info", "lineno", "funcName", "created", "msecs", "relativeCreated", "thread",
              "threadName", "processName", "process", "taskName", "message", "fields"}
@@ -196,9 +198,12 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
             log.error("cannot serve HTTP", extra={"fields": {"address": f"{args.http_host}:{http_port}", "error": str(e)}})
             return 1
     stop, wake = threading.Event(), threading.Event()
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGHUP, lambda *_: wake.set())
+    # A handler runs in the main thread between two bytecodes, possibly inside ``stop.wait`` while it holds
+    # the Event's lock: ``stop.set()`` there would wait for that lock forever (seen with two SIGTERMs at
+    # once, the operator's and the parent's forwarded one). Handlers only append; the main thread acts.
+    received: list[int] = []
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, _frame: received.append(signum))
 
     def poll():
         while not stop.is_set():
@@ -224,7 +229,13 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
         "max_concurrent_rpcs": args.max_concurrent_rpcs}})
     if ready is not None:
         ready(bound, http.port if http else None)
-    stop.wait()
+    while not stop.is_set():
+        time.sleep(SIGNAL_POLL_SECONDS)
+        while received:
+            if received.pop(0) == signal.SIGHUP:
+                wake.set()
+            else:
+                stop.set()
     log.info("stopping", extra={"fields": {"grace_seconds": args.grace, "worker": worker}})
     server.health.enter_graceful_shutdown()
     if http is not None:

@@ -110,3 +110,37 @@ def test_workers_share_the_port_refresh_on_sighup_and_stop_on_sigterm(tmp_path):
     records = _logs(log)
     assert sum(r.get("message") == "stopping" for r in records) == 2
     assert TOKEN not in log.read_text()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers fork")
+def test_sigterm_to_every_process_at_once_stops_the_server(tmp_path):
+    """systemd's default stop (KillMode=control-group) and `pkill -f` signal the parent and every worker at
+    once, and the parent forwards its signal too: each worker gets several SIGTERMs back to back. A handler
+    that set the stop Event itself could deadlock on the lock ``Event.wait`` holds in the main thread."""
+    root = tmp_path / "stores"
+    build_jotto_store(SMALL_VARIANT, JottoParams(fp_iterations=5, do_iterations=2, book_threshold=6), root)
+    ports, log = tmp_path / "ports.json", tmp_path / "server.log"
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update(PYTHONPATH=str(REPO))
+    with open(log, "wb") as fh:
+        p = subprocess.Popen([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers", "2",
+                              "--metrics-port", "0", "--port-file", str(ports), "--refresh-seconds", "0",
+                              "--grace", "1"], cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT)
+    try:
+        def workers():
+            return {r["pid"] for r in _logs(log) if r.get("message") == "listening"}
+
+        assert _wait(lambda: ports.exists() and len(workers()) == 2), log.read_text()[-3000:]
+        pids = [p.pid, *workers()]
+        for _ in range(50):
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        assert p.wait(60) == 0, log.read_text()[-3000:]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(30)
+    assert sum(r.get("message") == "stopped" for r in _logs(log)) == 3    # two workers and the parent
