@@ -96,8 +96,9 @@ class CFRBR:
         f._backward(self.profile, True, float(self.t), phase=phase)
 
     def fsicfr_iteration(self):
-        """One iteration (FSICFR passes on the fine DAG): the responders' move (best response or CFR+ update), then the abstract
-        strategy's CFR+ update from its regrets against them, summed over fine windows."""
+        """One iteration (FSICFR passes on the fine DAG): the responders' move (best response or CFR+
+        update), then the abstract strategy's CFR+ update from its regrets against them, summed over fine
+        windows."""
         t0, c0 = time.perf_counter(), time.process_time()
         self.t += 1
         g, gf, f, prof = self.g, self.gf, self.fine, self.profile

@@ -105,10 +105,13 @@ def test_the_manifest_records_train_memories():
     assert p.train_memories() == {(3, 3): 3}
     assert manifest_parameters(p)["train_memory_by_group"] == [[[3, 3], 3]]
     assert "train_memory_by_group" not in manifest_parameters(DudoParams(max_dice=3, iterations=10))
+    def params(group):
+        return DudoParams(max_dice=3, iterations=10, memory_budget=1 << 30, train_memory_by_group=((group, 3),))
+
     with pytest.raises(ValueError, match="no group 3v4"):
-        DudoParams(max_dice=3, iterations=10, memory_budget=1 << 30, train_memory_by_group=(((3, 4), 3),)).train_memories()
+        params((3, 4)).train_memories()
     with pytest.raises(ValueError, match="must remember more"):     # 1v1 has perfect recall
-        DudoParams(max_dice=3, iterations=10, memory_budget=1 << 30, train_memory_by_group=(((1, 1), 3),)).train_memories()
+        params((1, 1)).train_memories()
 
 
 def test_a_resumed_run_is_bit_identical(tmp_path):
