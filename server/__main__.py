@@ -19,7 +19,6 @@ import sys
 import tempfile
 import threading
 import time
-import time
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
