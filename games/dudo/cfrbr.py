@@ -1,15 +1,15 @@
 """CFR-BR (Johanson, Bard, Burch & Bowling, "Finding Optimal Abstract Strategies in Extensive-Form
 Games", AAAI 2012) on one Dudo group: the abstract strategy (memory m, group ``g``) learns by CFR+
-against a best response that remembers more (group ``g_fine``: a longer memory, or perfect recall).
+against responders that remember more (group ``g_fine``: a longer memory, or perfect recall).
 
 CFR on the abstract game converges to an equilibrium *of the abstraction*, which can be far more
 exploitable in the real game than the least exploitable abstract strategy.  Here each iteration the
-responder plays its best response (on the fine DAG) to the current abstract strategy, and the abstract
-player's counterfactual regrets, computed on the fine DAG, are summed into its coarse information sets
-(every fine window maps to the coarse window of its last claims, ``bound.suffix_map``).  With a
-perfect-recall fine group the responder is the real game's best response, as in the paper.
+responders move on the fine DAG (a CFR+ update, the default, or the paper's best response to the current
+abstract strategy), and the abstract player's counterfactual regrets, computed on the fine DAG, are summed
+into its coarse information sets (every fine window maps to the coarse window of its last claims,
+``bound.suffix_map``).  With a perfect-recall fine group the best response is the real game's, as in the paper.
 
-Each side's strategy learns against the other side's best response; with equal dice (one shared
+Each side's strategy learns against the other side's responder; with equal dice (one shared
 side) the fine group is split into two seats and the shared strategy learns from both seats.
 """
 from __future__ import annotations
