@@ -21,7 +21,7 @@ from bench.dudo import _round_exploitability
 from bench.dudo_lbr import store_inputs
 from games.dudo.cfrbr import CFRBR
 from games.dudo.game import make_group, round_reachable
-from games.dudo.infoset import memory_json, parse_memory
+from games.dudo.infoset import dominates, memory_json, parse_memory
 from games.dudo.lbr import round_improved_best_response
 from games.dudo.solver import FastSolver
 from games.dudo.training import train
@@ -50,6 +50,9 @@ def main(argv=None) -> int:
         group = (min(x, y), max(x, y))
         m = parse_memory(a.memory)
         resp = parse_memory(a.responder) if a.responder else m
+        fine_m = parse_memory(a.fine) if a.fine else None
+        if a.fine and (m is None or fine_m == m or not dominates(6 * (x + y), fine_m, m)):
+            raise ValueError(f"--fine {a.fine}: the responders must remember more than --memory {a.memory}")
         points = [int(p) for p in a.points.split(",") if p]
         if not points or points != sorted(set(points)) or points[0] < 1:
             raise ValueError(f"--points {a.points!r}: want increasing positive iteration counts")
@@ -69,11 +72,12 @@ def main(argv=None) -> int:
     g = make_group(*group, m, W, max_dice)
     openers = [op for op in sorted(set(group)) if round_reachable(op, sum(group) - op, max_dice)]
     if a.fine:
-        fine = make_group(*group, parse_memory(a.fine), W, max_dice, split=group[0] == group[1])
+        fine = make_group(*group, fine_m, W, max_dice, split=group[0] == group[1])
         solver = CFRBR(g, fine, "cfr")
     else:
         solver = FastSolver(g, threads=a.threads)
-    print(f"{a.group} memory {memory_json(m)}{f' against memory-{a.fine} responders' if a.fine else ''} on {a.variant}'s continuations; improvement of the memory-"
+    against = f" against memory-{a.fine} responders" if a.fine else ""
+    print(f"{a.group} memory {memory_json(m)}{against} on {a.variant}'s continuations; improvement of the memory-"
           f"{memory_json(resp)} responder, {a.games} games per roll and seat, seed {a.seed}")
     exact = sum(group) <= EXACT_DICE
     print(f"{'round':>6} {'iters':>6} {'train s':>8} {'own bound':>9} {'improved':>9} {'+-':>7} {'imp s':>6}"

@@ -52,5 +52,7 @@ def test_bad_arguments_name_the_fault(small_store, capsys):
     assert dudo_curve.main(["--root", str(root), "--variant", "nope", "--group", "1v2", "--memory", "1",
                             "--points", "8"]) == 2
     assert dudo_curve.main(base[:5] + ["3v1", "--memory", "1", "--points", "8"]) == 2
+    assert dudo_curve.main(base + ["--points", "8", "--fine", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 4 and "increasing" in err[0] and "--games" in err[1] and "--group 3v1" in err[3]
+    assert len(err) == 5 and "increasing" in err[0] and "--games" in err[1] and "--group 3v1" in err[3]
+    assert "--fine 1: the responders must remember more" in err[4]
