@@ -114,9 +114,10 @@ class CFRBR:
                 prof[blo:bhi] = resp[blo:bhi]
                 del resp
             else:
-                self._respond(sigma, cs, fs)
+                self._respond(bs)
+                self._put(sigma, cs, fs)
                 self._pass("cfr+", bs)      # the responder's alternating CFR+ update
-                self._respond(sigma, cs, fs)
+                self._respond(bs)           # the pass reads the profile, so side fs still holds sigma
             f.pred[:] = 0.0
             f.ssum[lo:hi] = 0.0
             self._pass("record", fs)
@@ -134,12 +135,11 @@ class CFRBR:
         self.profile[lo:hi] = 0.0
         _lift(sigma, self.profile, self.phi, int(g.ns[cs]), int(g.rbase[cs]), lo, g.act_off, gf.act_off, gf.NW)
 
-    def _respond(self, sigma, cs, fs):
-        """The profile: the responders' current strategies (regret matching), ``sigma`` on side fs."""
+    def _respond(self, bs):
+        """The profile's rows of fine side bs: the responder's current strategy (regret matching)."""
         gf = self.gf
-        regret_matching(self.fine.reg, self.profile, gf.ns, gf.rbase, gf.NW, gf.act_off, gf.last, self._pred,
-                        False)
-        self._put(sigma, cs, fs)
+        regret_matching(self.fine.reg, self.profile, gf.ns[bs:bs + 1], gf.rbase[bs:], gf.NW, gf.act_off, gf.last,
+                        self._pred, False)
 
     def _gather(self, src, dst, cs, fs):
         g, gf = self.g, self.gf
