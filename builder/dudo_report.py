@@ -89,14 +89,15 @@ def curves(manifest: dict) -> str:
 
 def plan(params, workers: int = 2) -> str:
     """A Dudo profile's plan from the cost model (``games.dudo.budget``, one core, modelled seconds):
-    per group its memory, iteration cap, table bytes and training seconds at the cap, the bound's
+    per group its memory (``m vs m'``: trained against responders remembering m'), iteration cap, table
+    bytes and training seconds at the cap, the bound's
     responder memory with its bytes and seconds (one round, both seats; computed at every measurement
     of the floor rule), and the build's modelled wall time on ``workers`` processes (the groups of one
     total of dice run in parallel, the totals one after another)."""
-    from games.dudo.budget import bound_cost, group_cost, store_bytes
+    from games.dudo.budget import bound_cost, cfrbr_cost, group_cost, store_bytes
     from games.dudo.solve import FLOOR_DOUBLINGS, groups_in_order
     from games.dudo.game import round_reachable
-    mems, bmems = params.memories(), params.bound_memories()
+    mems, bmems, tmems = params.memories(), params.bound_memories(), params.train_memories()
     lines = [f"{params.variant}: memory budget {params.memory_budget / 2**30:.2f} GiB, time budget"
              f" {params.time_budget:g} s per group"
              + "".join(f", {a}v{b}: m = {m} set by the profile" for (a, b), m in params.memory_by_group)
@@ -108,7 +109,7 @@ def plan(params, workers: int = 2) -> str:
     peak, store = 0.0, 0
     for a, b in groups_in_order(params.max_dice):
         m, its = mems[(a, b)], params.group_iterations(a, b)
-        c = group_cost(a, b, m)
+        c = cfrbr_cost(a, b, m, tmems[(a, b)]) if (a, b) in tmems else group_cost(a, b, m)
         train = c.seconds_per_iteration * its
         nrounds = sum(round_reachable(op, a + b - op, params.max_dice) for op in {a, b})
         measures = (FLOOR_DOUBLINGS + 1) if params.stop_rel > 0 else 1
@@ -124,7 +125,8 @@ def plan(params, workers: int = 2) -> str:
         peak = max(peak, gb)
         store += store_bytes(a, b, m)
         level.setdefault(a + b, []).append(train + bsec)
-        lines.append(f"{a}v{b:<4} {'perfect' if m is None else m:>7} {its:>6} {c.bytes / 1e9:>6.2f} {train:>8.0f}"
+        mem = "perfect" if m is None else f"{m} vs {tmems[(a, b)]}" if (a, b) in tmems else m
+        lines.append(f"{a}v{b:<4} {mem:>7} {its:>6} {c.bytes / 1e9:>6.2f} {train:>8.0f}"
                      f" {bcells} {train + bsec:>8.0f} {store_bytes(a, b, m) / 1e6:>8.0f}")
     wall = 0.0
     for secs in level.values():      # longest first onto the least loaded worker

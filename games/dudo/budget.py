@@ -64,12 +64,14 @@ class GroupCost:
     seconds_per_iteration: float    # model, one core
 
 
-def group_cost(a: int, b: int, m: int | None) -> GroupCost:
-    """The cost model of group {a, b} with memory ``m`` (see the module docstring)."""
+def group_cost(a: int, b: int, m: int | None, split: bool = False, tree: bool = True) -> GroupCost:
+    """The cost model of group {a, b} with memory ``m`` (see the module docstring); ``split``: equal dice
+    with the seats on two sides (``game.make_group(split=True)``), as two different dice are; ``tree``:
+    perfect recall is solved by ``tree.TreeSolver`` (else by ``FastSolver`` on its windows, as ``cfrbr``)."""
     K = 6 * (a + b)
-    perfect = is_perfect_recall(K, m)
-    m = None if perfect else m
-    ns = [num_rolls(a)] if a == b else [num_rolls(a), num_rolls(b)]
+    m = None if is_perfect_recall(K, m) else m
+    perfect = m is None and tree
+    ns = [num_rolls(a)] if a == b and not split else [num_rolls(a), num_rolls(b)]
     nw, wa = num_windows(K, m), window_actions(K, m)
     rows = wa * sum(ns)
     pair = ns[0] * ns[-1]
@@ -87,6 +89,17 @@ def group_cost(a: int, b: int, m: int | None) -> GroupCost:
     values = int(values * (8 if values * 8 <= 1 << 30 else 4))      # float32 past 1 GB (fast.FastSolver)
     reach = 8 * 2 * len(ns) * nw * max(ns)
     return GroupCost(m, nw, wa, 8 * arrays * rows + values + reach, seconds)
+
+
+def cfrbr_cost(a: int, b: int, m, m_fine) -> GroupCost:
+    """The cost model of group {a, b} with memory ``m`` trained against responders remembering ``m_fine``
+    (``cfrbr.CFRBR``): the fine group with its seats on two sides, four of its passes an iteration (two
+    alternating iterations' worth), and the abstract strategy's regrets, sums and per-iteration sums."""
+    K = 6 * (a + b)
+    fine = group_cost(a, b, m_fine, split=True, tree=False)
+    rows = window_actions(K, m) * sum({a: num_rolls(a), b: num_rolls(b)}.values())
+    return GroupCost(m, num_windows(K, m), window_actions(K, m), fine.bytes + 8 * 5 * rows,
+                     2 * fine.seconds_per_iteration)
 
 
 def choose_memory(a: int, b: int, iterations: int, memory_bytes: int, seconds: float,

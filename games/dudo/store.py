@@ -18,7 +18,7 @@ from numba import njit
 from games.quantise import UNIT, largest_remainder
 from games.storage import StoreManifest
 
-from .budget import choose_bound_memory, choose_improvement_memory, choose_memories, group_cost
+from .budget import cfrbr_cost, choose_bound_memory, choose_improvement_memory, choose_memories, group_cost
 from .infoset import block_memory, dominates, history_window, memory_json, parse_memory
 from .kernels import structural_reach
 from .rules import num_rolls, roll_index
@@ -117,6 +117,9 @@ class DudoParams:
             if m is None or mf == m or not dominates(6 * (a + b), mf, m):
                 raise ValueError(f"train_memory_by_group: {a}v{b} with memory {m} cannot train against"
                                  f" responders remembering {mf}: they must remember more")
+            if self.memory_budget and cfrbr_cost(a, b, m, mf).bytes > self.memory_budget:
+                raise ValueError(f"train_memory_by_group: {a}v{b} against responders remembering {mf} does not"
+                                 " fit the memory budget")
         return out
 
     def memories(self) -> dict:

@@ -131,3 +131,28 @@ def test_threads_give_the_same_bits():
     one = CFRBR(g, gf).solve(3)
     two = CFRBR(g, gf, threads=2).solve(3)
     assert np.array_equal(one.reg, two.reg) and np.array_equal(one.ssum, two.ssum)
+
+
+@pytest.mark.parametrize("a,b,m,m_fine", [(1, 2, 1, 3), (2, 2, 1, 2), (1, 2, 2, 4)])
+def test_cost_model_bytes_cover_the_arrays(a, b, m, m_fine):
+    """``budget.cfrbr_cost``: the fine group's arrays (split seats) and the abstract strategy's."""
+    from games.dudo.budget import cfrbr_cost
+    W = {(x, y): 0.5 for x in range(1, 4) for y in range(1, 4)}
+    cb = CFRBR(make_group(a, b, m, W), make_group(a, b, m_fine, W, split=a == b))
+    arrays = sum(v.nbytes for obj in (cb, cb.fine) for v in vars(obj).values() if isinstance(v, np.ndarray))
+    arrays += 3 * 8 * cb.g.nrows      # an iteration's sigma, regrets and strategy sums
+    assert arrays <= cfrbr_cost(a, b, m, m_fine).bytes
+
+
+def test_the_plan_models_trained_groups_and_the_budget_holds_them(capsys):
+    from builder import dudo_report
+    from games.dudo.budget import cfrbr_cost, group_cost
+    from games.dudo.store import DudoParams
+    assert dudo_report.main(["--plan", "default"]) == 0
+    rows = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines() if ln[:1].isdigit()}
+    assert rows["3v3"].split()[1:4] == ["2", "vs", "3"] and rows["2v4"].split()[1] == "2"
+    assert cfrbr_cost(3, 3, 2, 3).seconds_per_iteration > 2 * group_cost(3, 3, 3).seconds_per_iteration
+    too_big = DudoParams(max_dice=3, iterations=10, memory_budget=cfrbr_cost(3, 3, 2, 3).bytes - 1,
+                         memory_by_group=(((3, 3), 2),), train_memory_by_group=(((3, 3), 3),))
+    with pytest.raises(ValueError, match="does not fit the memory budget"):
+        too_big.train_memories()
