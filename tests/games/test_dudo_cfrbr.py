@@ -156,3 +156,20 @@ def test_the_plan_models_trained_groups_and_the_budget_holds_them(capsys):
                          memory_by_group=(((3, 3), 2),), train_memory_by_group=(((3, 3), 3),))
     with pytest.raises(ValueError, match="does not fit the memory budget"):
         too_big.train_memories()
+
+
+@pytest.mark.parametrize("a,b,m,m_fine", [(1, 2, 1, 3), (2, 2, 1, 2)])
+def test_a_warm_start_puts_both_players_at_the_abstract_strategy(a, b, m, m_fine):
+    """After ``warm_start`` the responders' regret matching plays the abstract run's strategy, lifted."""
+    W = {(x, y): 0.5 for x in range(1, 4) for y in range(1, 4)}
+    g, gf = make_group(a, b, m, W), make_group(a, b, m_fine, W, split=a == b)
+    ab = FastSolver(g).solve(20, progress=False)
+    cb = CFRBR(g, gf).warm_start(ab.reg, 0.25)
+    sigma = cb.current_strategy()
+    np.testing.assert_allclose(sigma, ab.current_strategy(), atol=1e-12)
+    sides = list(range(gf.nsides))
+    lifted = lift_strategy(g, sigma, gf, [s if g.nsides == 2 else 0 for s in sides], sides)
+    for s in sides:
+        cb._respond(s)
+    assert np.abs(lifted).max() > 0
+    np.testing.assert_allclose(cb.profile, lifted, atol=1e-12)
