@@ -89,12 +89,15 @@ class DudoParams:
 
     def bound_memories(self) -> dict:
         """{(a, b): m'} of the responder-memory bound for every group with more than
-        ``exact_br_total`` dice in play and an imperfect-recall memory."""
-        out = {}
+        ``exact_br_total`` dice in play and an imperfect-recall memory.  A group trained against responders
+        (``train_memory_by_group``) is measured by a responder remembering at least as much as they do."""
+        out, trained = {}, self.train_memories()
         for (a, b), m in self.memories().items():
             if a + b > self.exact_br_total and m is not None:
-                out[(a, b)] = choose_bound_memory(a, b, m, self.bound_memory, self.bound_budget or 1 << 62,
-                                                  self.bound_time_budget or float("inf"))
+                mr = choose_bound_memory(a, b, m, self.bound_memory, self.bound_budget or 1 << 62,
+                                         self.bound_time_budget or float("inf"))
+                mf = trained.get((a, b))
+                out[(a, b)] = mf if mf is not None and not dominates(6 * (a + b), mr, mf) else mr
         return out
 
     def improvement_memories(self) -> dict:

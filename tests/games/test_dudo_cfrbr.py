@@ -173,3 +173,17 @@ def test_a_warm_start_puts_both_players_at_the_abstract_strategy(a, b, m, m_fine
         cb._respond(s)
     assert np.abs(lifted).max() > 0
     np.testing.assert_allclose(cb.profile, lifted, atol=1e-12)
+
+
+def test_a_trained_group_is_measured_by_a_responder_remembering_as_much_as_its_training_responders():
+    """The bound's responder memory m' is the budget's (m + 1 where it fits) unless the training responders
+    remember more: then theirs, so a figure never comes from a weaker responder than training met."""
+    from games.dudo.store import DudoParams
+    base = dict(max_dice=4, iterations=10, memory_budget=1 << 34, bound_memory=1, bound_budget=1 << 31,
+                memory_by_group=(((2, 3), 2), ((3, 4), 2)))
+    plain = DudoParams(**base)
+    trained = DudoParams(**base, train_memory_by_group=(((2, 3), 3), ((3, 4), 4)))
+    assert plain.bound_memories()[(2, 3)] == plain.bound_memories()[(3, 4)] == 3
+    assert trained.bound_memories()[(2, 3)] == 3 and trained.bound_memories()[(3, 4)] == 4
+    assert {k: v for k, v in trained.bound_memories().items() if k not in ((2, 3), (3, 4))} == \
+        {k: v for k, v in plain.bound_memories().items() if k not in ((2, 3), (3, 4))}
