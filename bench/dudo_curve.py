@@ -41,10 +41,6 @@ def main(argv=None) -> int:
     ap.add_argument("--points", required=True, help="comma-separated increasing iteration counts")
     ap.add_argument("--fine", default="", help="train against CFR+ responders with this memory (games.dudo.cfrbr)"
                     " instead of on the abstract game")
-    ap.add_argument("--warm", type=int, default=0, help="with --fine: first this many iterations of CFR+ on the"
-                    " abstract game, then the responders start from its strategy (CFRBR.warm_start)")
-    ap.add_argument("--warm-weight", type=float, default=20.0, help="with --warm: the abstract run's regrets count"
-                    " as this many iterations (scaled by weight / warm)")
     ap.add_argument("--games", type=int, default=20, help="sampled rounds per responder roll and seat")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
@@ -60,8 +56,6 @@ def main(argv=None) -> int:
         points = [int(p) for p in a.points.split(",") if p]
         if not points or points != sorted(set(points)) or points[0] < 1:
             raise ValueError(f"--points {a.points!r}: want increasing positive iteration counts")
-        if a.warm < 0 or (a.warm and not a.fine):
-            raise ValueError(f"--warm {a.warm}: a number of iterations, and only with --fine")
         if a.games < 2 or a.threads < 1:
             raise ValueError("--games must be at least 2 and --threads at least 1")
     except ValueError as e:
@@ -80,16 +74,9 @@ def main(argv=None) -> int:
     if a.fine:
         fine = make_group(*group, fine_m, W, max_dice, split=group[0] == group[1])
         solver = CFRBR(g, fine, "cfr")
-        if a.warm:
-            warm = FastSolver(g, threads=a.threads)
-            train(warm, a.warm, progress=False)
-            solver.warm_start(warm.reg, a.warm_weight / a.warm, warm.seconds, warm.cpu_seconds)
-            del warm
     else:
         solver = FastSolver(g, threads=a.threads)
     against = f" against memory-{a.fine} responders" if a.fine else ""
-    against += (f" after {a.warm} iterations on its abstract game (their seconds counted, regrets weighing"
-                f" {a.warm_weight:g} iterations)" if a.warm else "")
     print(f"{a.group} memory {memory_json(m)}{against} on {a.variant}'s continuations; improvement of the memory-"
           f"{memory_json(resp)} responder, {a.games} games per roll and seat, seed {a.seed}")
     exact = sum(group) <= EXACT_DICE

@@ -74,23 +74,6 @@ class CFRBR:
         self.seconds = 0.0
         self.cpu_seconds = 0.0
 
-    def warm_start(self, reg: np.ndarray, scale: float = 1.0, seconds: float = 0.0, cpu_seconds: float = 0.0):
-        """Start from regrets of CFR+ on the abstract game (``FastSolver(g).reg``) times ``scale``: the abstract
-        strategy keeps them and each responder side starts from them lifted to its fine windows, so both
-        start at the abstract game's strategy; the average starts afresh.  A small ``scale`` lets the
-        start move: unscaled, 200 iterations' regrets made 1v1 slower than a cold start (the measurement
-        log).  ``seconds``: the abstract run's, counted."""
-        g, gf = self.g, self.gf
-        self.reg[:] = reg * scale
-        reg = self.reg
-        for fs in range(gf.nsides):
-            cs = fs if g.nsides == 2 else 0
-            lo, _ = self._rows(fs)
-            _lift(reg, self.fine.reg, self.phi, int(g.ns[cs]), int(g.rbase[cs]), lo, g.act_off, gf.act_off, gf.NW)
-        self.seconds += seconds
-        self.cpu_seconds += cpu_seconds
-        return self
-
     def current_strategy(self) -> np.ndarray:
         g = self.g
         out = np.zeros(g.nrows)

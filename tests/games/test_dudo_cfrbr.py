@@ -158,23 +158,6 @@ def test_the_plan_models_trained_groups_and_the_budget_holds_them(capsys):
         too_big.train_memories()
 
 
-@pytest.mark.parametrize("a,b,m,m_fine", [(1, 2, 1, 3), (2, 2, 1, 2)])
-def test_a_warm_start_puts_both_players_at_the_abstract_strategy(a, b, m, m_fine):
-    """After ``warm_start`` the responders' regret matching plays the abstract run's strategy, lifted."""
-    W = {(x, y): 0.5 for x in range(1, 4) for y in range(1, 4)}
-    g, gf = make_group(a, b, m, W), make_group(a, b, m_fine, W, split=a == b)
-    ab = FastSolver(g).solve(20, progress=False)
-    cb = CFRBR(g, gf).warm_start(ab.reg, 0.25)
-    sigma = cb.current_strategy()
-    np.testing.assert_allclose(sigma, ab.current_strategy(), atol=1e-12)
-    sides = list(range(gf.nsides))
-    lifted = lift_strategy(g, sigma, gf, [s if g.nsides == 2 else 0 for s in sides], sides)
-    for s in sides:
-        cb._respond(s)
-    assert np.abs(lifted).max() > 0
-    np.testing.assert_allclose(cb.profile, lifted, atol=1e-12)
-
-
 def test_a_trained_group_is_measured_by_a_responder_remembering_as_much_as_its_training_responders():
     """The bound's responder memory m' is the budget's (m + 1 where it fits) unless the training responders
     remember more: then theirs, so a figure never comes from a weaker responder than training met."""
