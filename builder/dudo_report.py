@@ -98,12 +98,15 @@ def plan(params, workers: int = 2) -> str:
     from games.dudo.solve import FLOOR_DOUBLINGS, groups_in_order
     from games.dudo.game import round_reachable
     mems, bmems, tmems = params.memories(), params.bound_memories(), params.train_memories()
+    label = {g: "perfect" if m is None else f"{m} vs {tmems[g]}" if g in tmems else str(m) for g, m in mems.items()}
+    mw = max(7, *map(len, label.values()))
+    bw = max(8, *(len(str(m)) for m in bmems.values()))
     lines = [f"{params.variant}: memory budget {params.memory_budget / 2**30:.2f} GiB, time budget"
              f" {params.time_budget:g} s per group"
              + "".join(f", {a}v{b}: m = {m} set by the profile" for (a, b), m in params.memory_by_group)
              + f"; bound: m + {params.bound_memory}, {params.bound_budget / 2**30:.2f} GiB,"
              f" {params.bound_time_budget:g} s",
-             f"{'group':>6} {'m':>7} {'iters':>6} {'GB':>6} {'train s':>8} {'bound m':>8} {'bound GB':>8}"
+             f"{'group':>6} {'m':>{mw}} {'iters':>6} {'GB':>6} {'train s':>8} {'bound m':>{bw}} {'bound GB':>8}"
              f" {'bound s':>8} {'group s':>8} {'store MB':>8}"]
     level: dict[int, list] = {}
     peak, store = 0.0, 0
@@ -117,16 +120,15 @@ def plan(params, workers: int = 2) -> str:
             mr = bmems[(a, b)]
             bc = bound_cost(a, b, mr)
             bsec = bc.seconds_per_iteration * nrounds * measures
-            bcells = f"{mr:>8} {bc.bytes / 1e9:>8.2f} {bsec:>8.0f}"
+            bcells = f"{str(mr):>{bw}} {bc.bytes / 1e9:>8.2f} {bsec:>8.0f}"
             gb = (c.bytes + bc.bytes) / 1e9
         else:
             bsec, gb = 0.0, c.bytes / 1e9
-            bcells = f"{'exact' if a + b <= params.exact_br_total else '-':>8} {'':>8} {'':>8}"
+            bcells = f"{'exact' if a + b <= params.exact_br_total else '-':>{bw}} {'':>8} {'':>8}"
         peak = max(peak, gb)
         store += store_bytes(a, b, m)
         level.setdefault(a + b, []).append(train + bsec)
-        mem = "perfect" if m is None else f"{m} vs {tmems[(a, b)]}" if (a, b) in tmems else m
-        lines.append(f"{a}v{b:<4} {mem:>7} {its:>6} {c.bytes / 1e9:>6.2f} {train:>8.0f}"
+        lines.append(f"{a}v{b:<4} {label[(a, b)]:>{mw}} {its:>6} {c.bytes / 1e9:>6.2f} {train:>8.0f}"
                      f" {bcells} {train + bsec:>8.0f} {store_bytes(a, b, m) / 1e6:>8.0f}")
     wall = 0.0
     for secs in level.values():      # longest first onto the least loaded worker
