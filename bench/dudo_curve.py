@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     openers = [op for op in sorted(set(group)) if round_reachable(op, sum(group) - op, max_dice)]
     if a.fine:
         fine = make_group(*group, fine_m, W, max_dice, split=group[0] == group[1])
-        solver = CFRBR(g, fine, "cfr")
+        solver = CFRBR(g, fine, "cfr", threads=a.threads)
     else:
         solver = FastSolver(g, threads=a.threads)
     against = f" against memory-{a.fine} responders" if a.fine else ""
