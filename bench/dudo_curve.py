@@ -21,7 +21,7 @@ from bench.dudo import _round_exploitability
 from bench.dudo_lbr import store_inputs
 from games.dudo.cfrbr import CFRBR
 from games.dudo.game import make_group, round_reachable
-from games.dudo.infoset import dominates, memory_json, parse_memory
+from games.dudo.infoset import memory_json, parse_memory, remembers_more
 from games.dudo.lbr import round_improved_best_response
 from games.dudo.solver import FastSolver
 from games.dudo.training import train
@@ -51,7 +51,7 @@ def main(argv=None) -> int:
         m = parse_memory(a.memory)
         resp = parse_memory(a.responder) if a.responder else m
         fine_m = parse_memory(a.fine) if a.fine else None
-        if a.fine and (m is None or fine_m == m or not dominates(6 * (x + y), fine_m, m)):
+        if a.fine and not remembers_more(6 * (x + y), fine_m, m):
             raise ValueError(f"--fine {a.fine}: the responders must remember more than --memory {a.memory}")
         points = [int(p) for p in a.points.split(",") if p]
         if not points or points != sorted(set(points)) or points[0] < 1:

@@ -224,6 +224,12 @@ def dominates(K: int, big, small) -> bool:
                for L in range(-1, K))
 
 
+def remembers_more(K: int, big, small) -> bool:
+    """Whether responders with memory ``big`` remember more than an abstract strategy with memory ``small``
+    (which forgets: not perfect recall): they dominate it and differ from it (``cfrbr``'s fine group)."""
+    return small is not None and big != small and dominates(K, big, small)
+
+
 @lru_cache(maxsize=None)     # one per group a served store holds: none evicted per request
 def _schedule_windows(K: int, m: Schedule):
     """A schedule's windows in index order (by size, then colex as ``window_index``) and their index."""

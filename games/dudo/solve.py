@@ -37,7 +37,7 @@ from .solver import FastSolver
 from .training import train_to_floor
 from .tree import TreeSolver
 from .game import Group, make_group, round_reachable
-from .infoset import block_memory, dominates, history_window, memory_json, memory_plan
+from .infoset import block_memory, dominates, history_window, memory_json, memory_plan, remembers_more
 from .lbr import improvement_kind, round_improved_best_response
 from .rules import MAX_DICE, roll_index
 from .store import DudoParams
@@ -224,7 +224,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
         inputs["stop_rel"] = float(stop_rel)
     m_train = (train_memory or {}).get((a, b))
     if m_train is not None:
-        if mg is None or m_train == mg or not dominates(6 * D, m_train, mg):
+        if not remembers_more(6 * D, m_train, mg):
             raise ValueError(f"train memory {m_train} of {a}v{b} must remember more than its memory {mg}")
         inputs["train_memory"] = memory_json(m_train)
     m_imp = None

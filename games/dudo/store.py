@@ -19,7 +19,7 @@ from games.quantise import UNIT, largest_remainder
 from games.storage import StoreManifest
 
 from .budget import cfrbr_cost, choose_bound_memory, choose_improvement_memory, choose_memories, group_cost
-from .infoset import block_memory, dominates, history_window, memory_json, parse_memory
+from .infoset import block_memory, dominates, history_window, memory_json, parse_memory, remembers_more
 from .kernels import structural_reach
 from .rules import num_rolls, roll_index
 
@@ -117,7 +117,7 @@ class DudoParams:
             if (a, b) not in mems:
                 raise ValueError(f"train_memory_by_group: no group {a}v{b} (a <= b <= {self.max_dice})")
             m = mems[(a, b)]
-            if m is None or mf == m or not dominates(6 * (a + b), mf, m):
+            if not remembers_more(6 * (a + b), mf, m):
                 raise ValueError(f"train_memory_by_group: {a}v{b} with memory {m} cannot train against"
                                  f" responders remembering {mf}: they must remember more")
             if self.memory_budget and cfrbr_cost(a, b, m, mf).bytes > self.memory_budget:
