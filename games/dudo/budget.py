@@ -189,10 +189,13 @@ def improvement_bytes(a: int, b: int, m_resp: int) -> int:
 
 
 def choose_improvement_memory(a: int, b: int, m: int, m_resp: int, memory_bytes: int) -> int:
-    """The memory of the responder the improvement starts from: the largest m'' in m .. ``m_resp`` whose
-    value matrices fit ``memory_bytes`` (m, the abstraction's, if none larger does)."""
-    best = m
+    """The memory of the responder the improvement starts from: ``m_resp`` if its value matrices fit
+    ``memory_bytes``, else the largest m'' of the ladder m .. ``m_resp`` whose matrices fit (m, the
+    abstraction's, if none larger does)."""
     K = 6 * (a + b)
+    if improvement_bytes(a, b, m_resp) <= memory_bytes:
+        return m_resp
+    best = m
     for mr in larger_memories(K, m, memory_size(K, m_resp) - memory_size(K, m)):
         if not dominates(K, m_resp, mr) or improvement_bytes(a, b, mr) > memory_bytes:
             break

@@ -121,3 +121,17 @@ def test_memory_and_iterations_by_group_override_that_group_only():
         replace(base, memory_budget=1 << 20, memory_by_group=(((2, 2), 6),)).memories()
     with pytest.raises(ValueError, match="no group 3v2"):
         replace(base, memory_by_group=(((3, 2), 2),)).memories()
+
+
+def test_improvement_starts_from_the_bound_responder_where_it_fits():
+    """The improvement starts from the bound's responder when its value matrices fit, even a schedule
+    that the ladder m + 1, m + 2 never names (3-28-2 over memory 2); below that, the ladder's largest
+    that fits; the abstraction's own memory if none does."""
+    from games.dudo.budget import choose_improvement_memory, improvement_bytes
+    from games.dudo.infoset import parse_memory
+    s = parse_memory("3-28-2")
+    assert choose_improvement_memory(5, 5, 2, s, improvement_bytes(5, 5, s)) == s
+    assert choose_improvement_memory(5, 5, 2, s, improvement_bytes(5, 5, s) - 1) == 2
+    assert choose_improvement_memory(2, 3, 2, 4, improvement_bytes(2, 3, 4)) == 4
+    assert choose_improvement_memory(2, 3, 2, 4, improvement_bytes(2, 3, 4) - 1) == 3
+    assert choose_improvement_memory(2, 3, 2, 4, improvement_bytes(2, 3, 3) - 1) == 2
