@@ -83,10 +83,13 @@ def test_plan_prints_each_groups_memory_and_bound(capsys):
     assert dudo_report.main(["--plan", "full"]) == 0
     out = capsys.readouterr().out.splitlines()
     rows = {line.split()[0]: line.split() for line in out if line[:1].isdigit() and "v" in line.split()[0]}
-    mems, bounds = DUDO_FULL.memories(), DUDO_FULL.bound_memories()
+    mems, bounds, trained = DUDO_FULL.memories(), DUDO_FULL.bound_memories(), DUDO_FULL.train_memories()
     assert len(rows) == len(mems) == 15
     for (a, b), m in mems.items():
         r = rows[f"{a}v{b}"]
+        if (a, b) in trained:       # "m vs m_fine": two more columns
+            assert r[2:4] == ["vs", str(trained[(a, b)])]
+            r = r[:2] + r[4:]
         assert r[1] == ("perfect" if m is None else str(m)) and int(r[2]) == DUDO_FULL.group_iterations(a, b)
         assert r[5] == (str(bounds[(a, b)]) if (a, b) in bounds else "exact")
     assert out[-1].startswith("modelled: peak tables")
