@@ -22,6 +22,7 @@ import numpy as np
 from games.dudo.budget import improvement_bytes
 from games.dudo.endgame_store import store_W
 from games.dudo.game import make_group
+from games.dudo.infoset import parse_memory
 from games.dudo.lbr import round_improved_best_response
 from games.dudo.rules import claim
 from games.dudo.store import store_group_strategy, store_memories
@@ -63,10 +64,11 @@ def gain_buckets(by_last: np.ndarray, D: int, width: int) -> list[tuple[str, flo
     return out
 
 
-def responder_memory(st: dict, m, a: int, b: int, max_bytes: int):
-    """The store's bound memory m' (from its kind) where its value tables fit, else the group's m."""
-    found = re.search(r"memory (\d+)", st.get("br_kind", ""))
-    mr = int(found.group(1)) if found else m
+def responder_memory(st: dict, m, a: int, b: int, max_bytes: int, given=None):
+    """``given``, else the store's bound memory m' (from its kind, a schedule's whole text), where its
+    value tables fit; else the group's m."""
+    found = re.search(r"memory ([0-9][0-9f+-]*)", st.get("br_kind", ""))
+    mr = given if given is not None else parse_memory(found.group(1)) if found else m
     return mr if improvement_bytes(a, b, mr) <= max_bytes else m
 
 
@@ -87,6 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-gib", type=float, default=6.0, help="value tables larger than this use m' = m")
     ap.add_argument("--min-dice", type=int, default=4, help="measure the rounds with more dice in play")
     ap.add_argument("--rounds", default="", help="comma-separated rounds, e.g. 5v5,4v4 (default: all)")
+    ap.add_argument("--responder", default="", help="the responder's memory (e.g. 4-24-3) instead of the store's bound's")
     ap.add_argument("--local", action="store_true",
                     help="the round's own share: the responder plays on at the store's values after the round "
                          "(continuations W) instead of best-responding in the later rounds too")
@@ -95,6 +98,11 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.games < 2:
         print(f"--games is {a.games}; it must be at least 2", file=sys.stderr)
+        return 2
+    try:
+        given = parse_memory(a.responder) if a.responder else None
+    except ValueError as e:
+        print(f"--responder {a.responder!r}: {e}", file=sys.stderr)
         return 2
     try:
         store = Store(Path(a.root) / "dudo" / a.variant / "current")
@@ -121,13 +129,13 @@ def main(argv=None) -> int:
         st = man["rounds"][name]
         if g.m is None:
             continue
-        mr = responder_memory(st, g.m, *key, int(a.max_gib * (1 << 30)))
+        mr = responder_memory(st, g.m, *key, int(a.max_gib * (1 << 30)), given)
         t0 = time.process_time()
         est = round_improved_best_response(g, strat, op, mr, W, bo, bt, max_dice,
                                            a.games, a.seed)
         secs = time.process_time() - t0
         fig = st.get("exploitability")
-        print(f"{name:>6} {g.m:>3} {fig if fig is None else f'{fig:.4f}':>7}  {st.get('br_kind', '-'):<52} {mr:>3} "
+        print(f"{name:>6} {str(g.m):>3} {fig if fig is None else f'{fig:.4f}':>7}  {st.get('br_kind', '-'):<52} {str(mr):>3} "
               f"{est.base:7.4f} {est.exploitability:8.4f} {est.stderr:6.4f} {est.changed:5.2f} {est.games:7d} "
               f"{secs:6.1f}", flush=True)
         if a.gain_bucket > 0:

@@ -78,3 +78,21 @@ def test_bench_measures_the_stored_rows(improve_store, capsys, tmp_path):
     assert dudo_lbr.main(["--root", str(root), "--variant", "dudo-nosuch"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "--games is 1" in err[0] and "dudo-nosuch" in err[1]
+
+
+def test_bench_takes_the_responders_memory(improve_store, capsys):
+    """``--responder`` replaces the store's bound memory (a responder that remembers more gets at least as much);
+    a store's schedule is read whole from its kind, not as its first number."""
+    from games.dudo.infoset import parse_memory
+    root, m = improve_store
+    args = ["--root", str(root), "--variant", IMPROVE.variant, "--games", "10", "--min-dice", "2", "--rounds", "2v2"]
+    assert dudo_lbr.main(args) == 0
+    own = capsys.readouterr().out.splitlines()[2].split()
+    assert dudo_lbr.main(args + ["--responder", "3"]) == 0
+    more = capsys.readouterr().out.splitlines()[2].split()
+    assert more[-7] == "3" and own[-7] != "3"
+    assert float(more[-6]) >= float(own[-6]) - 1e-9
+    assert dudo_lbr.main(args + ["--responder", "x"]) == 2
+    assert "--responder 'x'" in capsys.readouterr().err
+    kind = {"br_kind": "lower bound: abstraction (best response with memory 4-24-3-32-2)"}
+    assert dudo_lbr.responder_memory(kind, 2, 3, 4, 1 << 40) == parse_memory("4-24-3-32-2")
