@@ -89,7 +89,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-gib", type=float, default=6.0, help="value tables larger than this use m' = m")
     ap.add_argument("--min-dice", type=int, default=4, help="measure the rounds with more dice in play")
     ap.add_argument("--rounds", default="", help="comma-separated rounds, e.g. 5v5,4v4 (default: all)")
-    ap.add_argument("--responder", default="", help="the responder's memory (e.g. 4-24-3) instead of the store's bound's")
+    ap.add_argument("--responder", default="",
+                    help="the responder's memory (e.g. 4-24-3) instead of the store's bound's")
     ap.add_argument("--local", action="store_true",
                     help="the round's own share: the responder plays on at the store's values after the round "
                          "(continuations W) instead of best-responding in the later rounds too")
@@ -135,7 +136,8 @@ def main(argv=None) -> int:
                                            a.games, a.seed)
         secs = time.process_time() - t0
         fig = st.get("exploitability")
-        print(f"{name:>6} {str(g.m):>3} {fig if fig is None else f'{fig:.4f}':>7}  {st.get('br_kind', '-'):<52} {str(mr):>3} "
+        print(f"{name:>6} {str(g.m):>3} {fig if fig is None else f'{fig:.4f}':>7}  {st.get('br_kind', '-'):<52} "
+              f"{str(mr):>3} "
               f"{est.base:7.4f} {est.exploitability:8.4f} {est.stderr:6.4f} {est.changed:5.2f} {est.games:7d} "
               f"{secs:6.1f}", flush=True)
         if a.gain_bucket > 0:
