@@ -12,13 +12,13 @@ responder's turns where it left the memory-m' response, the games and the CPU se
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from games.dudo.bound import kind_memory
 from games.dudo.budget import improvement_bytes
 from games.dudo.endgame_store import store_W
 from games.dudo.game import make_group
@@ -67,8 +67,8 @@ def gain_buckets(by_last: np.ndarray, D: int, width: int) -> list[tuple[str, flo
 def responder_memory(st: dict, m, a: int, b: int, max_bytes: int, given=None):
     """``given``, else the store's bound memory m' (from its kind, a schedule's whole text), where its
     value tables fit; else the group's m."""
-    found = re.search(r"memory ([0-9][0-9f+-]*)", st.get("br_kind", ""))
-    mr = given if given is not None else parse_memory(found.group(1)) if found else m
+    named = kind_memory(st.get("br_kind", ""))
+    mr = given if given is not None else parse_memory(named) if named else m
     return mr if improvement_bytes(a, b, mr) <= max_bytes else m
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from games.dudo.bound import kind_of
+from games.dudo.bound import kind_memory, kind_of
 from games.storage import Store, current_stores, stores_root
 
 
@@ -72,7 +72,7 @@ def _improved(st: dict) -> str:
     """The improvement's cells: estimate, standard error and the memory m'' it starts from."""
     if "improved_exploitability" not in st:
         return f"{'-':>9} {'-':>7} {'-':>7}"
-    m = st.get("improved_kind", "").split("memory ")[-1].split(" ")[0]
+    m = kind_memory(st.get("improved_kind", "")) or ""
     return f"{st['improved_exploitability']:>9.2e} {st['improved_stderr']:>7.1e} {m:>7}"
 
 

@@ -13,6 +13,8 @@ bound (the responder restricted to the abstraction), with ``m' > m`` the stronge
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from numba import njit
 
@@ -34,6 +36,13 @@ def br_kind(m_resp, m_abstraction=None) -> str:
     if m_resp == m_abstraction:
         return f"lower bound: abstraction (best response with memory {m_resp})"
     return f"lower bound: best response with memory {m_resp}"
+
+
+def kind_memory(kind: str) -> str | None:
+    """The responder memory a kind names, as written ("4-24-3", "2+1f28"; ``br_kind`` or
+    ``lbr.improvement_kind``), or None where it names none."""
+    found = re.search(r"with memory ([^ )]+)", kind or "")
+    return found.group(1) if found else None
 
 
 def kind_of(stats: dict) -> str:
