@@ -9,19 +9,26 @@ each point, measures per round the memory-m' responder's exact-valued bound (m' 
 the group's memory) and its perfect-recall improvement (the same seed at every point, so the points share
 their sampled claims as far as the strategies allow); with at most 4 dice in play also the exact
 perfect-recall best response (``exact``).  ``--memory`` takes any memory: 3, a schedule 3-28-2, or a face
-memory 2+1f.
+memory 2+1f.  ``--measure-after`` trains through every point first, keeping each point's strategy on disk,
+and measures once the solver's tables are freed: for a responder whose value matrices do not fit beside them
+(5v5 memory 3 by the memory-3 responder: 8.8 GB of training, 18 GB of matrices).
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
+import tempfile
 import time
+from pathlib import Path
+
+import numpy as np
 
 from bench.dudo import _round_exploitability
 from bench.dudo_lbr import store_inputs
 from games.dudo.cfrbr import CFRBR
 from games.dudo.game import make_group, round_reachable
-from games.dudo.infoset import memory_json, parse_memory, remembers_more
+from games.dudo.infoset import dominates, memory_json, parse_memory, remembers_more
 from games.dudo.lbr import round_improved_best_response
 from games.dudo.solver import FastSolver
 from games.dudo.training import train
@@ -44,6 +51,8 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=20, help="sampled rounds per responder roll and seat")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--measure-after", action="store_true",
+                    help="train through every point first and measure after the solver is freed")
     a = ap.parse_args(argv)
     try:
         x, y = (int(v) for v in a.group.split("v"))
@@ -51,6 +60,8 @@ def main(argv=None) -> int:
         m = parse_memory(a.memory)
         resp = parse_memory(a.responder) if a.responder else m
         fine_m = parse_memory(a.fine) if a.fine else None
+        if not dominates(6 * (x + y), resp, m):
+            raise ValueError(f"--responder {a.responder}: it must remember all that --memory {a.memory} does")
         if a.fine and not remembers_more(6 * (x + y), fine_m, m):
             raise ValueError(f"--fine {a.fine}: the responders must remember more than --memory {a.memory}")
         points = [int(p) for p in a.points.split(",") if p]
@@ -82,17 +93,33 @@ def main(argv=None) -> int:
     exact = sum(group) <= EXACT_DICE
     print(f"{'round':>6} {'iters':>6} {'train s':>8} {'own bound':>9} {'improved':>9} {'+-':>7} {'imp s':>6}"
           f" {'exact':>9}", flush=True)
-    for t in points:
-        train(solver, t - solver.t, progress=False)
-        strat = solver.average_strategy()
+
+    def measure(t, seconds, strat):
         exact_by_round = _round_exploitability(g, strat, W, bo, bt, openers=openers) if exact else {}
         for op in openers:
             t0 = time.perf_counter()
             est = round_improved_best_response(g, strat, op, resp, W, bo, bt, max_dice, a.games, a.seed)
             took = time.perf_counter() - t0
             ex = f"{exact_by_round[(op, sum(group) - op)][3]:9.2e}" if exact else f"{'-':>9}"
-            print(f"{op}v{sum(group) - op:<4} {solver.t:>6} {solver.seconds:8.0f} {est.base:9.4f} "
+            print(f"{op}v{sum(group) - op:<4} {t:>6} {seconds:8.0f} {est.base:9.4f} "
                   f"{est.exploitability:9.4f} {est.stderr:7.4f} {took:6.0f} {ex}", flush=True)
+
+    if not a.measure_after:
+        for t in points:
+            train(solver, t - solver.t, progress=False)
+            measure(solver.t, solver.seconds, solver.average_strategy())
+        return 0
+    with tempfile.TemporaryDirectory(prefix="dudo_curve-") as tmp:
+        kept = []
+        for t in points:
+            train(solver, t - solver.t, progress=False)
+            path = Path(tmp) / f"{t}.npy"
+            np.save(path, solver.average_strategy())
+            kept.append((solver.t, solver.seconds, path))
+        del solver
+        gc.collect()
+        for t, seconds, path in kept:
+            measure(t, seconds, np.load(path))
     return 0
 
 

@@ -53,6 +53,22 @@ def test_bad_arguments_name_the_fault(small_store, capsys):
                             "--points", "8"]) == 2
     assert dudo_curve.main(base[:5] + ["3v1", "--memory", "1", "--points", "8"]) == 2
     assert dudo_curve.main(base + ["--points", "8", "--fine", "1"]) == 2
+    assert dudo_curve.main(base[:-1] + ["2", "--responder", "1", "--points", "8"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 5 and "increasing" in err[0] and "--games" in err[1] and "--group 3v1" in err[3]
+    assert len(err) == 6 and "increasing" in err[0] and "--games" in err[1] and "--group 3v1" in err[3]
     assert "--fine 1: the responders must remember more" in err[4]
+    assert "--responder 1: it must remember all that --memory 2 does" in err[5]
+
+
+def test_measure_after_training_prints_the_same_figures(small_store, capsys):
+    root, _ = small_store
+    args = ["--root", str(root), "--variant", SMALL.variant, "--group", "2v2", "--memory", "1",
+            "--responder", "2", "--points", "4,12", "--games", "10"]
+
+    def figures(extra):
+        assert dudo_curve.main(args + extra) == 0
+        rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+        return [r[:2] + r[3:6] + r[7:] for r in rows]       # without the seconds columns
+
+    first = figures([])
+    assert len(first) == 2 and first == figures(["--measure-after"])
