@@ -22,7 +22,7 @@ from games.dudo.bound import kind_memory
 from games.dudo.budget import improvement_bytes
 from games.dudo.endgame_store import store_W
 from games.dudo.game import make_group
-from games.dudo.infoset import parse_memory
+from games.dudo.infoset import dominates, memory_json, parse_memory
 from games.dudo.lbr import round_improved_best_response
 from games.dudo.rules import claim
 from games.dudo.store import store_group_strategy, store_memories
@@ -115,12 +115,20 @@ def main(argv=None) -> int:
     W, max_dice = store_W(man), int(man["parameters"]["max_dice"])
     bo, bt = local_continuations(W) if a.local else store_continuations(man)
     only = {r for r in a.rounds.split(",") if r}
+    selected = list(rounds_to_measure(man, a.min_dice, only))
+    if given is not None:
+        for name, op, oth in selected:
+            m = memories[(min(op, oth), max(op, oth))]
+            if m is not None and not dominates(6 * (op + oth), given, m):
+                print(f"--responder {a.responder}: it must remember all that round {name}'s memory {memory_json(m)} does",
+                      file=sys.stderr)
+                return 2
     print(f"{a.variant} ({man.get('code_version', '?')}): perfect-recall improvement, {a.games} games per roll and seat"
           + ("; the round's own share (later rounds at the store's values)" if a.local else ""))
     print(f"{'round':>6} {'m':>3} {'store':>7}  {'store kind':<52} {'m1':>3} {'bound':>7} {'improved':>8} {'+-':>6} "
           f"{'left':>5} {'games':>7} {'s':>6}")
     groups = {}
-    for name, op, oth in rounds_to_measure(man, a.min_dice, only):
+    for name, op, oth in selected:
         key = (min(op, oth), max(op, oth))
         if key not in groups:
             groups.clear()

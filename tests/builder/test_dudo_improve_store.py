@@ -96,3 +96,18 @@ def test_bench_takes_the_responders_memory(improve_store, capsys):
     assert "--responder 'x'" in capsys.readouterr().err
     kind = {"br_kind": "lower bound: abstraction (best response with memory 4-24-3-32-2)"}
     assert dudo_lbr.responder_memory(kind, 2, 3, 4, 1 << 40) == parse_memory("4-24-3-32-2")
+
+
+def test_bench_refuses_a_responder_that_forgets_what_the_store_remembers(tmp_path, capsys):
+    """A ``--responder`` that does not remember all a measured round's memory does gets one line and exit 2
+    before any round is measured (it was a ValueError from the strategy's lift)."""
+    params = DudoParams(max_dice=2, iterations=10, memory=2, exact_br_total=2, bound_memory=0)
+    root, _ = built_dudo_manifest(params, tmp_path)
+    capsys.readouterr()                                     # the build's progress bars
+    args = ["--root", str(root), "--variant", params.variant, "--games", "4", "--min-dice", "2", "--rounds", "2v2"]
+    assert dudo_lbr.main(args + ["--responder", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert err.strip() == "--responder 1: it must remember all that round 2v2's memory 2 does"
+    assert "2v2" not in out
+    assert dudo_lbr.main(args + ["--responder", "3"]) == 0
+    assert capsys.readouterr().out.splitlines()[2].split()[0] == "2v2"
