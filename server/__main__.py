@@ -188,7 +188,8 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
         return 1
     http = None
     if http_port is not None:
-        from server.http_api import HttpApi, HttpServer
+        from server.http_api import HttpApi
+        from server.listener import HttpServer
 
         api = HttpApi(server.servicer, tokens, threads=args.threads, max_concurrent=args.max_concurrent_rpcs or None)
         try:

@@ -65,7 +65,8 @@ def default_service(tmp_path_factory):
     from builder.profiles import DEFAULT
     from games.dudo.store import DudoParams
     from server.app import build_server
-    from server.http_api import HttpApi, HttpServer
+    from server.http_api import HttpApi
+    from server.listener import HttpServer
     from server.registry import Registry
 
     named = set(re.findall(r"[a-z]+(?:-[A-Za-z0-9_]+)+", (ROOT / "README.md").read_text()))

@@ -5,7 +5,8 @@ from tests.conftest import SMALL_VARIANT
 def test_http_driver_answers_book_hits(registry):
     from bench.load import _one
     from server.app import build_server
-    from server.http_api import HttpApi, HttpServer
+    from server.http_api import HttpApi
+    from server.listener import HttpServer
     from server.settings import ServerSettings
 
     grpc_server, _ = build_server(registry, "127.0.0.1:0", settings=ServerSettings(threads=2))

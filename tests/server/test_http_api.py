@@ -14,7 +14,8 @@ from tests.server import test_serving_hostile as hostile
 from tests.conftest import SMALL_VARIANT
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
-from server.http_api import HTTP_STATUS, HttpApi, HttpServer, UNARY
+from server.http_api import HTTP_STATUS, HttpApi, UNARY
+from server.listener import HttpServer
 
 CODES = {c.value[0]: c for c in grpc.StatusCode}
 SETTINGS = settings(hostile.SETTINGS, max_examples=50)  # the gRPC module's cases, fewer of them (both transports are called)
