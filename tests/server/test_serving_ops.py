@@ -1,6 +1,4 @@
 """Operations and security: metrics, limits, deadlines, batch calls, bearer token, TLS and mutual TLS."""
-import datetime
-import ipaddress
 import threading
 import time
 import urllib.request
@@ -12,6 +10,7 @@ from prometheus_client import REGISTRY
 
 from clients.client import GameStrategyClient
 from tests.conftest import SMALL_VARIANT
+from tests.server.certs import make_certs
 from protos import gamestrategy_pb2 as pb
 from server import metrics
 from server.backends import DeadlineExceeded
@@ -178,42 +177,8 @@ def test_token_from_environment_in_client(serve, monkeypatch):
 
 
 # ---------------------------------------------------------------------------------------- TLS
-def _certs(tmp_path):
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    now = datetime.datetime.now(datetime.timezone.utc)
-
-    def make(cn, issuer=None, ca=False, san=None):
-        key = ec.generate_private_key(ec.SECP256R1())
-        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
-        b = (x509.CertificateBuilder().subject_name(name)
-             .issuer_name(issuer[0].subject if issuer else name).public_key(key.public_key())
-             .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
-             .not_valid_after(now + datetime.timedelta(days=1))
-             .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
-        if san:
-            b = b.add_extension(x509.SubjectAlternativeName(san), critical=False)
-        cert = b.sign(issuer[1] if issuer else key, hashes.SHA256())
-        paths = tmp_path / f"{cn}.crt", tmp_path / f"{cn}.key"
-        paths[0].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-        paths[1].write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                               serialization.NoEncryption()))
-        return cert, key, paths
-
-    ca = make("test-ca", ca=True)
-    server = make("localhost", issuer=ca, san=[x509.DNSName("localhost"),
-                                               x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
-    client = make("test-client", issuer=ca)
-    other_ca = make("other-ca", ca=True)
-    rogue = make("rogue-client", issuer=other_ca)
-    return {"ca": ca[2][0], "server": server[2], "client": client[2], "rogue": rogue[2]}
-
-
 def test_tls_and_mutual_tls(serve, tmp_path):
-    certs = _certs(tmp_path)
+    certs = make_certs(tmp_path)
     cert, key = certs["server"]
     port = serve(tls=TLSConfig.from_files(cert, key))
     with GameStrategyClient(f"127.0.0.1:{port}", timeout=10, tls_ca=certs["ca"]) as c:
@@ -239,7 +204,7 @@ def test_tls_and_mutual_tls(serve, tmp_path):
 def test_cli_tls_and_token_options(serve, tmp_path, capsys):
     from clients.cli import main
 
-    certs = _certs(tmp_path)
+    certs = make_certs(tmp_path)
     cert, key = certs["server"]
     port = serve(tls=TLSConfig.from_files(cert, key), tokens=[TOKEN])
     tf = tmp_path / "token"
