@@ -7,11 +7,16 @@
 from __future__ import annotations
 
 import argparse
+import os
+
+# gRPC core logs a failed TLS handshake at INFO on stderr; the command says it in one line of its own
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 import sys
 
 import grpc
 
 from clients.client import GameStrategyClient
+from clients.diagnose import explain_unavailable
 
 
 def _history(text: str) -> list[tuple[str, int]]:
@@ -68,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
                     for s in v.strategies:
                         print(f"  {s.strategy:14s}" + "".join(f"{s.figures.get(k, float('nan')):16.4f}" for k in keys))
         except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.UNAVAILABLE:
+                tls = bool(args.tls or args.tls_ca or args.tls_cert)
+                print(f"gamestrategy: {explain_unavailable(args.target, e.details(), tls, args.tls_cert, args.tls_key)}",
+                      file=sys.stderr)
+                return 1
             print(f"gamestrategy: {e.code().name}: {e.details()}", file=sys.stderr)
             return 2 if e.code() == grpc.StatusCode.INVALID_ARGUMENT else 1
     return 0

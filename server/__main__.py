@@ -105,6 +105,21 @@ def parse_args(argv):
                     help="CA certificate(s) (PEM): require client certificates signed by it (mutual TLS)")
     ap.add_argument("--token-file", type=Path, default=_env("TOKEN_FILE"),
                     help="file of accepted bearer tokens, one a line (GAMESTRATEGY_TOKEN: one token)")
+    ap.add_argument("--http-insecure", action="store_true", default=bool(_env("HTTP_INSECURE")),
+                    help="with TLS on: serve the HTTP port in plain HTTP (for a TLS proxy in front); it then "
+                         "refuses every call that needs a token, and cannot be combined with --tls-client-ca")
+    ap.add_argument("--header-timeout", type=float, default=float(_env("HEADER_TIMEOUT", "5")),
+                    help="seconds a connection has for its TLS handshake and request head (gRPC: handshake and "
+                         "HTTP/2 settings) before it is closed")
+    ap.add_argument("--body-timeout", type=float, default=float(_env("BODY_TIMEOUT", "10")),
+                    help="seconds an HTTP request has for its body after its head")
+    ap.add_argument("--idle-timeout", type=float, default=float(_env("IDLE_TIMEOUT", "5")),
+                    help="seconds an HTTP keep-alive connection may wait for its next request")
+    ap.add_argument("--grpc-idle-timeout", type=float, default=float(_env("GRPC_IDLE_TIMEOUT", "300")),
+                    help="seconds a gRPC connection without calls stays open (then GOAWAY; clients reconnect)")
+    ap.add_argument("--max-connections", type=int, default=int(_env("MAX_CONNECTIONS", "0")),
+                    help="open connections per listener (HTTP, gRPC) and worker; past it HTTP closes its "
+                         "oldest idle one and gRPC refuses new ones (0 = from the descriptor limit)")
     ap.add_argument("--log-format", choices=["json", "text"], default=_env("LOG_FORMAT", "json"))
     ap.add_argument("--log-level", default=_env("LOG_LEVEL", "INFO"))
     ap.add_argument("--port-file", type=Path, help="write the bound gRPC, HTTP and metrics ports here as JSON (tests, bench)")
@@ -114,6 +129,14 @@ def parse_args(argv):
         ap.error("--tls-cert and --tls-key go together")
     if args.tls_client_ca and not args.tls_cert:
         ap.error("--tls-client-ca needs --tls-cert and --tls-key")
+    if args.http_insecure and args.tls_client_ca:
+        ap.error("--http-insecure cannot be combined with --tls-client-ca: a plain HTTP port cannot check "
+                 "client certificates")
+    for name in ("header_timeout", "body_timeout", "idle_timeout", "grpc_idle_timeout"):
+        if not getattr(args, name) > 0:
+            ap.error(f"--{name.replace('_', '-')} must be a number of seconds > 0")
+    if args.max_connections < 0:
+        ap.error("--max-connections must be >= 0 (0: from the descriptor limit)")
     if args.max_streams <= 0:
         args.max_streams = max(1, args.threads // 2)
     if args.workers <= 0:
@@ -166,7 +189,7 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
     from server import metrics
     from server.app import build_server
     from server.registry import Registry
-    from server.settings import ServerSettings, TLSConfig
+    from server.settings import ServerSettings
 
     log = logging.getLogger("gamestrategy.server")
     registry = Registry(args.root)
@@ -175,8 +198,9 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
         log.error("no store to serve: run `make serve` (builds the defaults) or `make build-stores`",
                   extra={"fields": {"root": str(args.root)}})
         return 1
-    tls = TLSConfig.from_files(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None
-    settings = ServerSettings(threads=args.threads, max_concurrent_rpcs=args.max_concurrent_rpcs or None,
+    tls = args.tls
+    settings = ServerSettings(connections=args.limits, grpc_idle_timeout=args.grpc_idle_timeout,
+                              threads=args.threads, max_concurrent_rpcs=args.max_concurrent_rpcs or None,
                               max_batch=args.max_batch, max_streams=args.max_streams, tokens=tokens, tls=tls,
                               reuseport=reuseport, live_slots=args.live_slots, live_seconds=args.live_seconds,
                               live_max_seconds=args.live_max_seconds, live_max_mb=args.live_max_mb,
@@ -191,9 +215,15 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
         from server.http_api import HttpApi
         from server.listener import HttpServer
 
-        api = HttpApi(server.servicer, tokens, threads=args.threads, max_concurrent=args.max_concurrent_rpcs or None)
+        plain_refusal = None
+        if tls is not None and args.http_insecure:
+            plain_refusal = ("this HTTP port is plain HTTP (--http-insecure) while the service uses TLS: it takes "
+                             "no bearer token; call the gRPC port over TLS")
+        api = HttpApi(server.servicer, tokens, threads=args.threads, max_concurrent=args.max_concurrent_rpcs or None,
+                      plain_refusal=plain_refusal)
         try:
-            http = HttpServer(api.app, args.http_host, http_port, reuseport=reuseport)
+            http = HttpServer(api.app, args.http_host, http_port, reuseport=reuseport, limits=args.limits,
+                              tls=None if args.http_insecure else tls)
         except OSError as e:
             log.error("cannot serve HTTP", extra={"fields": {"address": f"{args.http_host}:{http_port}", "error": str(e)}})
             return 1
@@ -224,7 +254,7 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
         server.live_pool.start(1)  # a live worker ready before the first live call (in the background)
     log.info("listening", extra={"fields": {
         "address": f"{args.host}:{bound}", "worker": worker,
-        "http": f"http://{args.http_host}:{http.port}/" if http else None, "variants": registry.variants(), "tls": tls is not None,
+        "http": f"{http.scheme}://{args.http_host}:{http.port}/" if http else None, "variants": registry.variants(), "tls": tls is not None,
         "mutual_tls": bool(tls and tls.client_ca), "token_required": bool(tokens), "threads": args.threads,
         "max_concurrent_rpcs": args.max_concurrent_rpcs}})
     if ready is not None:
@@ -262,15 +292,39 @@ def main(argv: list[str] | None = None) -> int:
         log.error("cannot read the token file", extra={"fields": {"error": str(e)}})
         return 1
     from server import metrics
+    from server.connections import ConnectionLimits, default_max_connections, raise_fd_limit
+    from server.settings import TLSConfig
 
+    fd_soft, fd_hard = raise_fd_limit()
+    cap = args.max_connections or default_max_connections(fd_soft)
+    args.limits = ConnectionLimits(header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+                                   idle_timeout=args.idle_timeout, max_connections=cap)
+    log.info("connection limits", extra={"fields": {
+        "fd_soft": fd_soft, "fd_hard": fd_hard, "max_connections_per_listener": cap,
+        "metrics_max_connections": metrics.METRICS_MAX_CONNECTIONS, "header_timeout": args.header_timeout,
+        "body_timeout": args.body_timeout, "idle_timeout": args.idle_timeout,
+        "grpc_idle_timeout": args.grpc_idle_timeout}})
+    if cap * 2 + metrics.METRICS_MAX_CONNECTIONS > fd_soft:
+        log.warning("the connection caps exceed the descriptor limit: raise `ulimit -n` or lower --max-connections",
+                    extra={"fields": {"fd_soft": fd_soft, "max_connections": cap}})
+    try:
+        args.tls = TLSConfig.from_files(args.tls_cert, args.tls_key, args.tls_client_ca) if args.tls_cert else None
+    except OSError as e:
+        log.error("cannot read the TLS files", extra={"fields": {"error": str(e)}})
+        return 1
+    if args.tls is not None and args.http_insecure and args.http_port >= 0:
+        log.warning("--http-insecure: the HTTP port speaks plain HTTP although TLS is on; it refuses every call "
+                    "that needs a token", extra={"fields": {"http_port": args.http_port}})
     metrics_port = None
     if args.metrics_port >= 0:
         try:
-            metrics_port = metrics.serve_metrics(args.metrics_port, args.metrics_host)
-        except OSError as e:
+            metrics_server = metrics.serve_metrics(args.metrics_port, args.metrics_host, tls=args.tls, tokens=tokens)
+        except (OSError, RuntimeError) as e:
             log.error("cannot serve metrics", extra={"fields": {"port": args.metrics_port, "error": str(e)}})
             return 1
-        log.info("metrics", extra={"fields": {"address": f"http://{args.metrics_host}:{metrics_port}/metrics"}})
+        metrics_port = metrics_server.port
+        log.info("metrics", extra={"fields": {
+            "address": f"{metrics_server.scheme}://{args.metrics_host}:{metrics_port}/metrics"}})
 
     def write_ports(port, http_port):
         if args.port_file:

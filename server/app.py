@@ -23,6 +23,7 @@ def build_server(registry: Registry, address: str, settings: ServerSettings | No
     options = [
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.so_reuseport", 1 if s.reuseport else 0),
+        *s.grpc_options(),
     ]
     interceptors = [MetricsInterceptor()]
     if s.tokens:  # outermost: refusals never reach the handlers (they are counted by _refusal)

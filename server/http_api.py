@@ -22,6 +22,7 @@ from pathlib import Path
 import grpc
 from google.protobuf import json_format
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -104,14 +105,19 @@ def to_json(message) -> bytes:
 class HttpApi:
     """The ASGI app over one servicer (the process's gRPC servicer)."""
 
-    def __init__(self, servicer, tokens: list[str] = (), threads: int = 8, max_concurrent: int | None = 256):
+    def __init__(self, servicer, tokens: list[str] = (), threads: int = 8, max_concurrent: int | None = 256,
+                 plain_refusal: str | None = None):
         self.servicer = servicer
         self.tokens = [t.encode() for t in tokens if t]
+        # a plain-HTTP port of a TLS service (--http-insecure): every call that needs a token is refused
+        self.plain_refusal = plain_refusal if self.tokens else None
         self.max_concurrent = max_concurrent
         self._in_flight = 0
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="http")
         self.plots = Plots()
         self.app = Starlette(routes=[
+            Route("/healthz", self.healthz, methods=["GET", "HEAD"]),
+            Route("/readyz", self.readyz, methods=["GET", "HEAD"]),
             Route("/v1/{method}", self.rpc, methods=["POST"]),
             Route("/", self.page("play.html")), Route("/play", self.page("play.html")),
             Route("/ops", self.page("ops.html")),
@@ -121,10 +127,25 @@ class HttpApi:
             Route("/ops/metrics.json", self.ops_json(metric_totals)),
             Route("/ops/plot/{variant}/{name}.svg", self.plot),
             Mount("/static", StaticFiles(directory=WEB), name="static"),
-        ])
+        ], exception_handlers={HTTPException: http_error, Exception: internal_error})
 
     def close(self) -> None:
+        self.closing = True
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+    closing = False
+
+    async def healthz(self, request: Request) -> Response:
+        """Liveness: the process answers HTTP (no token: load balancers and orchestrators probe it)."""
+        return JSONResponse({"status": "SERVING"})
+
+    async def readyz(self, request: Request) -> Response:
+        """Readiness: 200 while stores are loaded and the process is not stopping, else 503 (no token)."""
+        variants = self.servicer.registry.variants()
+        if variants and not self.closing:
+            return JSONResponse({"status": "SERVING", "variants": len(variants)})
+        why = "stopping" if self.closing else "no store loaded"
+        return JSONResponse({"status": "NOT_SERVING", "message": why}, status_code=503)
 
     @staticmethod
     def page(name: str):
@@ -171,6 +192,8 @@ class HttpApi:
         """(code, message) when the call's credentials are refused; None when accepted (or none needed)."""
         if not self.tokens:
             return None
+        if self.plain_refusal is not None:
+            return grpc.StatusCode.UNAUTHENTICATED, self.plain_refusal
         return check_bearer(request.headers.get("authorization"), self.tokens)
 
     async def body(self, request: Request) -> bytes:
@@ -231,7 +254,16 @@ class HttpApi:
                 except ValueError as e:
                     raise _Aborted(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
             try:
-                message = json_format.Parse(raw or b"{}", req_cls())
+                body = json.loads(raw or b"{}")
+                fault = None if isinstance(body, dict) else f"it is {_json_kind(body)}, not a JSON object"
+            except (ValueError, RecursionError) as e:
+                fault = f"it is not JSON: {_first_line(e)}"
+            if fault is not None:
+                raise _Aborted(grpc.StatusCode.INVALID_ARGUMENT,
+                               f"the {len(raw)}-byte request body is not a valid {method} request "
+                               f"(a JSON object of {req_cls.DESCRIPTOR.full_name}): {fault}")
+            try:
+                message = json_format.ParseDict(body, req_cls())
             except Exception as e:  # noqa: BLE001 - any body that is no JSON of this message
                 raise _Aborted(grpc.StatusCode.INVALID_ARGUMENT,
                                f"the {len(raw)}-byte request body is not a valid {method} request "
@@ -247,6 +279,41 @@ class HttpApi:
         except Exception:  # noqa: BLE001 - a fault of ours: logged, answered as gRPC would (UNKNOWN)
             log.exception("HTTP call failed", extra={"fields": {"method": method}})
             return grpc.StatusCode.UNKNOWN, f"{method} failed on the server (logged)"
+
+
+def _json_kind(value) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array"}.get(
+        type(value), f"a {type(value).__name__}")
+
+
+_HTTP_TO_GRPC = {400: grpc.StatusCode.INVALID_ARGUMENT, 401: grpc.StatusCode.UNAUTHENTICATED,
+                 403: grpc.StatusCode.PERMISSION_DENIED, 404: grpc.StatusCode.NOT_FOUND,
+                 405: grpc.StatusCode.UNIMPLEMENTED, 413: grpc.StatusCode.RESOURCE_EXHAUSTED,
+                 429: grpc.StatusCode.RESOURCE_EXHAUSTED, 503: grpc.StatusCode.UNAVAILABLE}
+
+
+async def http_error(request: Request, exc: HTTPException) -> Response:
+    """Starlette's own refusals (no such path, a method the path does not take) in the documented shape."""
+    code = _HTTP_TO_GRPC.get(exc.status_code, grpc.StatusCode.UNKNOWN)
+    path = request.url.path
+    if exc.status_code == 404:
+        message = f"no such path {path!r}: POST /v1/<method> for the API, / for the play page, /ops, /healthz, /readyz"
+    elif exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        message = f"{request.method} is not allowed on {path} (allowed: {allowed or 'none'})"
+    else:
+        message = str(exc.detail)
+    response = error(code, message, exc.status_code)
+    for k, v in (exc.headers or {}).items():
+        response.headers[k] = v
+    return response
+
+
+async def internal_error(request: Request, exc: Exception) -> Response:
+    log.error("HTTP request failed", exc_info=exc, extra={"fields": {"path": request.url.path}})
+    return error(grpc.StatusCode.UNKNOWN, f"{request.method} {request.url.path} failed on the server (logged)")
 
 
 def _first_line(e: Exception) -> str:

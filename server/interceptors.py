@@ -12,6 +12,9 @@ from server.service import SERVICE_NAME
 
 log = logging.getLogger("gamestrategy.server")
 HEALTH_PREFIX = "/grpc.health.v1.Health/"
+# health checks and server reflection need no token: probes (grpc_health_probe, load balancers) and
+# grpcurl reach Health/Check through reflection; both describe the service, neither serves a strategy
+OPEN_PREFIXES = (HEALTH_PREFIX, "/grpc.reflection.v1alpha.ServerReflection/", "/grpc.reflection.v1.ServerReflection/")
 
 
 def _short(method: str) -> str:
@@ -127,7 +130,7 @@ def _refusal(code: grpc.StatusCode, message: str, method: str, streaming: bool =
 
 
 class TokenInterceptor(grpc.ServerInterceptor):
-    """Requires `authorization: Bearer <token>` on every call except health checks.
+    """Requires `authorization: Bearer <token>` on every call except health checks and server reflection.
 
     Missing or malformed credentials -> UNAUTHENTICATED; a well-formed token that is not accepted ->
     PERMISSION_DENIED. The token is compared in constant time and never logged.
@@ -138,7 +141,7 @@ class TokenInterceptor(grpc.ServerInterceptor):
 
     def intercept_service(self, continuation, handler_call_details):
         method = handler_call_details.method or ""
-        if method.startswith(HEALTH_PREFIX):
+        if method.startswith(OPEN_PREFIXES):
             return continuation(handler_call_details)
         value = None
         for k, v in handler_call_details.invocation_metadata or ():

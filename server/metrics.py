@@ -17,7 +17,7 @@ import os
 import threading
 
 import grpc
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
 MULTIPROC = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
 _gauge_mode = {"multiprocess_mode": "livemax"} if MULTIPROC else {}
@@ -84,6 +84,10 @@ STORE_VERSION = Gauge("gamestrategy_store_info", "1 for the store version served
                       ["variant", "version"], **_gauge_mode)
 STORE_LOADS = Counter("gamestrategy_store_loads_total", "Stores opened at start or refresh: loaded or refused",
                       ["result"])
+CONNECTIONS_CLOSED = Counter("gamestrategy_connections_closed_total",
+                             "HTTP connections the server closed, by listener (http, metrics) and reason "
+                             "(header_timeout, body_timeout, idle_timeout, head_too_large, evicted: the oldest idle "
+                             "one past the cap, refused: past the cap with none idle)", ["listener", "reason"])
 _NB = len(BUCKETS) + 1
 
 
@@ -135,14 +139,51 @@ def start_flusher() -> None:
         _flusher.start()
 
 
-def serve_metrics(port: int, host: str = "127.0.0.1") -> int:
-    """Start the /metrics HTTP endpoint on a daemon thread; returns the bound port."""
-    registry = None
+def serve_metrics(port: int, host: str = "127.0.0.1", tls=None, tokens: list[str] = (), limits=None):
+    """Start the /metrics HTTP endpoint (a guarded listener of its own, server.listener); returns the
+    listener (``.port`` bound, ``.stop()``). With `tls` it speaks HTTPS (and asks for client certificates
+    under mutual TLS) and with `tokens` it wants ``Authorization: Bearer <token>``, as every other port."""
+    from prometheus_client import make_asgi_app
+
+    from server.connections import ConnectionLimits
+    from server.listener import HttpServer
+
+    registry = REGISTRY
     if MULTIPROC:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
-    kwargs = {"registry": registry} if registry is not None else {}
-    httpd, _thread = start_http_server(port, addr=host, **kwargs)
-    return httpd.server_address[1]
+    app = make_asgi_app(registry)
+    if tokens:
+        app = _BearerOnly(app, tokens)
+    limits = limits or ConnectionLimits(max_connections=METRICS_MAX_CONNECTIONS)
+    return HttpServer(app, host, port, limits=limits, tls=tls, listener="metrics").start()
+
+
+METRICS_MAX_CONNECTIONS = 64  # scrapers are few
+
+
+class _BearerOnly:
+    """ASGI middleware: 401/403 in the service's JSON error shape unless the call carries an accepted token."""
+
+    def __init__(self, app, tokens):
+        from server.auth import check_bearer
+
+        self.app, self.tokens, self.check = app, [t.encode() for t in tokens if t], check_bearer
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            value = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), None)
+            refused = self.check(value, self.tokens)
+            if refused is not None:
+                import json
+
+                code, message = refused
+                body = json.dumps({"code": code.value[0], "status": code.name, "message": message}).encode()
+                await send({"type": "http.response.start", "status": 401 if code.value[0] == 16 else 403,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)

@@ -25,6 +25,10 @@ NOT_RUN = {
                   "(python -m builder --missing-only, python -m server) are run by tests/server and tests/builder",
     "make test": "this very test run",
     "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
+    "python -m server --tls-cert": "the security example: tests/server/test_abuse.py::test_readme_security_commands "
+                                   "runs it with a CA and certificates it makes",
+    "curl --cacert": "the security example (HTTPS): run by tests/server/test_abuse.py::test_readme_security_commands",
+    "gamestrategy --tls-ca": "the security example: run by tests/server/test_abuse.py::test_readme_security_commands",
     "make build-stores": "full solves (the Dudo store alone about 1 h 51 min); the builder's options are tested in tests/builder",
     "nice -n 10 python -m bench.endgame": "benchmarks of minutes (timing, serve on the default Dudo store); "
                                           "tests/bench/test_endgame.py runs each section small",

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
+
+# gRPC core logs a failed TLS handshake at INFO on stderr; the command says it in one line of its own
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 import random
 import signal
 import sys
@@ -18,6 +21,7 @@ import sys
 import grpc
 
 from clients.client import GameStrategyClient
+from clients.diagnose import explain_unavailable
 from clients.play.service import NoVariant, Service
 from clients.play.ui import UI, Quit
 
@@ -37,12 +41,19 @@ def _args(argv):
     ap.add_argument("--no-color", action="store_true", help="no colour even on a terminal (also: NO_COLOR)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
     ap.add_argument("--token-file", help="bearer token for a service that requires one")
+    ap.add_argument("--tls", action="store_true", help="TLS with the system roots (implied by --tls-ca/--tls-cert)")
+    ap.add_argument("--tls-ca", help="PEM file of the CA that signed the server certificate")
+    ap.add_argument("--tls-cert", help="client certificate (PEM), for mutual TLS")
+    ap.add_argument("--tls-key", help="client private key (PEM), for mutual TLS")
+    ap.add_argument("--server-name", help="expected name in the server certificate (default: the target host)")
     args = ap.parse_args(argv)
     levels = {"jotto": ("equilibrium", "people", "beeler", "benchmark"), "hangman": ("ours", "seed"), "dudo": ("equilibrium",)}
     if args.level is None:
         args.level = levels[args.game][0]
     elif args.level not in levels[args.game]:
         ap.error(f"--level for {args.game}: one of {', '.join(levels[args.game])}")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        ap.error("--tls-cert and --tls-key go together")
     if args.seed is None:
         args.seed = random.SystemRandom().randrange(1 << 31)
     elif args.seed < 0:
@@ -58,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _args(argv)
     ui = UI(color=not args.no_color)
     token = open(args.token_file).read().strip() if args.token_file else None
-    client = GameStrategyClient(args.target, args.timeout, token=token)
+    client = GameStrategyClient(args.target, args.timeout, token=token, tls_ca=args.tls_ca, tls_cert=args.tls_cert,
+                                tls_key=args.tls_key, server_name=args.server_name, tls=args.tls)
     service = Service(client)
     try:
         if args.game == "jotto":
@@ -96,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except grpc.RpcError as e:
         if e.code() == grpc.StatusCode.UNAVAILABLE:
-            ui.error(f"cannot reach the service at {args.target} (UNAVAILABLE): is it running? (make serve)")
+            tls = bool(args.tls or args.tls_ca or args.tls_cert)
+            ui.error(explain_unavailable(args.target, e.details(), tls, args.tls_cert, args.tls_key))
         else:
             ui.error(f"the service at {args.target} answered {e.code().name}: {e.details()}")
         return 1

@@ -46,8 +46,11 @@ def test_metrics_count_calls_codes_sources_and_store_version(serve, registry):
     version = registry.backends[SMALL_VARIANT].version
     assert _sample("gamestrategy_store_info", variant=SMALL_VARIANT, version=version) == 1
     # the HTTP endpoint on its own port
-    mport = metrics.serve_metrics(0)
-    text = urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=10).read().decode()
+    listener = metrics.serve_metrics(0)
+    try:
+        text = urllib.request.urlopen(f"http://127.0.0.1:{listener.port}/metrics", timeout=10).read().decode()
+    finally:
+        listener.stop(0)
     assert 'gamestrategy_requests_total{code="OK",method="SampleMove"}' in text
     assert "gamestrategy_request_seconds_bucket" in text and "gamestrategy_store_info" in text
     c.close()

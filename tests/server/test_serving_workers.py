@@ -88,8 +88,14 @@ def test_workers_share_the_port_refresh_on_sighup_and_stop_on_sigterm(tmp_path):
             assert status == 200 and body["storeVersion"] == v2, body
         assert http(None)[0] == 401 and http("wrong")[0] == 403
 
-        def scrape():
-            return urllib.request.urlopen(f"http://127.0.0.1:{info['metrics_port']}/metrics", timeout=10).read().decode()
+        def scrape(token=TOKEN):  # the metrics port wants the token as every other port
+            req = urllib.request.Request(f"http://127.0.0.1:{info['metrics_port']}/metrics",
+                                         headers={"Authorization": f"Bearer {token}"})
+            return urllib.request.urlopen(req, timeout=10).read().decode()
+
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            scrape("wrong")
+        assert refused.value.code == 403
 
         def ok_calls(text):
             ok = [line for line in text.splitlines()
