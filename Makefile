@@ -43,12 +43,14 @@ build-stores: $(STAMP)
 build-default-stores: $(STAMP)
 	$(BIN)/python -m builder --profile default --missing-only $(ARGS)
 
-## Print the performance tables (solver, in-process serving, then the load benchmark against a server process).
+## Print the performance tables (solver, in-process serving, the load benchmark against a server process, then
+## normal calls beside each abuse of the network surface under ulimit -n 1024).
 bench: $(STAMP)
 	$(BIN)/python -m bench.jotto $(ARGS)
 	$(BIN)/python -m bench.load $(LOADARGS)
 	$(BIN)/python -m bench.load http $(LOADARGS)
 	$(BIN)/python -m bench.liveload $(LIVEARGS)
+	$(BIN)/python -m bench.abuse $(ABUSEARGS)
 
 ## 60 s of load at concurrency 16 with a new store published and swapped in half-way.
 bench-refresh: $(STAMP)

@@ -291,3 +291,31 @@ def test_operations_page_renders_every_variant(page, site):
     calls = pg.inner_text("#live-calls")
     assert "ListVariants" in calls and "GetStats" in calls  # the page's own calls, counted by the metrics
     shot(pg, "ops")
+
+
+def test_the_page_and_its_token_form_work_over_https(browser, web_root, tmp_path):
+    """With TLS and a token, the play page loads over HTTPS, asks for the token, and plays with it."""
+    from bench.abuse import start_server
+    from tests.server.certs import make_certs
+
+    certs = make_certs(tmp_path)
+    (tmp_path / "tokens").write_text("page-token-1\n")
+    srv = start_server(web_root, ["--tls-cert", str(certs["server"][0]), "--tls-key", str(certs["server"][1]),
+                                  "--token-file", str(tmp_path / "tokens")], nofile=None, workdir=tmp_path / "run")
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, ignore_https_errors=True)
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        pg.goto(f"https://localhost:{srv.ports['http_port']}/play")
+        pg.wait_for_selector("#api-token")
+        assert pg.evaluate("location.protocol") == "https:"
+        pg.fill("#api-token", "page-token-1")
+        pg.keyboard.press("Enter")
+        pg.wait_for_selector("body[data-ready='1']")
+        pg.select_option("#jotto-variant", SMALL_VARIANT)
+        pg.click("#jotto-new")
+        pg.wait_for_selector("#jotto-prompt button[data-answer='yes']")
+        assert not pg.is_visible("#api-token")
+    finally:
+        ctx.close()
+        srv.stop()
