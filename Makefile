@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: chromium serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos words venv clean-stores
+.PHONY: docs chromium serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos words venv clean-stores
 
 venv: $(STAMP)
 
@@ -55,6 +55,10 @@ bench: $(STAMP)
 ## 60 s of load at concurrency 16 with a new store published and swapped in half-way.
 bench-refresh: $(STAMP)
 	$(BIN)/python -m bench.load refresh-run $(LOADARGS)
+
+## Build the measurement and design pages (docs/) as a site in site/, strictly: a broken link fails.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 ## Regenerate the committed protobuf/gRPC code with the pinned grpcio-tools.
 protos: $(STAMP)

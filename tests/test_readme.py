@@ -1,4 +1,5 @@
-"""Every command shown in the README's shell blocks runs against the default stores' variants.
+"""Every command shown in the shell blocks of the README and of docs/*.md runs against the default stores'
+variants.
 
 The stores are built once per session with the default profile's variant names and small budgets (the
 commands check that things work, not the figures). A command a test cannot run here is listed in
@@ -37,9 +38,16 @@ NOT_RUN = {
 }
 
 
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def docs_text() -> str:
+    return "\n".join(p.read_text() for p in DOCS)
+
+
 def readme_commands() -> list[str]:
-    """The commands of the ```sh blocks, continuation lines joined, comments dropped."""
-    text = (ROOT / "README.md").read_text()
+    """The commands of the ```sh blocks of the README and the docs, continuation lines joined, comments dropped."""
+    text = docs_text()
     out = []
     for block in re.findall(r"```sh\n(.*?)```", text, re.S):
         pending = ""
@@ -73,7 +81,7 @@ def default_service(tmp_path_factory):
     from server.listener import HttpServer
     from server.registry import Registry
 
-    named = set(re.findall(r"[a-z]+(?:-[A-Za-z0-9_]+)+", (ROOT / "README.md").read_text()))
+    named = set(re.findall(r"[a-z]+(?:-[A-Za-z0-9_]+)+", docs_text()))
     root = tmp_path_factory.mktemp("readme-stores")
     for variant, params in DEFAULT.items():
         if isinstance(params, DudoParams):

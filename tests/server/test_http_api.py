@@ -211,14 +211,14 @@ def test_token_auth(registry):
 
 
 def test_readme_curl_commands_are_valid_requests(client, servers):
-    """Every `curl` of the README's web section is a well-formed call whose answer is gRPC's for the same
+    """Every `curl` of the web section (docs/playing.md) is a well-formed call whose answer is gRPC's for the same
     message (on the test store their variants may be unknown: then both give the same INVALID_ARGUMENT)."""
     import re
     import shlex
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("## On the web", 1)[1].split("\n## ", 1)[0]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "playing.md").read_text()
+    section = page.split("## On the web", 1)[1].split("\n## ", 1)[0]
     calls = [shlex.split(line) for line in section.splitlines() if line.startswith("curl ")]
     assert len(calls) >= 5
     seen = set()
