@@ -56,3 +56,19 @@ def test_a_store_built_on_another_word_list_is_named(tmp_path, monkeypatch):
     now = game.lexicon("en_US50", 4)
     monkeypatch.setattr(game, "lexicon", lambda source, length: game.Lexicon(now.words[1:]))
     assert stale_stores({params.variant: params}, all_current_stores(tmp_path)) == [(params.variant, ["word list"])]
+
+
+def test_a_jotto_store_on_another_word_list_is_named(small_store, monkeypatch):
+    from builder.stale import word_list_differs
+    from games.jotto import dictionary
+    from games.storage import Store
+    from tests.conftest import SMALL_VARIANT
+    store = Store(small_store[1])
+    try:
+        assert not word_list_differs(store, SMALL_VARIANT)
+        now = dictionary.load_dictionary(SMALL_VARIANT)
+        other = dictionary.dictionary_from_words(now.variant, list(now.words[1:]), common=now.common[1:])
+        monkeypatch.setattr(dictionary, "load_dictionary", lambda name: other)
+        assert word_list_differs(store, SMALL_VARIANT)
+    finally:
+        store.close()
