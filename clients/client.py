@@ -59,6 +59,37 @@ def jotto_request(variant: str, role: str, history: list[tuple[str, int]] = (), 
                                                     history=[pb.JottoTurn(guess=w, jots=j) for w, j in history]))
 
 
+def dudo_request(variant: str, own_dice: int, opponent_dice: int, roll, claims=(), requester_opened: bool | None = None,
+                 seed: int = 0, strategy: str = "", distribution: bool = False) -> pb.SampleMoveRequest:
+    """A Dudo SampleMoveRequest: the requester's `roll` (faces 1..6), the round's `claims` so far as
+    (count, face), oldest first. `requester_opened` None: the requester is to move, so it opened when the
+    number of claims is even."""
+    opened = len(claims) % 2 == 0 if requester_opened is None else requester_opened
+    return pb.SampleMoveRequest(variant=variant, strategy=strategy, game_seed=seed, want_distribution=distribution,
+                                dudo=pb.DudoState(own_dice=own_dice, opponent_dice=opponent_dice, roll=list(roll),
+                                                  history=[pb.DudoClaim(count=n, face=f) for n, f in claims],
+                                                  requester_opened=opened))
+
+
+def hangman_request(variant: str, action: str, opponent_word: str = "", asked: str = "", own_pattern: str = "",
+                    seed: int = 0, strategy: str = "", distribution: bool = False) -> pb.SampleMoveRequest:
+    """A Hangman SampleMoveRequest: action "word" (the service picks the word the opponent must complete)
+    or "letter" (the next letter to ask, knowing `opponent_word`, every letter `asked` and `own_pattern`)."""
+    actions = {"word": pb.HangmanState.CHOOSE_WORD, "letter": pb.HangmanState.CHOOSE_LETTER}
+    if action not in actions:
+        raise ValueError(f"action must be word or letter, not {action!r}")
+    return pb.SampleMoveRequest(variant=variant, strategy=strategy, game_seed=seed, want_distribution=distribution,
+                                hangman=pb.HangmanState(action=actions[action], opponent_word=opponent_word,
+                                                        asked=asked, own_pattern=own_pattern))
+
+
+def guesswho_request(variant: str, own_count: int, opponent_count: int, seed: int = 0, strategy: str = "",
+                     distribution: bool = False) -> pb.SampleMoveRequest:
+    """A Guess Who SampleMoveRequest: the candidates still possible for the requester and the opponent."""
+    return pb.SampleMoveRequest(variant=variant, strategy=strategy, game_seed=seed, want_distribution=distribution,
+                                guesswho=pb.GuessWhoState(own_count=own_count, opponent_count=opponent_count))
+
+
 _CODES = {c.value[0]: c for c in grpc.StatusCode}
 _CLOSE = object()
 
@@ -96,6 +127,10 @@ class GameStrategyClient:
         """role: "guesser" (next test word after `history` of (word, jots)) or "hider" (a secret word)."""
         req = jotto_request(variant, role, history, seed, strategy, distribution)
         return self._move(self.stub.SampleMove(req, timeout=timeout or self.timeout, metadata=self.metadata))
+
+    def sample_move(self, request: pb.SampleMoveRequest, timeout: float | None = None) -> pb.SampleMoveReply:
+        """One SampleMove of any game (the request builders above), the reply as the service sent it."""
+        return self.stub.SampleMove(request, timeout=timeout or self.timeout, metadata=self.metadata)
 
     def sample_moves(self, requests: list[pb.SampleMoveRequest], timeout: float | None = None) -> list:
         """Many moves in one call: a Move, or a (grpc.StatusCode, message) for a request that failed."""

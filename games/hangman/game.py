@@ -34,11 +34,13 @@ class HangmanError(ValueError):
 
 
 def _scowl_long(length: int, lang_col: int, cap: int) -> list[str]:
-    out = []
+    from games.jotto.dictionary import unfit_words
+
+    out, unfit = [], unfit_words()
     for line in DATA.read_text().splitlines()[1:]:
         w, *sizes = line.split("\t")
         s = int(sizes[lang_col])
-        if len(w) == length and 0 < s <= cap:
+        if len(w) == length and 0 < s <= cap and w not in unfit:
             out.append(w)
     return out
 

@@ -4,11 +4,14 @@ A variant is (word source, word length, filter) and has a stable name
 ``jotto-<source>-<length>-<filter>``:
 
 - source ``en_US80`` (also en_GB, en_CA, en_AU; any SCOWL size cap 10..95): the SCOWL words of that
-  language list whose size is at most the cap; ``file.<stem>`` a user-supplied list, one word a line,
-  found as ``games/data/lists/<stem>.txt`` or registered with :func:`register_list_file`.
+  language list whose size is at most the cap; ``file.<stem>`` a list, one word a line, bundled as
+  ``games/data/lists/<stem>.txt`` or a user's own registered with :func:`register_list_file`.
+  The unfit words (``games/data/unfit_words.tsv``: offensive words, abbreviations, proper nouns;
+  games/data/README.md) are out of the SCOWL sources and the bundled lists, before any filter; a
+  registered list is taken as given.
 - filter ``ganzfried``: distinct letters and no word with an anagram in the list (Ganzfried's rules);
   ``anagram1``: one word per anagram class (the most common, then the alphabetically first);
-  ``distinct1``: the same among the words with distinct letters (the 2,845-word SGB list of the
+  ``distinct1``: the same among the words with distinct letters (the SGB list of the
   published entropy-guesser figures); ``all``: every word of the source with the right length.
 
 Words are sorted alphabetically; the index of a word is its position. A word is *common* when its
@@ -26,6 +29,8 @@ import numpy as np
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 SCOWL_TABLE = DATA_DIR / "scowl_words.tsv"
+# words no player is ever given: offensive, abbreviations, proper nouns (games/data/README.md)
+UNFIT_TABLE = DATA_DIR / "unfit_words.tsv"
 LANGUAGES = ("en_US", "en_GB", "en_CA", "en_AU")
 FILTERS = ("ganzfried", "anagram1", "distinct1", "all")
 COMMON_MAX_SIZE = 50
@@ -76,7 +81,19 @@ def register_list_file(stem: str, path: str | Path) -> str:
 
 
 @lru_cache(maxsize=1)
-def _scowl_sizes() -> dict[str, tuple[int, ...]]:
+def unfit_words() -> dict[str, str]:
+    """word -> why it is out of every list (offensive, abbreviation, proper-noun): games/data/unfit_words.tsv."""
+    out = {}
+    for line in UNFIT_TABLE.read_text().splitlines():
+        if line and not line.startswith("#"):
+            word, reason = line.split("\t")
+            out[word] = reason
+    return out
+
+
+@lru_cache(maxsize=1)
+def _scowl_table() -> dict[str, tuple[int, ...]]:
+    """Every word of the SCOWL table -> its sizes (the common bit of a registered list's words)."""
     table = {}
     for line in SCOWL_TABLE.read_text().splitlines():
         if line.startswith("#"):
@@ -84,6 +101,13 @@ def _scowl_sizes() -> dict[str, tuple[int, ...]]:
         word, *sizes = line.split("\t")
         table[word] = tuple(int(s) for s in sizes)
     return table
+
+
+@lru_cache(maxsize=1)
+def _scowl_sizes() -> dict[str, tuple[int, ...]]:
+    """The SCOWL table without the unfit words."""
+    unfit = unfit_words()
+    return {w: s for w, s in _scowl_table().items() if w not in unfit}
 
 
 def _source_words(source: str, length: int) -> dict[str, int]:
@@ -98,14 +122,15 @@ def _source_words(source: str, length: int) -> dict[str, int]:
     if not path.is_file():
         raise VariantError(f"unknown word list {stem!r}: no file {path}")
     words = {}
+    unfit = unfit_words() if stem not in _LIST_FILES else {}  # a user's own list is theirs to choose
     for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
         w = line.strip().lower()
         if not w or w.startswith("#"):
             continue
         if not re.fullmatch(r"[a-z]+", w):
             raise VariantError(f"word list {path.name} line {n}: {w!r} is not a word of letters a-z")
-        if len(w) == length:
-            size = scowl.get(w, (0,))[0]
+        if len(w) == length and w not in unfit:
+            size = _scowl_table().get(w, (0,))[0]
             words[w] = size if size else 99
     return words
 

@@ -25,5 +25,5 @@ def test_masks_that_do_not_fit_are_refused_by_name():
 def test_table_compares_both_lookups_on_every_state():
     lines = []
     rows = table_jots([2], [0, 10], out=lines.append)
-    assert [(r["state"], r["weights"]) for r in rows] == [(79, "hider"), (79, "uniform"), (10, "hider"), (10, "uniform")]
+    assert [(r["state"], r["weights"]) for r in rows] == [(63, "hider"), (63, "uniform"), (10, "hider"), (10, "uniform")]
     assert len(lines) == 5

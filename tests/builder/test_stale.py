@@ -42,3 +42,33 @@ def test_missing_only_keeps_a_stale_store_and_says_so_in_one_line(root, monkeypa
     lines = out.err.strip().splitlines()
     assert len(lines) == 1 and BUILT.variant in lines[0] and "iterations" in lines[0] and "rebuilds it" in lines[0]
     assert all_current_stores(root)[BUILT.variant] == before
+
+
+def test_a_store_built_on_another_word_list_is_named(tmp_path, monkeypatch):
+    """A Hangman store built before the playable lists changed (the unfit words out) is stale by its words."""
+    from builder.hangman import HangmanParams, build_hangman_store
+    from builder.stale import stale_stores
+    from games.hangman import game
+    from games.storage import all_current_stores
+    params = HangmanParams(4, eval_games=2)
+    build_hangman_store(params, tmp_path)
+    assert stale_stores({params.variant: params}, all_current_stores(tmp_path)) == []
+    now = game.lexicon("en_US50", 4)
+    monkeypatch.setattr(game, "lexicon", lambda source, length: game.Lexicon(now.words[1:]))
+    assert stale_stores({params.variant: params}, all_current_stores(tmp_path)) == [(params.variant, ["word list"])]
+
+
+def test_a_jotto_store_on_another_word_list_is_named(small_store, monkeypatch):
+    from builder.stale import word_list_differs
+    from games.jotto import dictionary
+    from games.storage import Store
+    from tests.conftest import SMALL_VARIANT
+    store = Store(small_store[1])
+    try:
+        assert not word_list_differs(store, SMALL_VARIANT)
+        now = dictionary.load_dictionary(SMALL_VARIANT)
+        other = dictionary.dictionary_from_words(now.variant, list(now.words[1:]), common=now.common[1:])
+        monkeypatch.setattr(dictionary, "load_dictionary", lambda name: other)
+        assert word_list_differs(store, SMALL_VARIANT)
+    finally:
+        store.close()

@@ -92,8 +92,9 @@ def test_moves_are_reproducible_and_distribution_is_a_distribution(service):
 
 def test_live_answer_for_a_small_state(service):
     client, backend, _ = service
-    secret = backend.dictionary.words[3]
-    replies = play(client, backend, secret, seed=1, strategy="benchmark")
+    # the first secret whose game reaches a small state (a lucky guess can end a game in the book)
+    replies = next(r for r in (play(client, backend, w, seed=1, strategy="benchmark")
+                               for w in backend.dictionary.words[3:13]) if r[-1].source == "live")
     assert replies[0].source == "book" and replies[-1].source == "live"
     assert replies[-1].consistent_words <= backend.threshold
 
