@@ -14,10 +14,11 @@ from clients.play.service import Service, invalid
 from clients.play.ui import UI
 from games.hangman.game import ALPHABET, DRAW, MAX_MISSES, WIN, Lexicon, State
 
-HELP = """[bold]Symmetric Hangman[/]: you complete the word I chose; I complete the word you chose. In turn we
-ask a letter not asked before; it is shown wherever it occurs in [italic]both[/] words. A letter that is not
-in the word you must complete adds a piece to your diagram ({m} pieces). Completing your word wins (both at
-once: a draw); a full diagram loses.   Type one letter, ? for this help, quit to leave."""
+HELP = """[bold]Symmetric Hangman[/]: [italic]my word[/] is the one I chose, and you complete it; [italic]your
+word[/] is the one you chose, and I complete it. In turn we ask a letter not asked before; it is shown wherever
+it occurs in [italic]both[/] words. A letter you ask that is not in my word adds a piece to your diagram ({m}
+pieces; mine likewise). Whoever completes the word they must complete first wins (both at once: a draw); a
+full diagram loses.   Type one letter, ? for this help, quit to leave."""
 
 # the diagram's 10 pieces: (row, column, character), in the order they are drawn
 PIECES = [
@@ -84,7 +85,8 @@ class Hangman:
         person_word = self.choose_person_word(program_word)
         lex = Lexicon({program_word, person_word})
         # player 0 = the person (completes the program's word), player 1 = the program
-        first = 0 if self.ui.yes_no("WOULD YOU LIKE TO GO FIRST?") else 1
+        first = 0 if self.ui.yes_no("WOULD YOU LIKE TO GO FIRST?", "Y: you ask the first letter; N: I ask "
+                                    "first. Then we take turns, one letter each.") else 1
         st = State(lex, (lex.index[program_word], lex.index[person_word]), first=first)
         self.board(st, (program_word, person_word))
         while st.result is None:
@@ -102,26 +104,28 @@ class Hangman:
                         break
                 letter = t
                 hit = letter in program_word
-                self.ui.say(f"You ask {letter.upper()}: {'in' if hit else '[bold red]not in[/]'} your word"
+                # "my word": the one I chose, which you complete; "your word": yours, which I complete
+                self.ui.say(f"You ask {letter.upper()}: {'in' if hit else '[bold red]not in[/]'} my word"
                             + ("" if hit else " (a piece on your diagram)")
-                            + ("; in mine too" if letter in person_word else "") + ".")
+                            + ("; in your word too" if letter in person_word else "") + ".")
             else:
                 asked = "".join(ALPHABET[c] for _, c in st.history)
                 letter = self.service.hangman_letter(self.variant, self.level, seed, person_word, asked,
                                                      st.pattern(1))
                 hit = letter in person_word
-                self.ui.say(f"I ask [bold magenta]{letter.upper()}[/]: {'in' if hit else 'not in'} my word"
-                            + ("; in yours too" if letter in program_word else "") + ".")
+                self.ui.say(f"I ask [bold magenta]{letter.upper()}[/]: {'in' if hit else 'not in'} your word"
+                            + ("" if hit else " (a piece on my diagram)")
+                            + ("; in my word too" if letter in program_word else "") + ".")
             st.ask(ALPHABET.index(letter))
             self.board(st, (program_word, person_word))
         you, _ = st.result
         if you == DRAW:
             self.ui.say("[bold]Both words complete at once: a draw.[/]")
         elif you == WIN:
-            why = "you completed your word" if st.complete(0) else "my diagram is full"
+            why = "you completed my word" if st.complete(0) else "my diagram is full"
             self.ui.say(f"[bold green]You win[/]: {why}. My word for you was {program_word.upper()}.")
         else:
-            why = "I completed my word" if st.complete(1) else "your diagram is full"
+            why = "I completed your word" if st.complete(1) else "your diagram is full"
             self.ui.say(f"[bold red]I win[/]: {why}. My word for you was {program_word.upper()}.")
 
     def run(self) -> None:

@@ -31,7 +31,13 @@ Whoever names the other's secret first wins. My word is always a common word; yo
   [bold]list mine[/]  words I still think could be yours
   [bold]undo[/]       take back a wrong jot count you gave me earlier
   [bold]board[/]      both players' test words so far
-  [bold]quit[/]       leave (Ctrl-C or end of input too)"""
+  [bold]quit[/]       leave (Ctrl-C or end of input too)
+A command of {L} letters is taken as a test word at your turn (BOARD in the 5-letter game): type it with a
+colon for the command (:board, :list, :undo)."""
+
+
+FIRST_HELP = ("Y: you name the first test word; N: I name mine first. Then we take turns; whoever names "
+              "the other's secret word first wins.")
 
 
 def n_jots(n: int) -> str:
@@ -103,6 +109,21 @@ class Jotto:
             return None
         return w
 
+    def unknown_word_hint(self, w: str) -> str:
+        """Why a word may be missing from the list: the variant's filter (its name's last part)."""
+        rule = self.variant.rsplit("-", 1)[-1]
+        if rule == "ganzfried":
+            if len(set(w)) < len(w):
+                why = f"{w.upper()} repeats a letter, and this list has only words of {self.L} different letters"
+            else:
+                why = (f"{w.upper()} is not in my list: it leaves out every word that has an anagram (a word of the "
+                       "same letters), as Ganzfried's game does, and uncommon words")
+        elif rule in ("anagram1", "distinct1"):
+            why = f"{w.upper()} is not in my list: it keeps one word of each set of anagrams, and no uncommon words"
+        else:
+            why = f"{w.upper()} is not in my list"
+        return why + "."
+
     def board(self, g: Game) -> None:
         t = Table(title="Test words so far", show_lines=False)
         t.add_column("your test", style="green")
@@ -115,12 +136,17 @@ class Jotto:
             t.add_row(a[0].upper(), str(a[1]), b[0].upper(), str(b[1]))
         self.ui.show(t)
 
-    def command(self, g: Game, t: str) -> bool:
-        """Commands typed at any prompt of the game; True when handled."""
+    def command(self, g: Game, t: str, word_prompt: bool = False) -> bool:
+        """Commands typed at any prompt of the game; True when handled. At the test-word prompt
+        (`word_prompt`) a word of the game is a test word, not a command."""
         low = t.lower()
         if low == "?":
             self.ui.say(HELP.format(L=self.L))
             return True
+        if low.startswith(":"):  # `:board` is the command even where BOARD is a word of the game
+            low = low[1:]
+        elif word_prompt and len(low) == self.L and low.isalpha():  # a test word, though it spells a command
+            return False
         if low == "list":
             self.ui.columns([w.upper() for w in self.candidates_for_me(g)], "Common words that fit your tests")
             return True
@@ -152,7 +178,7 @@ class Jotto:
             if not t:
                 self.ui.error(f"Type a {self.L}-letter test word (? for help).")
                 continue
-            if self.command(g, t):
+            if self.command(g, t, word_prompt=True):
                 continue
             w = self.read_word(t)
             if w is None:
@@ -162,6 +188,7 @@ class Jotto:
                 self.ui.error(f"You tried {w.upper()} already: {n_jots(done[w]).lower()}.")
                 continue
             if w not in self.index:
+                self.ui.say(self.unknown_word_hint(w))
                 if not self.ui.yes_no("ARE YOU SURE THAT'S A WORD?"):
                     continue
             if w == g.secret:
@@ -303,7 +330,7 @@ class Jotto:
         secret = self.service.jotto_secret(self.variant, self.strategy, seed).move
         g = Game(secret, seed)
         self.ui.say(f"I HAVE A {self.L}-LETTER WORD. THINK OF YOURS (ANY WORD; DON'T TELL ME).")
-        person_next = self.ui.yes_no("WOULD YOU LIKE TO GO FIRST?")
+        person_next = self.ui.yes_no("WOULD YOU LIKE TO GO FIRST?", FIRST_HELP)
         while g.person is None or g.program is None:
             if person_next and g.person is None:
                 self.person_turn(g)

@@ -43,13 +43,16 @@ class UI:
             raise Quit
         return t
 
-    def yes_no(self, prompt: str) -> bool:
+    def yes_no(self, prompt: str, help: str | None = None) -> bool:
+        """Y or N; `?` explains the question (`help`) and asks again."""
         while True:
             t = self.ask(prompt).lower()
             if t in YES:
                 return True
             if t in NO:
                 return False
+            if t == "?" and help:
+                self.say(help)
             self.error("Please answer Y or N.")
 
     def number(self, prompt: str, lo: int, hi: int, what: str = "a number") -> int:

@@ -419,8 +419,16 @@ def test_hangman_full_game(server):
     out = finish_after_another(c)
     assert "you: complete my word" in out and "I: complete your word" in out and "misses" in out
     assert re.search(r"(You win|I win|a draw)", out)
-    if "I win: I completed my word" in out:
+    if "I win: I completed your word" in out:
         assert "F I S H" in out.rsplit("Letters asked:", 1)[0]
+    # "my word" is always the program's (the one the person completes), "your word" the person's (FISH)
+    for letter, where, too in re.findall(r"You ask (\w): (in|not in) my word(?: \(a piece on your diagram\))?"
+                                         r"(; in your word too)?\.", out):
+        assert (letter.lower() in "fish") == bool(too), (letter, too)
+    for letter, where, too in re.findall(r"I ask (\w): (in|not in) your word(?: \(a piece on my diagram\))?"
+                                         r"(; in my word too)?\.", out):
+        assert (where == "in") == (letter.lower() in "fish"), (letter, where)
+    assert re.search(r"I ask \w: (in|not in) your word", out) and re.search(r"You ask \w: (in|not in) my word", out)
 
 
 # ------------------------------------------------------------------------------------------ leaving
@@ -455,3 +463,73 @@ def test_colour_on_a_terminal_and_none_when_piped(server):
                         f"127.0.0.1:{port}"], input="y\nzz\nquit\n", capture_output=True, text=True, cwd=ROOT,
                        timeout=60)
     assert r.returncode == 0 and "\x1b[" not in r.stdout and "Words here have 3 letters" in r.stdout
+
+
+# ------------------------------------------------------------------------------------------ words, commands, help
+T5_WORDS = ["board", "crane", "plumb", "fight", "jowls", "hexed", "quart", "vinyl", "smirk", "dwelt", "glyph",
+            "frock", "tango", "wispy", "chump", "baker", "lodge", "mason", "tribe", "witch"]
+
+
+@pytest.fixture(scope="module")
+def server5(tmp_path_factory):
+    """A server on a tiny 5-letter list holding BOARD (a word that spells a command)."""
+    from builder.jotto import JottoParams, build_jotto_store
+    from games.jotto.dictionary import register_list_file
+    from server.app import build_server
+    from server.registry import Registry
+
+    tmp = tmp_path_factory.mktemp("t5")
+    (tmp / "t5.txt").write_text("\n".join(T5_WORDS) + "\n")
+    variant = f"jotto-{register_list_file('t5', tmp / 't5.txt')}-5-all"
+    root = tmp / "stores"
+    build_jotto_store(variant, JottoParams(fp_iterations=4, do_iterations=1, people_oracle="gbr"), root)
+    registry = Registry(root)
+    registry.refresh()
+    srv, port = build_server(registry, "127.0.0.1:0")
+    srv.start()
+    yield port, variant
+    srv.stop(0).wait()
+    registry.close()
+
+
+def test_jotto_a_word_that_spells_a_command_is_tested_and_questions_explain_themselves(server5):
+    port, variant = server5
+    c = spawn(port, "jotto", "--variant", variant, "--level", "beeler", "--seed", "2")
+    c.expect("WOULD YOU LIKE TO GO FIRST?")
+    c.sendline("?")  # the question explains itself, then asks again
+    c.expect("you name the first test word")
+    c.expect("Please answer Y or N.")
+    c.sendline("y")
+    c.expect("YOUR TEST WORD:")
+    c.sendline("board")  # BOARD is a word of this game: tested, not the board command
+    c.expect(r"BOARD: (\d) JOTS?")
+    c.expect(r"MY TEST WORD: (\w+)")
+    c.expect(r"\?")
+    c.sendline("0")
+    c.expect("YOUR TEST WORD:")
+    c.sendline(":board")  # the command, with a colon
+    c.expect("Test words so far")
+    c.expect("YOUR TEST WORD:")
+    c.sendline("quit")
+    out = finish(c)
+    assert "ARE YOU SURE" not in out
+
+
+def test_jotto_an_unknown_word_is_told_why_it_may_be_missing(server, words):
+    port, _, _ = server
+    c = spawn(port, "jotto", "--variant", J3, "--level", "beeler", "--seed", "11")
+    c.expect("WOULD YOU LIKE TO GO FIRST?")
+    c.sendline("y")
+    c.expect("YOUR TEST WORD:")
+    c.sendline("zzq")
+    c.expect("ZZQ repeats a letter, and this list has only words of 3 different letters")
+    c.expect("ARE YOU SURE THAT'S A WORD\\?")
+    c.sendline("n")
+    c.expect("YOUR TEST WORD:")
+    c.sendline("zqv")
+    c.expect("it leaves out every word that has an anagram")
+    c.expect("ARE YOU SURE THAT'S A WORD\\?")
+    c.sendline("n")
+    c.expect("YOUR TEST WORD:")
+    c.sendline("quit")
+    finish(c)
