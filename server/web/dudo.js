@@ -6,6 +6,7 @@ import { el } from "./prompt.js";
 const FACE = "⚀⚁⚂⚃⚄⚅";
 export const showDice = (roll) => roll.map((f) => `${FACE[f - 1]} ${f}`).join("  ");
 const claimStr = ([n, r]) => `${n}x${r}`;
+const SHOWN = 12;  // claim buttons at most
 const dice = (k) => `${k} ${k === 1 ? "die" : "dice"}`;
 
 // A small seeded generator (mulberry32): the same seed, game and round roll the same dice.
@@ -55,8 +56,10 @@ export class Dudo {
         await this.p.choose("The round is over.", [{ label: "Next round", value: 1, primary: true }]);
       }
     }
-    this.log.say(you > 0 ? "I have no dice left: you win the game." : "You have no dice left: I win the game.", "good");
+    this.log.say(you > 0 ? "I have no dice left: you win the game." : "You have no dice left: I win the game.",
+      you > 0 ? "good" : "err");
     this.root.dataset.state = "over";
+    this.p.idle("Game over. Press New game to play again.");
   }
 
   show(you, me, yourRoll, myRoll, claims) {
@@ -74,6 +77,31 @@ export class Dudo {
     return table.slice(table.findIndex((c) => claimStr(c) === last) + 1);
   }
 
+  // Your claim or dudo: the weakest claims as buttons (at most SHOWN, so that the whole prompt stays in view
+  // at 5 dice each, where 60 claims are legal), any legal claim typed as NxR.
+  async askClaim(total, history) {
+    const legal = this.legal(total, history);
+    const byName = new Map(legal.map((x) => [claimStr(x), x]));
+    const shown = legal.slice(0, SHOWN);
+    const range = legal.length > 1 ? `${claimStr(legal[0])} (weakest) to ${claimStr(legal[legal.length - 1])} (strongest)`
+      : claimStr(legal[0] || ["-", "-"]);
+    const a = await this.p.text("Your claim (NxR) or dudo:", {
+      submit: "Claim", size: 6,
+      hint: `Legal claims: ${legal.length}, from ${range}` + (legal.length > SHOWN
+        ? `; the ${SHOWN} weakest are buttons, type any other as NxR` : "") + (history.length ? "; or dudo" : ""),
+      extras: [...(history.length ? [{ label: "Dudo!", value: "dudo", name: "dudo" }] : []),
+        ...shown.map((x) => ({ label: claimStr(x), value: claimStr(x), name: "claim" }))],
+      check: (t) => {
+        const s = t.toLowerCase().replace(/\s|\*|×/g, (ch) => (ch === " " ? "" : "x"));
+        if (s === "dudo") return history.length ? null : "Nobody has claimed yet: open the round with a claim.";
+        if (!/^\d+x\d+$/.test(s)) return "Type a claim as NxR (e.g. 2x5: at least two fives), or dudo.";
+        return byName.has(s) ? null : `${s} is not a legal claim here: legal claims run from ${range}.`;
+      },
+    });
+    const v = a.extra ?? a.text.toLowerCase().replace(/\s/g, "").replace(/[*×]/, "x");
+    return v === "dudo" ? "dudo" : byName.get(v);
+  }
+
   async round(game, rnd, you, me, youOpen) {
     const R = rng(this.seed, game, rnd);
     const roll = (k) => Array.from({ length: k }, () => 1 + Math.floor(R() * 6)).sort((a, b) => a - b);
@@ -87,22 +115,7 @@ export class Dudo {
     let yourTurn = youOpen, c, actor;
     for (;;) {
       if (yourTurn) {
-        const legal = this.legal(total, history);
-        const byName = new Map(legal.map((x) => [claimStr(x), x]));
-        const a = await this.p.text("Your claim (NxR) or dudo:", {
-          submit: "Claim", size: 6,
-          hint: `Legal claims, weakest first: ${legal.map(claimStr).join(" ")}${history.length ? "   or dudo" : ""}`,
-          extras: [...(history.length ? [{ label: "Dudo!", value: "dudo", name: "dudo" }] : []),
-            ...legal.map((x) => ({ label: claimStr(x), value: claimStr(x), name: "claim" }))],
-          check: (t) => {
-            const s = t.toLowerCase().replace(/\s|\*|×/g, (ch) => (ch === " " ? "" : "x"));
-            if (s === "dudo") return history.length ? null : "Nobody has claimed yet: open the round with a claim.";
-            if (!/^\d+x\d+$/.test(s)) return "Type a claim as NxR (e.g. 2x5: at least two fives), or dudo.";
-            return byName.has(s) ? null : `${s} is not a legal claim here; the legal claims are listed below.`;
-          },
-        });
-        const v = a.extra ?? a.text.toLowerCase().replace(/\s/g, "").replace(/[*×]/, "x");
-        c = v === "dudo" ? "dudo" : byName.get(v);
+        c = await this.askClaim(total, history);
         actor = "you";
       } else {
         const r = await api("SampleMove", { variant: this.variant, gameSeed: moveSeed, dudo: {
@@ -132,7 +145,7 @@ export class Dudo {
     const why = count > n ? `${count} > ${n}: the challenger loses ${count} - ${n} = ${k}`
       : count < n ? `${count} < ${n}: the claimant loses ${n} - ${count} = ${k}` : "Exactly the claim: the challenger loses 1";
     const verdict = `${why} ${k === 1 ? "die" : "dice"}: ${youLose ? "you lose" : "I lose"} ${k}.`;
-    this.log.say(verdict, "good");
+    this.log.say(verdict, youLose ? "err" : "good");  // your loss is not good news
     this.root.querySelector("#dudo-verdict").textContent = verdict;
     if (youLose) you = Math.max(0, you - k); else me = Math.max(0, me - k);
     this.root.dataset.state = "challenged";

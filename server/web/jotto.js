@@ -103,6 +103,7 @@ export class Jotto {
     if (g.program !== "won" && (g.contradicted || g.program === "gave up")) await this.postMortem();
     this.log.say("GAME OVER. New game: the button above.", "good");
     this.root.dataset.state = "over";
+    this.p.idle("Game over. Press New game to play again.");
     this.refresh();
   }
 
@@ -186,7 +187,7 @@ export class Jotto {
         if (g.program === null) return this.programTurn();  // the corrected history: the service replays
         return;
       }
-      if (a.extra === "mine") return this.iWon();
+      if (a.extra === "mine") return this.iWon(move);
       if (a.no) {
         const rest = cands.filter((x) => x !== move).map((x) => jots(move, x));
         if (rest.length && rest.every((x) => x === rest[0])) { j = rest[0]; break; }
@@ -195,7 +196,7 @@ export class Jotto {
       }
       j = a.value;
       if (j === this.L && this.letters.filter((x) => x === sorted(move)).length === 1) {
-        if (await this.p.yesNo(`${this.L} JOTS: SO ${U(move)} IS YOUR WORD?`)) return this.iWon();
+        if (await this.p.yesNo(`${this.L} JOTS: SO ${U(move)} IS YOUR WORD?`)) return this.iWon(move);
         this.log.say(`I KNOW NO OTHER WORD WITH THE LETTERS OF ${U(move)}. I GIVE UP.`, "me");
         g.history.push([move, j]);
         g.program = "gave up"; g.contradicted = true;
@@ -207,9 +208,10 @@ export class Jotto {
     g.history.push([move, j]);
   }
 
-  iWon() {
+  iWon(move) {
     const g = this.g;
     g.program = "won";
+    g.history.push([move, this.L]);  // the winning test is on the board too
     this.log.say(`I GOT IT IN ${g.guesses} GUESS${g.guesses !== 1 ? "ES" : ""}.`, "good");
   }
 

@@ -77,4 +77,5 @@ async function init() {
 }
 
 tab(location.hash === "#dudo" ? "dudo" : "jotto");
+for (const g of Object.values(games)) g.p.idle("Choose a variant and press New game to start.");
 init();

@@ -16,6 +16,12 @@ export class Log {
 export class Prompt {
   constructor(box) { this.box = box; this.cancel = null; }
 
+  // No question open: a line that says what to do next instead of an empty box.
+  idle(text) {
+    this.clear();
+    this.box.append(el("span", "idle", text));
+  }
+
   clear() {
     if (this.cancel) this.cancel();
     this.cancel = null;

@@ -197,6 +197,12 @@ def test_a_whole_jotto_game_by_keyboard_and_clicks(page, site):
     assert common[words.index(secret)], "the program's secret is a common word"
     assert re.search(r"I GOT IT IN \d+ GUESS", text), text
     assert "REPLAYING MY DEDUCTION" in text and undone
+    # both winning tests reach the board: the person's (the secret) and the program's (the person's word)
+    board = pg.eval_on_selector_all("#jotto-board tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+    assert secret.upper() in [row[0] for row in board], board
+    assert mine.upper() in [row[2] for row in board], board
+    # no empty box after the game: the prompt says what to do next
+    assert "Game over. Press New game" in pg.inner_text("#jotto-prompt")
     # "W: n JOTS" reports the person's test words and also the person's answers to the program's: when both
     # sides tested the same word, both lines are there, so each of the person's words needs its true count
     # among the lines naming it
@@ -211,6 +217,7 @@ def test_a_dudo_game_by_clicks_and_keys(page, site):
     pg = page
     pg.goto(site + "/play#dudo")
     pg.wait_for_selector("body[data-ready='1']")
+    assert "press New game to start" in pg.inner_text("#dudo-prompt")  # no empty box before a game
     pg.select_option("#dudo-variant", DUDO)
     pg.fill("#dudo-seed", "4")
     pg.focus("#dudo-new")
@@ -256,9 +263,38 @@ def test_a_dudo_game_by_clicks_and_keys(page, site):
     challenger_you = "You challenge" in text
     you_lose = (loser == "challenger") == challenger_you
     assert pg.inner_text("#dudo-verdict").endswith(f"{'you lose' if you_lose else 'I lose'} {k}.")
+    # the verdict line reads as bad news when you lose, good news when I do
+    verdict_class = pg.eval_on_selector_all("#dudo-log div", "ds => ds.filter(d => / lose \\d/.test(d.textContent))"
+                                            ".map(d => d.className)")
+    assert verdict_class == ["err" if you_lose else "good"], verdict_class
     shot(pg, "play-dudo-challenge")
     pg.wait_for_function("() => document.querySelector('#dudo').dataset.state === 'over'")
     assert ("you win the game" if not you_lose else "I win the game") in pg.inner_text("#dudo-log")
+
+
+def test_dudo_claims_at_five_dice_each_stay_in_view(page, site):
+    """At 5 dice each 60 claims are legal: the whole claim prompt stays within 1280x900, and any legal claim
+    can still be typed."""
+    pg = page
+    pg.goto(site + "/play#dudo")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.evaluate("""async () => {
+        const m = await import('/static/dudo.js'), p = await import('/static/prompt.js');
+        const $ = (s) => document.querySelector(s);
+        const d = new m.Dudo($('#dudo'), new p.Log($('#dudo-log')), new p.Prompt($('#dudo-prompt')));
+        d.rules = await (await fetch('/play/rules/dudo.json')).json();
+        window.claimed = null;
+        d.askClaim(10, []).then((c) => { window.claimed = c; });
+    }""")
+    pg.wait_for_selector("#dudo-prompt input")
+    assert "Legal claims: 60" in pg.inner_text("#dudo-prompt")
+    boxes = pg.eval_on_selector_all("#dudo-prompt button, #dudo-prompt input, #dudo-prompt .hint",
+                                    "es => es.map(e => e.getBoundingClientRect().bottom)")
+    assert len(boxes) > 3 and max(boxes) <= 900, boxes
+    pg.keyboard.type("10x1")
+    pg.keyboard.press("Enter")
+    pg.wait_for_function("() => window.claimed !== null")
+    assert pg.evaluate("window.claimed") == [10, 1]
 
 
 def test_operations_page_renders_every_variant(page, site):
