@@ -81,8 +81,20 @@ async function variants() {
     } else if (strategies.length) {
       const all = [...new Set(strategies.flatMap((r) => Object.keys(r.figures)))].sort();
       const keys = all.length > 10 ? MAIN_FIGURES.filter((k) => all.includes(k)) : all;
-      sec.append(table(`Strategies of ${v.variant}`, ["strategy", ...keys],
-        strategies.map((r) => [r.strategy + (r.strategy === s.servedStrategy ? " (served)" : ""), ...keys.map((k) => r.figures[k])])));
+      const names = strategies.map((r) => r.strategy + (r.strategy === s.servedStrategy ? " (served)" : ""));
+      if (keys.length > 8) {  // many figures: one row each, a column per strategy, so the table fits the page
+        sec.append(table(`Strategies of ${v.variant}`, ["figure", ...names],
+          keys.map((k) => [k, ...strategies.map((r) => r.figures[k])])));
+      } else {
+        sec.append(table(`Strategies of ${v.variant}`, ["strategy", ...keys],
+          strategies.map((r, i) => [names[i], ...keys.map((k) => r.figures[k])])));
+      }
+      if (strategies.some((r) => r.figures.epsilon_guesser < 0)) {
+        sec.append(el("p", "note", "A negative epsilon_guesser: the greedy response (GBR) needs more guesses against "
+          + "that strategy's hider than the strategy's own guesser mixture does, so GBR is a weak oracle there. Each "
+          + "epsilon here is a lower bound on the true one (the greedy oracle finds some, not all, of the gain); "
+          + "epsilon is their maximum, at least 0."));
+      }
     }
     root.append(sec);
   }
@@ -94,8 +106,9 @@ let last = null;
 async function live() {
   const now = await get("/ops/metrics.json");
   $("#live-flush").textContent = now.flush_seconds;
-  const dt = last ? now.time - last.time : null;
-  $("#live-window").textContent = dt ? dt.toFixed(1) : "-";
+  // rates need two readings some time apart: none on the first one, nor on two taken at once
+  const dt = last && now.time - last.time >= 0.5 ? now.time - last.time : null;
+  $("#live-window").textContent = dt ? `the last ${dt.toFixed(1)} s` : "the next reading (every 2 s)";
   const sum = (o) => Object.values(o || {}).reduce((a, b) => a + b, 0);
   const rate = (a, b) => (dt ? ((a - b) / dt).toFixed(2) : "-");
   const calls = $("#live-calls tbody");
@@ -115,7 +128,7 @@ async function live() {
       n ? `${((100 * (c.book || 0)) / n).toFixed(1)}%` : "-", n]) tr.append(el("td", "", String(x)));
     return tr;
   }));
-  last = now;
+  if (!last || dt) last = now;
   document.body.dataset.live = String(Number(document.body.dataset.live || 0) + 1);
 }
 

@@ -50,3 +50,27 @@ def test_html_report_of_a_dudo_store_with_memory_per_group(tmp_path):
     assert "not measured" not in svg  # every round's bound is named (exact, or which lower bound)
     index = (out / "index.html").read_text()
     assert f"<td>windows</td><td>{m['windows']}</td>" in index and "memory_by_group" in index
+
+
+def test_jotto_plots_say_what_they_show(small_store):
+    """The double-oracle band is the round's restricted gap (not the served epsilon, which the title gives);
+    rounds and iterations get whole-number ticks; every guesser of the store is compared, people included."""
+    import numpy as np
+
+    from games.plots import jotto_double_oracle, jotto_fp, jotto_guessers
+    from games.storage import Store, current_stores
+
+    root, _ = small_store
+    store = Store(current_stores(root, "jotto")[SMALL_VARIANT])
+    m = store.manifest
+    fig = jotto_double_oracle(store)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "epsilon (gap)" not in labels and any("not the served epsilon" in t for t in labels)
+    assert f"served epsilon {m['strategies']['double_oracle']['figures']['epsilon']:.3f}" in ax.get_title()
+    for f in (fig, jotto_fp(store)):
+        ticks = f.axes[0].get_xticks()
+        assert np.allclose(ticks, np.round(ticks)), ticks
+    assert "people" in m["strategies"]
+    names = [t.get_text() for t in jotto_guessers(store).axes[0].get_xticklabels()]
+    assert any(n.startswith("people") for n in names), names

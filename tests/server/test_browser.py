@@ -39,6 +39,11 @@ def web_root(small_store, tmp_path_factory):
     (root / "jotto").mkdir()
     (root / "jotto" / SMALL_VARIANT).symlink_to(small_store[0] / "jotto" / SMALL_VARIANT)
     build_dudo_store(DudoParams(max_dice=1, iterations=100), root)
+    from builder.guesswho import GuessWhoParams, build_guesswho_store
+    from builder.hangman import HangmanParams, build_hangman_store
+
+    build_guesswho_store(GuessWhoParams(24, budget=2000), root)  # their tables on the operations page
+    build_hangman_store(HangmanParams(5, eval_games=2), root)
     return root
 
 
@@ -306,7 +311,8 @@ def test_operations_page_renders_every_variant(page, site):
 
     variants = [v["variant"] for v in post("ListVariants")["variants"]]
     stats = {v["variant"]: v for v in post("GetStats")["variants"]}
-    assert sorted(variants) == sorted([SMALL_VARIANT, DUDO])
+    assert {SMALL_VARIANT, DUDO} <= set(variants) and any(v.startswith("guesswho") for v in variants)
+    assert any(v.startswith("hangman") for v in variants)
     pg = page
     pg.goto(site + "/ops")
     pg.wait_for_selector("body[data-ready='1']")
@@ -317,8 +323,9 @@ def test_operations_page_renders_every_variant(page, site):
         facts = sec.locator("table.facts").inner_text()
         assert stats[v]["storeVersion"] in facts and stats[v]["codeVersion"] in facts
         plots = sec.locator("img[data-plot]")
-        want = ["fp", "double_oracle", "guessers"] if v.startswith("jotto") else ["exploitability"]
-        assert plots.evaluate_all("is => is.map(i => i.dataset.plot)") == want
+        want = {"jotto": ["fp", "double_oracle", "guessers"], "dudo": ["exploitability"]}.get(v.split("-")[0])
+        if want is not None:
+            assert plots.evaluate_all("is => is.map(i => i.dataset.plot)") == want
         assert all(w > 100 for w in plots.evaluate_all("is => is.map(i => i.naturalWidth)"))
     rounds = pg.locator(f"section[aria-label='{DUDO}'] table[aria-label^='Rounds']").inner_text()
     r = next(s for s in stats[DUDO]["strategies"] if s["strategy"] == "round 1v1")
@@ -326,6 +333,12 @@ def test_operations_page_renders_every_variant(page, site):
     assert "perfect-recall improvement (sampled lower bound)" in rounds
     calls = pg.inner_text("#live-calls")
     assert "ListVariants" in calls and "GetStats" in calls  # the page's own calls, counted by the metrics
+    assert "Rates over the last" in pg.inner_text("main")
+    # every table fits the 1280-pixel page: nothing cut off at the right edge
+    widths = pg.eval_on_selector_all("section.variant table", "ts => ts.map(t => [t.getAttribute('aria-label'), "
+                                     "t.scrollWidth, t.clientWidth, t.getBoundingClientRect().right])")
+    for label, scroll, client, right in widths:
+        assert scroll <= client + 1 and right <= 1280, (label, scroll, client, right)
     shot(pg, "ops")
 
 
