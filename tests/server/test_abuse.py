@@ -4,6 +4,7 @@ HTTP calls are made beside it. Each test asserts that every normal call made dur
 within its deadline, that the server closed every abusive connection within the configured timeout, and
 that the server's descriptors and memory came back to their idle level afterwards."""
 import json
+import signal
 import socket
 import ssl
 import subprocess
@@ -71,7 +72,20 @@ def _abuse(srv, prober, start_fn, trickle, timeout):
 
 def test_silent_http_connections_leave_grpc_and_http_answering(plain):
     srv, prober = plain
-    _abuse(srv, prober, lambda: open_silent(srv.ports["http_port"], SILENT), None, DEFAULTS.header_timeout)
+    side = {}
+
+    def start():
+        socks = open_silent(srv.ports["http_port"], SILENT)
+        # while they are open: the metrics port, gRPC health and a store refresh (SIGHUP) still work
+        side["metrics"] = http_call(srv.ports["metrics_port"], "/metrics", None, CALL_DEADLINE)[0]
+        with grpc.insecure_channel(f"127.0.0.1:{srv.ports['port']}") as ch:
+            side["health"] = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(),
+                                                                  timeout=CALL_DEADLINE).status
+        srv.proc.send_signal(signal.SIGHUP)
+        return socks
+
+    _abuse(srv, prober, start, None, DEFAULTS.header_timeout)
+    assert side == {"metrics": 200, "health": health_pb2.HealthCheckResponse.SERVING}
     # the store refresh still lists and opens stores (it failed with EMFILE before)
     log = srv.log.read_text()
     assert "Too many open files" not in log and "store refresh failed" not in log
