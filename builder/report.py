@@ -1,11 +1,12 @@
 """Print the Table-1 style summary of every published Jotto store; with --html, write the quality
 plots of every published store (games.plots, the operations page's) and an index page into a directory.
 
-  python -m builder.report [--root stores] [--html DIR]
+  python -m builder.report [--root stores] [--html DIR] [--readme README.md]
 """
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import html
@@ -91,7 +92,19 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m builder.report")
     ap.add_argument("--root", type=Path, default=stores_root())
     ap.add_argument("--html", type=Path, metavar="DIR", help="write every store's plots (SVG) and an index.html here")
+    ap.add_argument("--readme", type=Path, metavar="FILE",
+                    help="rewrite FILE's generated tables (strength, speed) from the published stores")
     args = ap.parse_args(argv)
+    if args.readme:
+        from builder.readme_tables import update
+
+        try:
+            args.readme.write_text(update(args.readme.read_text(), args.root))
+        except (OSError, ValueError) as e:
+            print(f"python -m builder.report: {args.readme}: {e}", file=sys.stderr)
+            return 2
+        print(f"rewrote the strength and speed tables of {args.readme} from the stores under {args.root}")
+        return 0
     if args.html:
         files = write_html(args.root, args.html)
         print(f"wrote {len(files)} files to {args.html} (open {args.html / 'index.html'})")

@@ -74,3 +74,25 @@ def test_jotto_plots_say_what_they_show(small_store):
     assert "people" in m["strategies"]
     names = [t.get_text() for t in jotto_guessers(store).axes[0].get_xticklabels()]
     assert any(n.startswith("people") for n in names), names
+
+
+def test_readme_tables_are_generated_from_the_stores(small_store, tmp_path):
+    """--readme rewrites only the marked regions, with each store's own figures; no markers: exit 2, one line."""
+    from builder.readme_tables import BEGIN, END
+    from builder.report import main
+    from games.storage import Store, current_stores
+
+    root, _ = small_store
+    m = Store(current_stores(root, "jotto")[SMALL_VARIANT]).manifest
+    readme = tmp_path / "README.md"
+    regions = "".join(f"{BEGIN.format(name=n)}\nold\n{END.format(name=n)}\n" for n in ("strength", "speed"))
+    readme.write_text("# title\n\n" + regions + "tail\n")
+    assert main(["--root", str(root), "--readme", str(readme)]) == 0
+    text = readme.read_text()
+    assert text.startswith("# title\n") and text.endswith("tail\n") and "\nold\n" not in text
+    served = m["served"]
+    row = next(line for line in text.splitlines() if line.startswith(f"| {SMALL_VARIANT} | {served} |"))
+    assert f"guarantee {m['strategies'][served]['figures']['guarantee']:.3f}" in row
+    assert f"| {SMALL_VARIANT} | {m['build_seconds']:.1f} |" in text
+    readme.write_text("no regions\n")
+    assert main(["--root", str(root), "--readme", str(readme)]) == 2
