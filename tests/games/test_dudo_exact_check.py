@@ -1,12 +1,21 @@
 """The exact figures a Dudo store states (value, each seat's perfect-recall best response, exploitability)
-are to be checked by an independent computation (games.dudo.exact_check: the paper's rules, every claim
-history walked in plain numpy); here the independent code itself is checked: its claim order and challenge
-outcomes against the paper, its best response against the sequence-form LP's equilibrium of 1v1."""
+are those of the rows it serves, checked by an independent computation (games.dudo.exact_check: the
+paper's rules, every claim history walked in plain numpy) against the rows read back from a built store;
+the independent best response is itself checked against the sequence-form LP's equilibrium of 1v1."""
 import numpy as np
 import pytest
 
 from games.dudo import exact_check as xc
+from games.dudo.infoset import history_window
 from games.dudo.rules import claim_table
+from games.dudo.store import DudoParams, iter_rows
+from games.storage import Store
+from tests.conftest import built_dudo_manifest
+
+# 2 dice a player, memory 4 beyond 1v1 (as the default store's 1v2 and 2v2), a few iterations; the exact best
+# response up to 3 dice in play (1v1, 2v1): 2v2's 2**24 claim histories take minutes in plain numpy
+SMALL = DudoParams(max_dice=2, iterations=10, memory=4, exact_br_total=3)
+SEATS = ("value", "br_opener", "br_other", "exploitability")
 
 
 def test_claim_order_is_the_papers():
@@ -58,3 +67,45 @@ def test_a_best_response_to_the_lp_equilibrium_gains_nothing():
             P[0] = 1.0
         return P
     assert xc.best_response(1, 1, 1, naive, {}, {}) > 1 - W + 0.1
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory):
+    root, manifest = built_dudo_manifest(SMALL, tmp_path_factory.mktemp("dudoexact"))
+    store = Store((root / "dudo" / SMALL.variant / "current").resolve())
+    yield store, manifest
+    store.close()
+
+
+def test_stated_exact_figures_are_those_of_the_served_rows(small_store):
+    """1v1 and 2v1 (exact rounds): each seat's stated figure equals the independent exact best response
+    against the rows the server reads (quantised), with the responder best-responding in later rounds."""
+    store, manifest = small_store
+    memories = {(int(a), int(b)): (None if m == "perfect" else int(m)) for a, b, m in manifest["memory_by_group"]}
+    policy = xc.stored_policy(lambda key: store.get("windows", key), memories, history_window)
+    got = xc.exact_figures(policy, SMALL.max_dice, 3)
+    assert set(got) == {(1, 1), (2, 1)}
+    for (a, b), f in got.items():
+        stated = manifest["rounds"][f"{a}v{b}"]
+        assert stated["br_kind"] == "exact-perfect-recall"
+        for k in SEATS:
+            assert stated[k] == pytest.approx(f[k], abs=1e-9), (f"{a}v{b}", k)
+
+
+def test_stated_1v2_figures_are_those_of_its_rows(tmp_path):
+    """1v2 (a round only a game of 3 or more dice a player opens with 1 die against 2), solved as the
+    builder does up to 3 dice in play; its rows as a store holds them (``store.iter_rows``)."""
+    from games.dudo.solve import solve_game
+    sol = solve_game(max_dice=3, m=4, iterations=20, progress=False, log=None, max_total=3,
+                     checkpoint_dir=str(tmp_path))
+    rows = dict(iter_rows(sol))
+    policy = xc.stored_policy(rows.get, {k: g.m for k, g in sol.groups.items()}, history_window)
+    W, r_open, r_other = {}, {}, {}
+    for a, b in [(1, 1), (1, 2)]:
+        st = sol.stats[(a, b)]
+        W[(a, b)] = xc.self_play_value(a, b, policy, W)
+        r_open[(a, b)] = xc.best_response(a, b, 0, policy, r_open, r_other)
+        r_other[(a, b)] = xc.best_response(a, b, 1, policy, r_open, r_other)
+        assert st["value"] == pytest.approx(W[(a, b)], abs=1e-9)
+        assert st["br_opener"] == pytest.approx(r_open[(a, b)], abs=1e-9)
+        assert st["br_other"] == pytest.approx(r_other[(a, b)], abs=1e-9)
