@@ -20,6 +20,8 @@ Statistics per round (opener dice a, other dice b), all in win-probability units
   there; "lower bound: abstraction (...)" when m' = m, the responder restricted to the
   abstraction) or "not measured".  Stores built before these kinds say "abstract-local" for the
   abstraction's bound and "none" for not measured (``bound.kind_of`` reads both).
+* ``served``: what a server answers in that round (``served.served_label``): the stored rows only where
+  the figure is exact (so it is the served policy's), else the stored rows with endgames re-solved live.
 """
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ from .game import Group, make_group, round_reachable
 from .infoset import block_memory, dominates, history_window, memory_json, memory_plan, remembers_more
 from .lbr import improvement_kind, round_improved_best_response
 from .rules import MAX_DICE, roll_index
+from .served import served_label
 from .store import DudoParams, quantised_strategy
 
 
@@ -315,6 +318,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
                 st["iterations_trained"] = t_trained
             if m_train is not None:
                 st["train_memory"] = str(m_train)
+            st["served"] = served_label(NOT_MEASURED if kind is None else kind)   # re-solved live or not
             if kind is None:
                 st.update(br_kind=NOT_MEASURED)
             else:

@@ -1,7 +1,9 @@
 """Answers Dudo requests from a store of abstract information sets. Late in a round (few claims left) the
 rest of the round is re-solved with perfect recall from the store (safe endgame re-solving,
 games/dudo/endgame.py) and answered LIVE, or from the store (BOOK) when that cannot finish before the
-caller's deadline or the live pool refuses; rounds the store's game never plays are solved live. Live work
+caller's deadline or the live pool refuses; rounds whose stated figure is exact are always answered from
+the store (games.dudo.served.resolves_round: re-solving raised their measured exploitability), so their
+figure is the served policy's; rounds the store's game never plays are solved live. Live work
 runs in the server's live pool (a worker process, within the caller's deadline and the caps)."""
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from games.dudo.endgame import EndgamePolicy
 from games.dudo.endgame_store import resolve_cost, resolve_from_store
 from games.dudo.game import round_reachable
 from games.dudo.live import live_cost, solve_live
+from games.dudo.served import SERVED_BOOK, SERVED_RESOLVED, served_label
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
 from games.quantise import UNIT
@@ -56,6 +59,10 @@ class DudoBackend:
         if not 1 <= self.max_dice <= MAX_DICE:
             raise StoreError(f"store {store.path}: max_dice {self.max_dice} out of 1..{MAX_DICE}")
         self.memories = store_memories(m)  # StoreError for a store of another row format
+        # rounds (opener, other dice) whose endgames are re-solved: as the manifest records it (``served``), or
+        # for a store built before that, by the rule (not where the stated figure is exact)
+        self.resolved_rounds = {tuple(int(x) for x in name.split("v")): st.get("served", served_label(kind_of(st)))
+                                != SERVED_BOOK for name, st in m["rounds"].items()}
 
     def warm(self) -> None:
         pass
@@ -107,6 +114,8 @@ class DudoBackend:
         policy = self.endgame
         if policy is None or live.pool is None:
             return None
+        if not self.resolves(*((own, opp) if opened else (opp, own))):
+            return None
         est = resolve_cost(own, opp, history, policy)
         if est is None:
             return None
@@ -130,6 +139,10 @@ class DudoBackend:
         if out is None:
             return None
         return np.array(out[0]), np.array(out[1])
+
+    def resolves(self, opener: int, other: int) -> bool:
+        """Whether the round opened by ``opener`` dice against ``other`` gets its endgames re-solved."""
+        return self.resolved_rounds.get((opener, other), True)
 
     def _live_distribution(self, own, opp, roll, history, need: int, live: LiveCall):
         """From the game with `need` dice a player (the smallest whose play reaches this round: a store of
@@ -205,3 +218,5 @@ class DudoBackend:
                 else:
                     s.figures[k] = float(val)
             s.labels["br_kind"] = kind_of(st)    # a store built before the kinds: "none" or missing
+            op, oth = (int(x) for x in name.split("v"))
+            s.labels["served"] = SERVED_RESOLVED if self.resolves(op, oth) else SERVED_BOOK

@@ -77,15 +77,24 @@ def small_store(tmp_path_factory):
     store.close()
 
 
-def test_stated_exact_figures_are_those_of_the_served_rows(small_store):
+def store_memories_of(manifest):
+    return {(int(a), int(b)): (None if m == "perfect" else int(m)) for a, b, m in manifest["memory_by_group"]}
+
+
+@pytest.fixture(scope="module")
+def stored_figures(small_store):
+    """The independent exact figures of the rows the small store serves (1v1, 2v1)."""
+    store, manifest = small_store
+    policy = xc.stored_policy(lambda key: store.get("windows", key), store_memories_of(manifest), history_window)
+    return xc.exact_figures(policy, SMALL.max_dice, 3)
+
+
+def test_stated_exact_figures_are_those_of_the_served_rows(small_store, stored_figures):
     """1v1 and 2v1 (exact rounds): each seat's stated figure equals the independent exact best response
     against the rows the server reads (quantised), with the responder best-responding in later rounds."""
-    store, manifest = small_store
-    memories = {(int(a), int(b)): (None if m == "perfect" else int(m)) for a, b, m in manifest["memory_by_group"]}
-    policy = xc.stored_policy(lambda key: store.get("windows", key), memories, history_window)
-    got = xc.exact_figures(policy, SMALL.max_dice, 3)
-    assert set(got) == {(1, 1), (2, 1)}
-    for (a, b), f in got.items():
+    _, manifest = small_store
+    assert set(stored_figures) == {(1, 1), (2, 1)}
+    for (a, b), f in stored_figures.items():
         stated = manifest["rounds"][f"{a}v{b}"]
         assert stated["br_kind"] == "exact-perfect-recall"
         for k in SEATS:
@@ -109,3 +118,25 @@ def test_stated_1v2_figures_are_those_of_its_rows(tmp_path):
         assert st["value"] == pytest.approx(W[(a, b)], abs=1e-9)
         assert st["br_opener"] == pytest.approx(r_open[(a, b)], abs=1e-9)
         assert st["br_other"] == pytest.approx(r_other[(a, b)], abs=1e-9)
+
+
+def test_served_exact_figures_are_no_worse_than_the_stored(small_store, stored_figures):
+    """The policy a server answers on the exact rounds (1v1, 2v1): the store's rows, and an endgame re-solved
+    live wherever the backend would (``DudoBackend.resolves``, the served module's functions in-process, no
+    deadline); its exact figure, measured independently, is at most the stored rows' (here equal: the exact
+    rounds are served from the store), and equals the stated one."""
+    from games.dudo.endgame_store import store_blueprint, store_W
+    from games.dudo.served import served_policy
+    from server.backends.dudo import ENDGAME, DudoBackend
+    store, manifest = small_store
+    backend = DudoBackend(store)
+    stored = xc.stored_policy(lambda key: store.get("windows", key), store_memories_of(manifest), history_window)
+    served = served_policy(stored, store_blueprint(store), store_W(manifest), ENDGAME, rounds=backend.resolves)
+    got = xc.exact_figures(served, SMALL.max_dice, 3)
+    for (a, b), f in got.items():
+        stated = manifest["rounds"][f"{a}v{b}"]
+        assert stated["served"] == "stored rows"
+        assert f["exploitability"] <= stored_figures[(a, b)]["exploitability"] + 1e-12
+        for k in SEATS:
+            assert stated[k] == pytest.approx(f[k], abs=1e-9), (f"{a}v{b}", k)
+    assert not any(v is not None for v in served.solved.values())      # nothing re-solved on exact rounds

@@ -124,3 +124,40 @@ def test_re_solve_past_its_deadline_serves_nothing(registry):
     with registry.acquire(PARAMS.variant) as b:
         path = str(b.store.path)
     assert resolve_from_store(path, 1, 1, (4,), LATE, True, dudo_backend.ENDGAME, deadline=0.0) is None
+
+
+EXACT_PARAMS = DudoParams(max_dice=1, iterations=60)     # 1v1 with perfect recall: its figure is exact
+
+
+@pytest.fixture(scope="module")
+def exact_service(tmp_path_factory):
+    for registry in dudo_registry(tmp_path_factory, EXACT_PARAMS):
+        for stub, server in served(registry, live_slots=1):
+            server.live_pool.start(1)
+            assert ready(server.live_pool)
+            yield stub, server, registry
+
+
+def test_a_round_with_an_exact_figure_is_served_from_the_store(exact_service):
+    """Its endgames are not re-solved (games.dudo.served.resolves_round), so the exact figure GetStats
+    states is the served policy's; the manifest and GetStats say so."""
+    stub, server, registry = exact_service
+    r = stub.SampleMove(pb.SampleMoveRequest(variant=EXACT_PARAMS.variant, game_seed=0, want_distribution=True,
+                                             dudo=pb.DudoState(own_dice=1, opponent_dice=1, roll=[4], requester_opened=True,
+                                                               history=[pb.DudoClaim(count=n, face=f) for n, f in
+                                                                        (claim(s, 2) for s in LATE)])), timeout=60)
+    assert r.source == pb.SampleMoveReply.BOOK
+    with registry.acquire(EXACT_PARAMS.variant) as b:
+        assert b.manifest["rounds"]["1v1"]["served"] == "stored rows" and not b.resolves(1, 1)
+        assert distribution(r) == pytest.approx(moves(*b._row(1, 1, (4,), list(LATE))), abs=1e-12)
+    stats = stub.GetStats(pb.GetStatsRequest(variant=EXACT_PARAMS.variant), timeout=10)
+    rnd = next(s for v in stats.variants for s in v.strategies if s.strategy == "round 1v1")
+    assert rnd.labels["br_kind"] == "exact-perfect-recall" and rnd.labels["served"] == "stored rows"
+    assert server.live_pool.pids()["busy"] == []
+
+
+def test_a_round_with_a_bound_is_still_re_solved(registry):
+    """This module's other store states a lower bound for 1v1 (memory 2): its endgames are re-solved."""
+    with registry.acquire(PARAMS.variant) as b:
+        assert b.manifest["rounds"]["1v1"]["served"].startswith("stored rows, endgames re-solved")
+        assert b.resolves(1, 1)
