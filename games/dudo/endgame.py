@@ -924,7 +924,8 @@ def resolve_endgame(blueprint, own: int, opp: int, history, requester_opened: bo
     """The re-solve of the endgame a decision after ``history`` is in (its root: the first point of the
     round with at most ``policy.remaining_limit`` claims left): the requester's strategy at every node
     of that endgame for every roll, or None where the policy keeps the blueprint (not in an endgame yet,
-    or the blueprint's reach is below ``min_reach``) or the deadline / stop flag came first."""
+    or the blueprint's reach is below ``min_reach``); its ``stopped`` is set where the deadline / stop
+    flag came first (a partial solve: never to be served)."""
     history = tuple(int(c) for c in history)
     K = 6 * (own + opp)
     k0 = endgame_root(history, policy.remaining_limit(own, opp), K)
@@ -934,8 +935,7 @@ def resolve_endgame(blueprint, own: int, opp: int, history, requester_opened: bo
     if reach[0].sum() < policy.min_reach:
         return None
     pr = prepare(blueprint, own, opp, history[:k0], requester_opened, W, reach=reach)
-    sol = solve(pr, policy.iterations, policy.gadget, deadline, should_stop)
-    return None if sol.stopped else sol
+    return solve(pr, policy.iterations, policy.gadget, deadline, should_stop)
 
 
 def resolve_move(blueprint, own: int, opp: int, roll, history, requester_opened: bool, W,
@@ -949,7 +949,7 @@ def resolve_move(blueprint, own: int, opp: int, roll, history, requester_opened:
     iterations give the same strategy, so play stays consistent without keeping state."""
     history = tuple(int(c) for c in history)
     sol = resolve_endgame(blueprint, own, opp, history, requester_opened, W, policy, deadline, should_stop)
-    if sol is None:
+    if sol is None or sol.stopped:
         return None
     pr = sol.problem
     dist = sol.distribution(roll, history)

@@ -54,7 +54,7 @@ def served_policy(stored, blueprint, W, endgame: EndgamePolicy | None, rounds=No
         if key not in solved:
             solved[key] = resolve_endgame(blueprint, own, opp, hist[:k0], opened, W, endgame)
         sol = solved[key]
-        if sol is None:
+        if sol is None or sol.stopped:
             return stored(own, opp, hist)
         pr = sol.problem
         i = node_id(pr.L0, hist[k0:], K)
