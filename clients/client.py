@@ -20,7 +20,7 @@ DEFAULT_TIMEOUT = 10.0
 class Move:
     move: str
     probability: float
-    source: str  # "book" or "live"
+    source: str  # "book", "live" or "degraded" (the book where the server could not compute it live)
     store_version: str
     strategy: str
     member: int

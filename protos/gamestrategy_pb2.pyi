@@ -160,9 +160,11 @@ class SampleMoveReply(_message.Message):
         SOURCE_UNSPECIFIED: _ClassVar[SampleMoveReply.Source]
         BOOK: _ClassVar[SampleMoveReply.Source]
         LIVE: _ClassVar[SampleMoveReply.Source]
+        DEGRADED: _ClassVar[SampleMoveReply.Source]
     SOURCE_UNSPECIFIED: SampleMoveReply.Source
     BOOK: SampleMoveReply.Source
     LIVE: SampleMoveReply.Source
+    DEGRADED: SampleMoveReply.Source
     MOVE_FIELD_NUMBER: _ClassVar[int]
     PROBABILITY_FIELD_NUMBER: _ClassVar[int]
     DISTRIBUTION_FIELD_NUMBER: _ClassVar[int]

@@ -73,7 +73,8 @@ ERRORS = Counter("gamestrategy_errors_total", "gRPC calls answered with a status
                  ["method", "code"])
 LATENCY = Histogram("gamestrategy_request_seconds", "Server-side time of a gRPC call, by method", ["method"],
                     buckets=BUCKETS)
-MOVES = Counter("gamestrategy_moves_total", "Moves answered, by variant and source (book hit or live)",
+MOVES = Counter("gamestrategy_moves_total", "Moves answered, by variant and source (book hit, live, or degraded: the "
+                "store's answer where the policy computes one live and could not)",
                 ["variant", "source"])
 STREAM_MESSAGES = Counter("gamestrategy_stream_messages_total",
                           "Messages answered on streaming calls, by method and per-message status code",

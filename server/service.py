@@ -16,7 +16,7 @@ from server.registry import Registry
 from server.settings import MAX_BATCH, MAX_REQUEST_BYTES, MAX_STREAMS
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameStrategy"].full_name
-SOURCES = {"book": pb.SampleMoveReply.BOOK, "live": pb.SampleMoveReply.LIVE}
+SOURCES = {"book": pb.SampleMoveReply.BOOK, "live": pb.SampleMoveReply.LIVE, "degraded": pb.SampleMoveReply.DEGRADED}
 
 
 class _Abort(Exception):

@@ -918,17 +918,14 @@ class EndgameMove:
     posterior: np.ndarray    # the opponent's roll distribution at the endgame's root
 
 
-def resolve_move(blueprint, own: int, opp: int, roll, history, requester_opened: bool, W,
-                 policy: EndgamePolicy = EndgamePolicy(), deadline: float | None = None,
-                 should_stop=None) -> EndgameMove | None:
-    """The requester's action distribution from re-solving the endgame it is in, or None where
-    the policy keeps the blueprint (not in an endgame yet, or the blueprint's reach is below
-    ``min_reach``) or the deadline / stop flag came first (a partial solve is never served, so the
-    answer does not depend on timing).
-
-    The endgame is re-solved from its root (the first point of the round with at most
-    ``policy.remaining_limit`` claims left), also at later decisions in it: the same root, ranges and
-    iterations give the same strategy, so play stays consistent without keeping state."""
+def resolve_endgame(blueprint, own: int, opp: int, history, requester_opened: bool, W,
+                    policy: EndgamePolicy = EndgamePolicy(), deadline: float | None = None,
+                    should_stop=None) -> EndgameSolution | None:
+    """The re-solve of the endgame a decision after ``history`` is in (its root: the first point of the
+    round with at most ``policy.remaining_limit`` claims left): the requester's strategy at every node
+    of that endgame for every roll, or None where the policy keeps the blueprint (not in an endgame yet,
+    or the blueprint's reach is below ``min_reach``); its ``stopped`` is set where the deadline / stop
+    flag came first (a partial solve: never to be served)."""
     history = tuple(int(c) for c in history)
     K = 6 * (own + opp)
     k0 = endgame_root(history, policy.remaining_limit(own, opp), K)
@@ -938,9 +935,23 @@ def resolve_move(blueprint, own: int, opp: int, roll, history, requester_opened:
     if reach[0].sum() < policy.min_reach:
         return None
     pr = prepare(blueprint, own, opp, history[:k0], requester_opened, W, reach=reach)
-    sol = solve(pr, policy.iterations, policy.gadget, deadline, should_stop)
-    if sol.stopped:
+    return solve(pr, policy.iterations, policy.gadget, deadline, should_stop)
+
+
+def resolve_move(blueprint, own: int, opp: int, roll, history, requester_opened: bool, W,
+                 policy: EndgamePolicy = EndgamePolicy(), deadline: float | None = None,
+                 should_stop=None) -> EndgameMove | None:
+    """The requester's action distribution from re-solving the endgame it is in (``resolve_endgame``),
+    or None where the policy keeps the blueprint or the deadline / stop flag came first (a partial solve
+    is never served, so the answer does not depend on timing).
+
+    The endgame is re-solved from its root, also at later decisions in it: the same root, ranges and
+    iterations give the same strategy, so play stays consistent without keeping state."""
+    history = tuple(int(c) for c in history)
+    sol = resolve_endgame(blueprint, own, opp, history, requester_opened, W, policy, deadline, should_stop)
+    if sol is None or sol.stopped:
         return None
+    pr = sol.problem
     dist = sol.distribution(roll, history)
-    return EndgameMove(np.array([a for a, _ in dist]), np.array([p for _, p in dist]), k0,
+    return EndgameMove(np.array([a for a, _ in dist]), np.array([p for _, p in dist]), pr.k0,
                        sol.iterations, sol.seconds, posterior(pr.reach_opp, opp))

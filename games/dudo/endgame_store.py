@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from ..storage import Store
-from .endgame import EndgamePolicy, RowBlueprint, endgame_root, estimate, resolve_move
-from .rules import num_rolls
-from .store import read_row, store_memories
+from .endgame import EndgamePolicy, RowBlueprint, endgame_root, estimate, resolve_endgame
+from .infoset import history_window
+from .rules import num_rolls, roll_arrays
+from .store import decode_window, read_row, store_memories, window_key
 
 
 def store_W(manifest: dict) -> dict:
@@ -29,21 +32,58 @@ def store_blueprint(store: Store) -> RowBlueprint:
 _OPEN: dict[str, tuple] = {}
 
 
+STOPPED = "stopped"   # resolve_from_store: the deadline came before the re-solve's end
+
+
 def resolve_from_store(store_path: str, own: int, opp: int, roll: tuple, history: tuple,
                        requester_opened: bool, policy: EndgamePolicy, deadline: float | None = None):
     """The requester's re-solved action distribution as ``(actions, probs, info)`` (plain lists and
-    a dict), or None where the policy keeps the store's row or ``deadline`` (``time.monotonic``,
-    the same clock in every process) came before the re-solve's end."""
+    a dict); None where the policy keeps the store's row (not in an endgame, or the blueprint's reach
+    below ``min_reach``); ``STOPPED`` where ``deadline`` (``time.monotonic``, the same clock in every
+    process) came before the re-solve's end (a partial re-solve is never served)."""
     key = str(Path(store_path).resolve())
     if key not in _OPEN:
         store = Store(Path(store_path))
         _OPEN[key] = (store, store_blueprint(store), store_W(store.manifest))
     _, bp, W = _OPEN[key]
-    mv = resolve_move(bp, own, opp, roll, history, requester_opened, W, policy, deadline)
-    if mv is None:
+    history = tuple(int(c) for c in history)
+    sol = resolve_endgame(bp, own, opp, history, requester_opened, W, policy, deadline)
+    if sol is None:
         return None
-    return (mv.actions.tolist(), mv.probs.tolist(),
-            dict(root=mv.root, iterations=mv.iterations, seconds=mv.seconds))
+    if sol.stopped:
+        return STOPPED
+    dist = sol.distribution(roll, history)
+    return ([a for a, _ in dist], [p for _, p in dist],
+            dict(root=sol.problem.k0, iterations=sol.iterations, seconds=sol.seconds))
+
+
+def requester_reach(store: Store, memories: dict, own: int, opp: int, history, requester_opened: bool) -> float:
+    """The requester's blueprint reach after ``history`` summed over its rolls (chance times the store's
+    probabilities of its own claims; ``endgame.ranges``' first half, what ``resolve_endgame`` compares with
+    the policy's ``min_reach``), one window read per claim of the requester's."""
+    from ..quantise import UNIT
+    K, n = 6 * (own + opp), num_rolls(own)
+    m = memories[(min(own, opp), max(own, opp))]
+    reach = roll_arrays(own)[0].copy()
+    for k, c in enumerate(history):
+        if (k % 2 == 0) != requester_opened:
+            continue
+        h = list(history[:k])
+        last = h[-1] if h else -1
+        raw = store.get("windows", window_key(own, opp, history_window(h, K, m)))
+        table = np.zeros((K - last) * n)
+        decode_window(np.frombuffer(raw, dtype=np.uint8).astype(np.int64), n, table, 0, UNIT)
+        reach = reach * table.reshape(K - last, n)[int(c) - last]
+    return float(reach.sum())
+
+
+def would_resolve(store: Store, memories: dict, own: int, opp: int, history, requester_opened: bool,
+                  policy: EndgamePolicy) -> bool:
+    """Whether ``resolve_from_store`` re-solves this decision (an endgame, reached by the blueprint at least
+    ``min_reach``) rather than keep the store's row: what a server that could not run it says (DEGRADED)."""
+    K = 6 * (own + opp)
+    k0 = endgame_root(list(history), policy.remaining_limit(own, opp), K)
+    return k0 is not None and requester_reach(store, memories, own, opp, history[:k0], requester_opened) >= policy.min_reach
 
 
 # a store row read and decoded into a blueprint table: 5-20 us measured (LMDB get + decode_row), taken high

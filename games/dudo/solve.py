@@ -20,6 +20,8 @@ Statistics per round (opener dice a, other dice b), all in win-probability units
   there; "lower bound: abstraction (...)" when m' = m, the responder restricted to the
   abstraction) or "not measured".  Stores built before these kinds say "abstract-local" for the
   abstraction's bound and "none" for not measured (``bound.kind_of`` reads both).
+* ``served``: what a server answers in that round (``served.served_label``): the stored rows only where
+  the figure is exact (so it is the served policy's), else the stored rows with endgames re-solved live.
 """
 from __future__ import annotations
 
@@ -40,7 +42,8 @@ from .game import Group, make_group, round_reachable
 from .infoset import block_memory, dominates, history_window, memory_json, memory_plan, remembers_more
 from .lbr import improvement_kind, round_improved_best_response
 from .rules import MAX_DICE, roll_index
-from .store import DudoParams
+from .served import served_label
+from .store import DudoParams, quantised_strategy
 
 
 def groups_in_order(max_dice: int = MAX_DICE):
@@ -217,7 +220,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
         m_resp = mg
     inputs = dict(group=[a, b], m=memory_json(mg), max_dice=max_dice, iterations=its,
                   exact_br_total=exact_br_total, abstract_br=bool(abstract_br), W=_pairs(W),
-                  br_open=_pairs(br_open), br_other=_pairs(br_other))
+                  br_open=_pairs(br_open), br_other=_pairs(br_other), measured=MEASURED)
     if m_resp != mg and D > exact_br_total and abstract_br:
         inputs["br_memory"] = memory_json(m_resp)
     if stop_rel > 0:
@@ -270,6 +273,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
                 os.replace(curve_path + ".tmp", curve_path)
 
             def measure(st):
+                st = quantised_strategy(g, np.asarray(st, dtype=np.float64), in_place=True)   # as the store holds it
                 figs = figures(st)
                 e = max((r[3] for r in figs.values() if r[3] is not None), default=0.0)
                 if measured and (not best or e < best["e"]):     # keep the least exploitable measured strategy
@@ -288,7 +292,10 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
         # with the floor rule the stored strategy is the measured one of least exploitability (with an
         # imperfect-recall abstraction it can grow with the iterations); else the last
         t_done = min(curve, key=lambda p: p[1])[0] if (curve and measured) else t_trained
-        strat = solver.average_strategy() if t_done == t_trained else np.load(best_path)
+        # what the store holds and a server reads: the quantised rows (``store.quantised_strategy``); every
+        # figure, the continuation values of the larger rounds and the saved strategy are of these
+        strat = quantised_strategy(g, solver.average_strategy() if t_done == t_trained else np.load(best_path),
+                                   in_place=True)
         del solver          # free regrets and node values before evaluating and best responses
         t1 = time.perf_counter()
         figs = best["figs"] if (best.get("t") == t_done and "figs" in best) else figures(strat)
@@ -311,6 +318,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
                 st["iterations_trained"] = t_trained
             if m_train is not None:
                 st["train_memory"] = str(m_train)
+            st["served"] = served_label(NOT_MEASURED if kind is None else kind)   # re-solved live or not
             if kind is None:
                 st.update(br_kind=NOT_MEASURED)
             else:
@@ -344,6 +352,10 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
                 os.unlink(p)
     return _meta_out(meta)
 
+
+# the figures are of the stored (quantised) rows; results of a work directory written before were of the
+# solver's floats and are recomputed
+MEASURED = "quantised rows"
 
 FLOOR_DOUBLINGS = 4    # train_to_floor measures from cap / 16 on: at most 5 measurements a group
 

@@ -223,6 +223,35 @@ def decode_window(buf, n, strat, base, unit):
         pos += c
 
 
+@njit(cache=True)
+def _quantise_rows(strat, ns, rbase, act_off, last, NW, unit):
+    for s in range(ns.size):
+        n = ns[s]
+        for w in range(NW):
+            a0 = 1 if last[w] < 0 else 0
+            k = act_off[w + 1] - act_off[w] - a0
+            base = rbase[s] + (act_off[w] + a0) * n
+            p = np.empty(k)
+            u = np.empty(k, dtype=np.int64)
+            for x in range(n):
+                for j in range(k):
+                    p[j] = strat[base + j * n + x]
+                largest_remainder(p, u, unit)
+                for j in range(k):
+                    strat[base + j * n + x] = u[j] / unit
+
+
+def quantised_strategy(g, strat, in_place: bool = False) -> np.ndarray:
+    """Group ``g``'s strategy as its store rows hold it: every (side, window, roll) distribution quantised
+    (``encode_window``'s units / ``UNIT``; ``decode_window`` of the rows gives the same numbers), a new
+    array (``in_place``: ``strat`` itself, a float64 array the caller owns).  The builder measures and
+    continues from this, the strategy a server reads, not the solver's floats (they differ by up to a
+    unit, 1.5e-5, per probability)."""
+    out = strat if in_place else np.array(strat, dtype=np.float64, copy=True)
+    _quantise_rows(out, g.ns, g.rbase, g.act_off, g.last, g.NW, UNIT)
+    return out
+
+
 def store_group_strategy(get, g) -> np.ndarray:
     """The stored (quantised) strategy of group ``g`` (``game.make_group`` with the store's memory of
     that group) in the solvers' layout; windows the store lacks stay zero.  ``get(key)`` reads the

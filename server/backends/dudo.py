@@ -1,8 +1,11 @@
 """Answers Dudo requests from a store of abstract information sets. Late in a round (few claims left) the
 rest of the round is re-solved with perfect recall from the store (safe endgame re-solving,
-games/dudo/endgame.py) and answered LIVE, or from the store (BOOK) when that cannot finish before the
-caller's deadline or the live pool refuses; rounds the store's game never plays are solved live. Live work
-runs in the server's live pool (a worker process, within the caller's deadline and the caps)."""
+games/dudo/endgame.py) and answered LIVE; from the store (BOOK) where the policy keeps the store's row, and
+marked DEGRADED where the re-solve cannot finish before the caller's deadline or the live pool refuses (an
+idle server answers it LIVE). Rounds whose stated figure is exact are always answered from the store
+(games.dudo.served.resolves_round: re-solving raised their measured exploitability), so their figure is the
+served policy's; rounds the store's game never plays are solved live. Live work runs in the server's live
+pool (a worker process, within the caller's deadline and the caps)."""
 from __future__ import annotations
 
 import logging
@@ -12,9 +15,10 @@ import numpy as np
 
 from games.dudo.bound import kind_of
 from games.dudo.endgame import EndgamePolicy
-from games.dudo.endgame_store import resolve_cost, resolve_from_store
+from games.dudo.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
 from games.dudo.game import round_reachable
 from games.dudo.live import live_cost, solve_live
+from games.dudo.served import SERVED_BOOK, SERVED_RESOLVED, served_label
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
 from games.quantise import UNIT
@@ -30,6 +34,7 @@ FIVE_DICE = DudoParams(max_dice=MAX_DICE, iterations=1, memory_budget=1, label="
 FIVE_DICE_FULL = DudoParams(max_dice=MAX_DICE, iterations=1, memory_budget=1, label="full").variant
 
 ENDGAME = EndgamePolicy()  # when and how a late decision is re-solved (games.dudo.endgame)
+BOOK, DEGRADED = "book", "degraded"   # the sources of a move answered from the store (server.service.SOURCES)
 # a re-solve must end this long before the caller's deadline: the store's answer is the fallback
 ENDGAME_MARGIN_SECONDS = 0.05
 
@@ -56,6 +61,10 @@ class DudoBackend:
         if not 1 <= self.max_dice <= MAX_DICE:
             raise StoreError(f"store {store.path}: max_dice {self.max_dice} out of 1..{MAX_DICE}")
         self.memories = store_memories(m)  # StoreError for a store of another row format
+        # rounds (opener, other dice) whose endgames are re-solved: as the manifest records it (``served``), or
+        # for a store built before that, by the rule (not where the stated figure is exact)
+        self.resolved_rounds = {tuple(int(x) for x in name.split("v")): st.get("served", served_label(kind_of(st)))
+                                != SERVED_BOOK for name, st in m["rounds"].items()}
 
     def warm(self) -> None:
         pass
@@ -99,17 +108,20 @@ class DudoBackend:
         return read_row(self.store, self.memories, own, opp, roll, history)
 
     def _endgame(self, own, opp, roll, history, opened: bool, live: LiveCall):
-        """(actions, probs) of this decision re-solved with perfect recall in the live pool, or None: not in
-        an endgame under the policy, the store's strategy reaches it too rarely to re-solve, or the re-solve
-        cannot end ``ENDGAME_MARGIN_SECONDS`` before the deadline (refused at once, or stopped), or the pool
-        refuses it (slots, caps, no worker ready: starting one would take the caller's time). A caller gone
-        (CANCELLED) raises."""
+        """(actions, probs) of this decision re-solved with perfect recall in the live pool; ``BOOK`` where the
+        policy answers from the store (no live pool: not a server; a round served from the store; not in an
+        endgame; the store's strategy reaches it too rarely to re-solve); ``DEGRADED`` where the policy
+        re-solves it but the server could not: the re-solve cannot end ``ENDGAME_MARGIN_SECONDS`` before the
+        deadline (refused at once, or stopped), the pool refuses it (slots, caps, no worker ready: starting
+        one would take the caller's time) or it failed. A caller gone (CANCELLED) raises."""
         policy = self.endgame
         if policy is None or live.pool is None:
-            return None
+            return BOOK
+        if not self.resolves(*((own, opp) if opened else (opp, own))):
+            return BOOK
         est = resolve_cost(own, opp, history, policy)
         if est is None:
-            return None
+            return BOOK
         remaining, seconds, nbytes = est
         deadline = time.monotonic() + live.time_left() - ENDGAME_MARGIN_SECONDS
         cost = Cost(seconds, nbytes, f"re-solving the last {remaining} claims of a {own}v{opp} Dudo round with "
@@ -119,17 +131,27 @@ class DudoBackend:
                               opened, policy, deadline - ENDGAME_MARGIN_SECONDS / 2, cost=cost, deadline=deadline,
                               ready_only=True)
         except Refused:
-            return None
+            return self._not_resolved(own, opp, history, opened)
         except Stopped as e:
             if e.status == "CANCELLED":
                 raise
-            return None
+            return self._not_resolved(own, opp, history, opened)
         except LiveError as e:  # a fault of the re-solve: the store's answer, and the fault in the log
             log.warning("endgame re-solve failed", extra={"fields": {"variant": self.variant, "error": str(e)}})
-            return None
+            return self._not_resolved(own, opp, history, opened)
         if out is None:
-            return None
+            return BOOK     # the policy keeps the store's row (its reach is below the policy's floor)
+        if out == STOPPED:
+            return DEGRADED
         return np.array(out[0]), np.array(out[1])
+
+    def _not_resolved(self, own, opp, history, opened: bool) -> str:
+        """A re-solve the server could not run: DEGRADED where it would have re-solved, else BOOK."""
+        return DEGRADED if would_resolve(self.store, self.memories, own, opp, history, opened, self.endgame) else BOOK
+
+    def resolves(self, opener: int, other: int) -> bool:
+        """Whether the round opened by ``opener`` dice against ``other`` gets its endgames re-solved."""
+        return self.resolved_rounds.get((opener, other), True)
 
     def _live_distribution(self, own, opp, roll, history, need: int, live: LiveCall):
         """From the game with `need` dice a player (the smallest whose play reaches this round: a store of
@@ -167,9 +189,9 @@ class DudoBackend:
             raise BadRequest(f"no Dudo game reaches a round opened by a player with {opener} dice against {other}")
         if need <= self.max_dice:
             res = self._endgame(own, opp, roll, history, bool(request.dudo.requester_opened), live)
-            if res is None:
+            if isinstance(res, str):    # BOOK by policy, or DEGRADED: the policy's live answer could not be had
                 actions, probs = self._row(own, opp, roll, history)  # exact units / UNIT
-                source = "book"
+                source = res
             else:
                 actions, probs = res
                 source = "live"
@@ -205,3 +227,5 @@ class DudoBackend:
                 else:
                     s.figures[k] = float(val)
             s.labels["br_kind"] = kind_of(st)    # a store built before the kinds: "none" or missing
+            op, oth = (int(x) for x in name.split("v"))
+            s.labels["served"] = SERVED_RESOLVED if self.resolves(op, oth) else SERVED_BOOK

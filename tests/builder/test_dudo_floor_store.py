@@ -40,10 +40,11 @@ def test_manifest_records_the_floor_and_the_curve(floor_store):
     assert st["exploitability"] == pytest.approx(min(c["exploitability"]), abs=1e-12)
     assert st["iterations"] == c["iterations"][c["exploitability"].index(min(c["exploitability"]))]
     # the recorded exploitability is the exact best response's, recomputed here from a fresh solve
-    # of the same iterations (the solve is deterministic)
+    # of the same iterations (the solve is deterministic), quantised as the store holds it
     from games.dudo.solver import FastSolver
+    from games.dudo.store import quantised_strategy
     g = make_group(1, 1, 1)
-    strat = FastSolver(g).solve(int(st["iterations"]), progress=False).average_strategy()
+    strat = quantised_strategy(g, FastSolver(g).solve(int(st["iterations"]), progress=False).average_strategy())
     e = best_response_value(g, strat, 1, True, {}, {}) + best_response_value(g, strat, 1, False, {}, {}) - 1
     assert st["exploitability"] == pytest.approx(e, abs=1e-9)
 

@@ -135,3 +135,23 @@ def test_improvement_starts_from_the_bound_responder_where_it_fits():
     assert choose_improvement_memory(2, 3, 2, 4, improvement_bytes(2, 3, 4)) == 4
     assert choose_improvement_memory(2, 3, 2, 4, improvement_bytes(2, 3, 4) - 1) == 3
     assert choose_improvement_memory(2, 3, 2, 4, improvement_bytes(2, 3, 3) - 1) == 2
+
+
+def test_the_quantised_strategy_is_what_the_rows_decode_to():
+    """``store.quantised_strategy`` (what the builder measures and continues from) equals the store's rows
+    decoded, bit for bit, and quantising it again changes nothing."""
+    from games.dudo.store import quantised_strategy
+    g = make_group(1, 2, 2, {(1, 1): 0.5})
+    st = FastSolver(g).solve(20, progress=False).average_strategy()
+    q = quantised_strategy(g, st)
+    rows = {}
+    for s in range(2):
+        own, opp, n = g.dice[s], g.dice[g.oth[s]], int(g.ns[s])
+        out = np.zeros(n * (1 + 3 * (g.K + 1)), dtype=np.uint8)
+        for w in range(g.NW):
+            a0 = 1 if g.last[w] < 0 else 0
+            size = encode_window(st, int(g.rbase[s] + g.act_off[w] * n), n, a0, int(g.act_off[w + 1] - g.act_off[w]), out)
+            rows[window_key(own, opp, w)] = out[:size].tobytes()
+    assert np.array_equal(store_group_strategy(rows.get, g), q)
+    assert np.array_equal(quantised_strategy(g, q), q) and not np.array_equal(q, st)
+    assert np.abs(q - st).max() < 1 / UNIT

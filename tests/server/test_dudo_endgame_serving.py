@@ -1,11 +1,14 @@
 """Endgame re-solving served (issue 12): a late Dudo decision is re-solved with perfect recall in the live
-pool and answered LIVE; the store answers (BOOK) before the endgame, when the pool refuses (slots, an
-estimate over the time left) or the re-solve is stopped; a caller gone still ends the call. The mechanism,
+pool and answered LIVE; the store answers (BOOK) before the endgame, and says DEGRADED when the pool
+refuses (slots, an estimate over the time left) or the re-solve is stopped (issue 35); a caller gone still
+ends the call. The mechanism,
 without timing asserts (the re-solve itself is checked in tests/games/test_dudo_endgame*.py)."""
+import itertools
+
 import numpy as np
 import pytest
 
-from games.dudo.endgame_store import resolve_from_store
+from games.dudo.endgame_store import STOPPED, resolve_from_store, would_resolve
 from games.dudo.rules import claim
 from games.dudo.store import DudoParams
 from protos import gamestrategy_pb2 as pb
@@ -87,13 +90,33 @@ def test_early_decision_is_the_book(service, registry):
 
 
 @pytest.mark.parametrize("fixture", ["no_slots", "overestimating"])
-def test_refused_re_solve_falls_back_to_the_book(request, registry, fixture):
-    """No live slot, or an estimate over the time left before the deadline: the store's move at once."""
+def test_refused_re_solve_is_the_book_marked_degraded(request, registry, fixture):
+    """No live slot, or an estimate over the time left before the deadline: the store's move at once, marked
+    DEGRADED (an idle server re-solves it), and counted so by source."""
+    from server import metrics
     stub, server = request.getfixturevalue(fixture)
     r = stub.SampleMove(req(LATE), timeout=60)
-    assert r.source == pb.SampleMoveReply.BOOK
+    assert r.source == pb.SampleMoveReply.DEGRADED
     assert distribution(r) == pytest.approx(book(registry, LATE), abs=1e-12)
     assert server.live_pool.pids()["busy"] == []
+    metrics.flush()
+    assert metrics.MOVES.labels(variant=PARAMS.variant, source="degraded")._value.get() >= 1
+    # before the endgame the policy reads the store: BOOK under any load
+    assert stub.SampleMove(req(EARLY), timeout=60).source == pb.SampleMoveReply.BOOK
+
+
+def test_an_endgame_the_policy_keeps_in_the_store_stays_book(no_slots, service, registry):
+    """A late decision whose endgame the store's strategy reaches less than ``min_reach``: the policy serves
+    the store's row there (no re-solve on any server), so a server without slots says BOOK, as an idle one."""
+    stub, _ = no_slots
+    with registry.acquire(PARAMS.variant) as b:
+        K, pol = 12, dudo_backend.ENDGAME
+        late = [h for k in (2, 4, 6) for h in itertools.combinations(range(K), k) if h[-1] >= 3]   # 8 claims left
+        rare = next(h for h in late if not would_resolve(b.store, b.memories, 1, 1, h, True, pol))
+    r = stub.SampleMove(req(rare), timeout=60)
+    assert r.source == pb.SampleMoveReply.BOOK
+    assert distribution(r) == pytest.approx(book(registry, rare), abs=1e-12)
+    assert service[0].SampleMove(req(rare), timeout=60) == r
 
 
 class _Call(LiveCall):
@@ -111,16 +134,54 @@ def test_stopped_re_solve_falls_back_unless_the_caller_went(service, registry):
     _, server = service
     with registry.acquire(PARAMS.variant) as b:
         stopped = _Call(server.live_pool, Stopped("DEADLINE_EXCEEDED", "stopped at the deadline"))
-        assert b._endgame(1, 1, (4,), list(LATE), True, stopped) is None
+        assert b._endgame(1, 1, (4,), list(LATE), True, stopped) == "degraded"
         assert b._endgame(1, 1, (4,), list(LATE), True, _Call(server.live_pool, Refused("RESOURCE_EXHAUSTED", ""))) \
-            is None
+            == "degraded"
+        assert b._endgame(1, 1, (4,), list(EARLY), True, stopped) == "book"
         with pytest.raises(Stopped):
             b._endgame(1, 1, (4,), list(LATE), True, _Call(server.live_pool, Stopped("CANCELLED", "gone")))
 
 
 def test_re_solve_past_its_deadline_serves_nothing(registry):
-    """The worker's task stops at its deadline and returns None (the store answers): a partial re-solve
-    is never served."""
+    """The worker's task stops at its deadline and says so (the store answers, DEGRADED): a partial
+    re-solve is never served."""
     with registry.acquire(PARAMS.variant) as b:
         path = str(b.store.path)
-    assert resolve_from_store(path, 1, 1, (4,), LATE, True, dudo_backend.ENDGAME, deadline=0.0) is None
+    assert resolve_from_store(path, 1, 1, (4,), LATE, True, dudo_backend.ENDGAME, deadline=0.0) == STOPPED
+
+
+EXACT_PARAMS = DudoParams(max_dice=1, iterations=60)     # 1v1 with perfect recall: its figure is exact
+
+
+@pytest.fixture(scope="module")
+def exact_service(tmp_path_factory):
+    for registry in dudo_registry(tmp_path_factory, EXACT_PARAMS):
+        for stub, server in served(registry, live_slots=1):
+            server.live_pool.start(1)
+            assert ready(server.live_pool)
+            yield stub, server, registry
+
+
+def test_a_round_with_an_exact_figure_is_served_from_the_store(exact_service):
+    """Its endgames are not re-solved (games.dudo.served.resolves_round), so the exact figure GetStats
+    states is the served policy's; the manifest and GetStats say so."""
+    stub, server, registry = exact_service
+    r = stub.SampleMove(pb.SampleMoveRequest(variant=EXACT_PARAMS.variant, game_seed=0, want_distribution=True,
+                                             dudo=pb.DudoState(own_dice=1, opponent_dice=1, roll=[4], requester_opened=True,
+                                                               history=[pb.DudoClaim(count=n, face=f) for n, f in
+                                                                        (claim(s, 2) for s in LATE)])), timeout=60)
+    assert r.source == pb.SampleMoveReply.BOOK
+    with registry.acquire(EXACT_PARAMS.variant) as b:
+        assert b.manifest["rounds"]["1v1"]["served"] == "stored rows" and not b.resolves(1, 1)
+        assert distribution(r) == pytest.approx(moves(*b._row(1, 1, (4,), list(LATE))), abs=1e-12)
+    stats = stub.GetStats(pb.GetStatsRequest(variant=EXACT_PARAMS.variant), timeout=10)
+    rnd = next(s for v in stats.variants for s in v.strategies if s.strategy == "round 1v1")
+    assert rnd.labels["br_kind"] == "exact-perfect-recall" and rnd.labels["served"] == "stored rows"
+    assert server.live_pool.pids()["busy"] == []
+
+
+def test_a_round_with_a_bound_is_still_re_solved(registry):
+    """This module's other store states a lower bound for 1v1 (memory 2): its endgames are re-solved."""
+    with registry.acquire(PARAMS.variant) as b:
+        assert b.manifest["rounds"]["1v1"]["served"].startswith("stored rows, endgames re-solved")
+        assert b.resolves(1, 1)
