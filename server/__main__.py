@@ -186,18 +186,23 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
                http_port: int | None = None) -> int:
     """One server process: open the stores, serve gRPC (and HTTP on `http_port`), refresh on SIGHUP and by
     polling, stop on SIGTERM. `ready(grpc_port, http_port)` once listening."""
+    from grpc_health.v1 import health_pb2
+
     from server import metrics
     from server.app import build_server
     from server.registry import Registry
+    from server.service import SERVICE_NAME
     from server.settings import ServerSettings
 
     log = logging.getLogger("gamestrategy.server")
     registry = Registry(args.root)
     registry.refresh()
-    if not registry.variants():
-        log.error("no store to serve: run `make serve` (builds the defaults) or `make build-stores`",
-                  extra={"fields": {"root": str(args.root)}})
-        return 1
+    if not registry.variants():  # serve anyway (not ready): stores published later come online by refresh
+        building = registry.building()
+        log.warning("no store to serve yet: not ready (health NOT_SERVING, /readyz 503) until one is published"
+                    + (f"; the build beside this server is making {len(building)}" if building else
+                       "; run `make serve` (builds the defaults beside the server) or `make build-stores`"),
+                    extra={"fields": {"root": str(args.root), "building": [p["variant"] for p in building]}})
     tls = args.tls
     settings = ServerSettings(connections=args.limits, grpc_idle_timeout=args.grpc_idle_timeout,
                               threads=args.threads, max_concurrent_rpcs=args.max_concurrent_rpcs or None,
@@ -245,6 +250,22 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
                 registry.refresh()
             except Exception:  # noqa: BLE001 - a refresh never takes the server down
                 log.exception("store refresh failed")
+            set_health()
+
+    def set_health():
+        """gRPC health follows readiness: SERVING once at least one store is loaded."""
+        nonlocal serving
+        now = bool(registry.variants())
+        if now != serving and not stop.is_set():
+            serving = now
+            for name in ("", SERVICE_NAME):
+                server.health.set(name, health_pb2.HealthCheckResponse.SERVING if now
+                                  else health_pb2.HealthCheckResponse.NOT_SERVING)
+            if now:
+                log.info("ready", extra={"fields": {"variants": registry.variants(), "worker": worker}})
+
+    serving = True  # build_server starts SERVING
+    set_health()
 
     threading.Thread(target=poll, name="store-refresh", daemon=True).start()
     server.start()
