@@ -96,6 +96,17 @@ def _last_line(path: Path) -> str:
     return lines[-1][:300] if lines else ""
 
 
+def _notices(path: Path, offset: int) -> list[str]:
+    """The builder's own one-line notices (``gamestrategy-build: ...``) in its log since ``offset``."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return []
+    return [ln.strip() for ln in text.replace("\r", "\n").splitlines() if ln.startswith("gamestrategy-build: ")]
+
+
 def _stop_all(procs: dict[str, subprocess.Popen], seconds: float, log: Logger) -> dict[str, int]:
     """SIGTERM to each; after ``seconds`` SIGTERM again to those still running (the builder's "now"); after
     as long again SIGKILL to their process groups (their sessions: the build's workers too). Exit codes."""
@@ -137,6 +148,7 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
     build_log = build_log or root / ".work" / "serve-build.log"
     if build_cmd:
         build_log.parent.mkdir(parents=True, exist_ok=True)
+        log_offset = build_log.stat().st_size if build_log.exists() else 0
         with open(build_log, "ab") as out:
             out.write(f"\n==== {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {' '.join(build_cmd)}\n".encode())
             out.flush()
@@ -164,6 +176,8 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
             if code is not None:
                 _watch_progress(root, seen, server, log, t0, listening)
                 if code == 0:
+                    for line in _notices(build_log, log_offset):  # e.g. a present store built with other parameters
+                        log("WARNING" if "other" in line else "INFO", line)
                     log("INFO", "build finished: every store of the profile is published",
                         seconds=round(time.monotonic() - t0, 1))
                 else:

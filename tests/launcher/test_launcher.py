@@ -50,6 +50,11 @@ FAKE_BUILD = textwrap.dedent("""
     if mode == "fail":
         print("gamestrategy-build: boom: the solver ran out of memory", flush=True)
         sys.exit(1)
+    if mode == "ok":
+        print("gamestrategy-build: hangman-x: the store present was built with other theta than the default "
+              "profile now has; it is kept and served as it is", flush=True)
+        print("summary table", flush=True)
+        sys.exit(0)
     while True:
         time.sleep(0.05)
 """)
@@ -151,3 +156,20 @@ def test_a_failed_build_is_one_line_and_the_server_keeps_serving(tmp_path):
     failed = [ln for ln in err.splitlines() if "build failed" in ln]
     assert len(failed) == 1 and "build failed (exit 1): gamestrategy-build: boom: the solver ran out of memory" in failed[0]
     assert "ERROR" in failed[0]
+
+
+def test_a_finished_build_relays_the_builders_notices_and_the_server_goes_on(tmp_path):
+    p, marks, root = _launch(tmp_path, build_mode="ok")
+    try:
+        _until(lambda: "hup" in _marks(marks))
+        time.sleep(2.0)
+        assert p.poll() is None and "server stopped" not in _marks(marks)
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = p.stderr.read()
+    assert rc == 0, err
+    assert "WARNING gamestrategy.launcher" in err and "hangman-x: the store present was built with other theta" in err
+    assert "build finished" in err and "summary table" not in err and "build stopped" not in err
