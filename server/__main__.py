@@ -182,6 +182,33 @@ def warm_kernels(root: Path, log) -> None:
     log.info("kernels warmed", extra={"fields": {"seconds": round(time.perf_counter() - t0, 3)}})
 
 
+def warm_for_build(registry, log, stop: threading.Event, wait_seconds: float = 30.0) -> None:
+    """On a root with no store yet: compile the Jotto kernels for the first Jotto variant the build beside
+    the server is making (its progress file), so that the store is served as soon as it is published rather
+    than after the compile (numba's cache on disk then serves the other workers and later stores)."""
+    from games.jotto.dictionary import load_dictionary
+    from games.jotto.oracle import JottoOracle
+
+    deadline = time.monotonic() + wait_seconds
+    while not stop.is_set() and time.monotonic() < deadline:  # the builder writes its file once it has started
+        pending = [p["variant"] for p in registry.building() if p["game"] == "jotto"]
+        if pending or registry.variants():
+            break
+        stop.wait(0.5)
+    else:
+        return
+    if not pending or registry.variants():
+        return
+    t0 = time.perf_counter()
+    try:
+        JottoOracle(load_dictionary(pending[0])).warm()
+    except Exception as e:  # noqa: BLE001 - only an early compile: the store's own warm-up does it anyway
+        log.warning("kernel warm-up for the build failed", extra={"fields": {"error": str(e)}})
+        return
+    log.info("kernels warmed for the build's first store", extra={"fields": {
+        "variant": pending[0], "seconds": round(time.perf_counter() - t0, 3)}})
+
+
 def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int, ready=None,
                http_port: int | None = None) -> int:
     """One server process: open the stores, serve gRPC (and HTTP on `http_port`), refresh on SIGHUP and by
@@ -268,6 +295,8 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
     set_health()
 
     threading.Thread(target=poll, name="store-refresh", daemon=True).start()
+    if not registry.variants() and worker == 0:
+        threading.Thread(target=warm_for_build, args=(registry, log, stop), name="kernel-warm", daemon=True).start()
     server.start()
     if http is not None:
         http.start()

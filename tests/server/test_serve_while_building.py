@@ -158,3 +158,24 @@ def test_get_stats_and_list_variants_report_the_build_and_ignore_a_bad_or_dead_f
         assert [r.message for r in caplog.records].count("ignoring the build progress file") == 1
     finally:
         registry.close()
+
+
+def test_an_empty_server_compiles_the_kernels_of_the_builds_first_jotto_store_while_it_waits(tmp_path, caplog):
+    import logging
+    import threading
+
+    from server.__main__ import warm_for_build
+
+    root = tmp_path / "stores"
+    root.mkdir()
+    registry = Registry(root)
+    log = logging.getLogger("gamestrategy.server")
+    stop = threading.Event()
+    with caplog.at_level("INFO", logger="gamestrategy.server"):
+        warm_for_build(registry, log, stop, wait_seconds=0.3)  # no build beside it: nothing to warm
+        assert not [r for r in caplog.records if "kernels warmed" in r.message]
+        BuildProgress([VariantProgress(BIG, "building", 400.0, 1.0), VariantProgress(SMALL_VARIANT, "planned", 10.0)],
+                      updated=time.time()).write(root)
+        warm_for_build(registry, log, stop, wait_seconds=5)
+    warmed = [r for r in caplog.records if "kernels warmed" in r.message]
+    assert len(warmed) == 1 and warmed[0].fields["variant"] == SMALL_VARIANT  # the first Jotto one, not Dudo
