@@ -436,8 +436,6 @@ def _fork_workers(args, tokens, log, write_ports, port: int, http_port: int | No
     os.close(ready_r)
     log.info("workers started", extra={"fields": {"workers": args.workers, "listening": n_ready, "pids": children,
                                                   "port": port}})
-    if n_ready:
-        write_ports(port, http_port)
 
     def forward(sig, _frame):
         for pid in children:
@@ -448,6 +446,8 @@ def _fork_workers(args, tokens, log, write_ports, port: int, http_port: int | No
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, forward)
+    if n_ready:  # after the handlers: whoever reads the port file may send SIGHUP at once (python -m launcher)
+        write_ports(port, http_port)
     rc = 0
     for pid in children:
         while True:
