@@ -167,13 +167,14 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 # estimates until a build on this root measures its own: games.buildprogress.TIMES_FILE). Jotto: a fresh
 # clone's first `make serve` at ca4999c (2 workers, quiet machine, numba's compile included); Dudo: its build
 # in the first run after 2v3 / 3v3 trained against CFR+ responders (the comment above DUDO_DEFAULT);
-# Guess Who and Hangman: built alone at nice 19 on 2 shared cores (load about 8) while this table was made.
+# Guess Who and Hangman: `python -m builder --profile default --variant V` alone at nice 19 on 2 shared cores
+# (load average about 8), wall seconds of the whole command, 2026-11-27.
 EXPECTED_SECONDS = {
     "jotto-en_US80-2-ganzfried": 11.2,
     "jotto-en_US80-3-ganzfried": 13.7,
     "jotto-en_US80-4-ganzfried": 30.4,
     "jotto-en_US80-5-ganzfried": 96.4,
     "dudo-5dice-default": 464.0,
-    "guesswho-24": 30.0,
-    "hangman-en_US50-5": 30.0,
+    "guesswho-24": 19.9,
+    "hangman-en_US50-5": 25.9,
 }
