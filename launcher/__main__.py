@@ -12,8 +12,8 @@ the progress file (``<root>/.build-progress.json``) shows one more store done; t
 one line per store it starts and one when it ends.
 
 Ctrl-C or SIGTERM stops both: the server gets SIGTERM (its --grace), the build SIGTERM (it stops at the next
-checkpoint; a second SIGTERM after --stop-seconds stops it at once, SIGKILL after as long again), and the next
-run resumes the build from its journal. When the server exits on its own, the build is stopped the same way
+checkpoint; a second SIGTERM after --stop-seconds, or at once on a second Ctrl-C, stops it at once; SIGKILL
+after as long again, or on a third), and the next run resumes the build from its journal. When the server exits on its own, the build is stopped the same way
 and the launcher exits with the server's code. A failed build is logged in one line and the server goes on
 serving what is published. Both children die with the launcher even if it is killed (PR_SET_PDEATHSIG).
 
@@ -107,10 +107,12 @@ def _notices(path: Path, offset: int) -> list[str]:
     return [ln.strip() for ln in text.replace("\r", "\n").splitlines() if ln.startswith("gamestrategy-build: ")]
 
 
-def _stop_all(procs: dict[str, subprocess.Popen], seconds: float, log: Logger) -> dict[str, int]:
+def _stop_all(procs: dict[str, subprocess.Popen], seconds: float, log: Logger, received: list[int] = ()) -> dict[str, int]:
     """SIGTERM to each; after ``seconds`` SIGTERM again to those still running (the builder's "now"); after
-    as long again SIGKILL to their process groups (their sessions: the build's workers too). Exit codes."""
+    as long again SIGKILL to their process groups (their sessions: the build's workers too). Exit codes.
+    A signal the launcher receives meanwhile (a second Ctrl-C) moves on to the next step at once."""
     for sig in (signal.SIGTERM, signal.SIGTERM, signal.SIGKILL):
+        asked = len(received)
         running = {k: p for k, p in procs.items() if p.poll() is None}
         if not running:
             break
@@ -125,6 +127,8 @@ def _stop_all(procs: dict[str, subprocess.Popen], seconds: float, log: Logger) -
                 pass
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline and any(p.poll() is None for p in running.values()):
+            if len(received) > asked:
+                break
             time.sleep(0.05)
     return {k: p.wait() for k, p in procs.items()}
 
@@ -190,7 +194,8 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
     procs = {"the build": build} if build is not None and build.poll() is None else {}
     if rc is None:
         procs["the server"] = server
-    codes = _stop_all(procs, stop_seconds, log)
+    received.clear()
+    codes = _stop_all(procs, stop_seconds, log, received)
     if "the build" in codes:
         log("INFO", "build stopped; the next run resumes it", exit_code=codes["the build"])
     if rc is None:

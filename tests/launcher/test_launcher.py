@@ -38,7 +38,11 @@ FAKE_BUILD = textwrap.dedent("""
     def mark(what):
         with open(marks, "a") as f:
             f.write(what + "\\n")
-    signal.signal(signal.SIGTERM, lambda *a: (mark("build stopped"), sys.exit(130)))
+    if mode == "slow":  # stops at its "next checkpoint" only in 10 minutes, at once on a second SIGTERM
+        signal.signal(signal.SIGTERM, lambda *a: (mark("build asked to stop"), signal.signal(
+            signal.SIGTERM, lambda *b: (mark("build stopped at once"), sys.exit(130)))))
+    else:
+        signal.signal(signal.SIGTERM, lambda *a: (mark("build stopped"), sys.exit(130)))
     mark(f"build {os.getpid()} nice {os.nice(0)}")
     p = BuildProgress.start([("jotto-small", 1.0), ("dudo-big", 100.0)])
     p.variants[0].state = "building"
@@ -60,7 +64,7 @@ FAKE_BUILD = textwrap.dedent("""
 """)
 
 
-def _launch(tmp_path, build_mode="wait", server_exit_after=0.0):
+def _launch(tmp_path, build_mode="wait", server_exit_after=0.0, stop_seconds=5):
     root = tmp_path / "stores"
     root.mkdir()
     (tmp_path / "server.py").write_text(FAKE_SERVER)
@@ -73,7 +77,7 @@ def _launch(tmp_path, build_mode="wait", server_exit_after=0.0):
         py = sys.executable
         sys.exit(run([py, {str(tmp_path / 'server.py')!r}, {str(port_file)!r}, {str(marks)!r}, "{server_exit_after}"],
                      [py, {str(tmp_path / 'build.py')!r}, {str(root)!r}, {str(marks)!r}, {build_mode!r}],
-                     Path({str(root)!r}), stop_seconds=5, log=Logger("text"), port_file=Path({str(port_file)!r})))
+                     Path({str(root)!r}), stop_seconds={stop_seconds}, log=Logger("text"), port_file=Path({str(port_file)!r})))
     """)
     env = dict(os.environ, PYTHONPATH=str(REPO))
     p = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env, stderr=subprocess.PIPE, text=True)
@@ -173,3 +177,21 @@ def test_a_finished_build_relays_the_builders_notices_and_the_server_goes_on(tmp
     assert rc == 0, err
     assert "WARNING gamestrategy.launcher" in err and "hangman-x: the store present was built with other theta" in err
     assert "build finished" in err and "summary table" not in err and "build stopped" not in err
+
+
+def test_a_second_sigterm_stops_a_slow_build_at_once(tmp_path):
+    """The build would take 10 minutes to reach its checkpoint and --stop-seconds is 10 minutes: only the
+    second signal (a second Ctrl-C) ends it within the test's bounded wait."""
+    p, marks, root = _launch(tmp_path, build_mode="slow", stop_seconds=600)
+    try:
+        _until(lambda: "hup" in _marks(marks))
+        p.send_signal(signal.SIGTERM)
+        _until(lambda: "build asked to stop" in _marks(marks))
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = p.stderr.read()
+    assert rc == 0, err
+    assert "build stopped at once" in _marks(marks) and "server stopped" in _marks(marks)
