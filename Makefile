@@ -16,11 +16,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-## Start the server on the default stores, building any that are missing first (in a process of its own).
-## The store root is $(GAMESTRATEGY_STORES) (default: stores/) for both; ARGS go to the server.
+## Start the server at once and build the missing default stores beside it (python -m launcher: a process of
+## its own at nice 19, smallest first; each store comes online as it is published; Ctrl-C stops both and the
+## next run resumes the build). The store root is $(GAMESTRATEGY_STORES) (default: stores/) for both; ARGS go
+## to the server.
 serve: $(STAMP)
-	$(BIN)/python -m builder --profile default --missing-only
-	$(BIN)/python -m server $(ARGS)
+	$(BIN)/python -m launcher -- $(ARGS)
 
 ## Debian's headless Chromium for the browser tests (tests/server/test_browser.py), installed when missing.
 chromium:

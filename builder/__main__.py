@@ -111,7 +111,8 @@ def make_plan(args: argparse.Namespace) -> dict:
     if args.missing_only:
         have = all_current_stores(args.root)
         plan = {v: p for v, p in plan.items() if v not in have}
-    return plan
+    from builder.progress import smallest_first
+    return smallest_first(plan, args.root)
 
 
 def build_store(variant: str, params, root: Path, executor) -> Path:
@@ -136,6 +137,7 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from builder.executor import ExecutorError, make_executor
+    from builder.progress import ProgressReporter
     from games.dudo.training import TrainingStopped
     from builder.summary import PeakMemory, StoreResult, format_summary
 
@@ -149,22 +151,28 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
         print(f"gamestrategy-build: {e}", file=sys.stderr)
         return 2
     results: list[StoreResult] = []
+    progress = ProgressReporter(args.root, plan, stop_types=(KeyboardInterrupt, TrainingStopped))
     try:
-        stores_bar = tqdm(total=len(plan), desc="stores", unit="store", dynamic_ncols=True)
-        for variant, params in plan.items():
-            done = journal.finished(args.root, variant)
-            if done is not None:
-                results.append(StoreResult(variant, 0.0, 0, done, _manifest(done), resumed=True))
+        with progress:
+            stores_bar = tqdm(total=len(plan), desc="stores", unit="store", dynamic_ncols=True)
+            for variant, params in plan.items():
+                done = journal.finished(args.root, variant)
+                if done is not None:
+                    results.append(StoreResult(variant, 0.0, 0, done, _manifest(done), resumed=True))
+                    progress.finished(variant, measured=False)
+                    stores_bar.update(1)
+                    continue
+                progress.started(variant)
+                t0 = time.perf_counter()
+                with PeakMemory() as mem:
+                    path = build_store(variant, params, args.root, executor)
+                journal.record(variant, path)
+                seconds = time.perf_counter() - t0
+                progress.finished(variant, seconds)
+                results.append(StoreResult(variant, seconds, mem.peak, path, _manifest(path)))
                 stores_bar.update(1)
-                continue
-            t0 = time.perf_counter()
-            with PeakMemory() as mem:
-                path = build_store(variant, params, args.root, executor)
-            journal.record(variant, path)
-            results.append(StoreResult(variant, time.perf_counter() - t0, mem.peak, path, _manifest(path)))
-            stores_bar.update(1)
-            interrupt.stop_if_requested()
-        stores_bar.close()
+                interrupt.stop_if_requested()
+            stores_bar.close()
     except TrainingStopped as e:  # a worker stopped at an iteration boundary after a checkpoint
         executor.close(kill=True)
         raise KeyboardInterrupt(str(e)) from None

@@ -162,3 +162,19 @@ for _L in range(4, 9):
     FULL[f"hangman-en_US50-{_L}"] = HangmanParams(_L, theta=HANGMAN5_TUNED if _L == 5 else HangmanParams().theta,
                                                  eval_games=1000)
 PROFILES = {"default": DEFAULT, "full": FULL}
+
+# Expected build seconds of the default stores (the build order, smallest first, and the progress file's
+# estimates until a build on this root measures its own: games.buildprogress.TIMES_FILE). Jotto: a fresh
+# clone's first `make serve` at ca4999c (2 workers, quiet machine, numba's compile included); Dudo: its build
+# in the first run after 2v3 / 3v3 trained against CFR+ responders (the comment above DUDO_DEFAULT);
+# Guess Who and Hangman: `python -m builder --profile default --variant V` alone at nice 19 on 2 shared cores
+# (load average about 8), wall seconds of the whole command, 2026-11-27.
+EXPECTED_SECONDS = {
+    "jotto-en_US80-2-ganzfried": 11.2,
+    "jotto-en_US80-3-ganzfried": 13.7,
+    "jotto-en_US80-4-ganzfried": 30.4,
+    "jotto-en_US80-5-ganzfried": 96.4,
+    "dudo-5dice-default": 464.0,
+    "guesswho-24": 19.9,
+    "hangman-en_US50-5": 25.9,
+}

@@ -43,11 +43,27 @@ class VariantInfo(_message.Message):
     strategies: _containers.RepeatedCompositeFieldContainer[StrategyInfo]
     def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., words: _Optional[int] = ..., word_length: _Optional[int] = ..., store_version: _Optional[str] = ..., dictionary_sha256: _Optional[str] = ..., strategies: _Optional[_Iterable[_Union[StrategyInfo, _Mapping]]] = ...) -> None: ...
 
+class BuildingVariant(_message.Message):
+    __slots__ = ("game", "variant", "state", "fraction", "eta_seconds")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    FRACTION_FIELD_NUMBER: _ClassVar[int]
+    ETA_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    variant: str
+    state: str
+    fraction: float
+    eta_seconds: float
+    def __init__(self, game: _Optional[str] = ..., variant: _Optional[str] = ..., state: _Optional[str] = ..., fraction: _Optional[float] = ..., eta_seconds: _Optional[float] = ...) -> None: ...
+
 class ListVariantsReply(_message.Message):
-    __slots__ = ("variants",)
+    __slots__ = ("variants", "building")
     VARIANTS_FIELD_NUMBER: _ClassVar[int]
+    BUILDING_FIELD_NUMBER: _ClassVar[int]
     variants: _containers.RepeatedCompositeFieldContainer[VariantInfo]
-    def __init__(self, variants: _Optional[_Iterable[_Union[VariantInfo, _Mapping]]] = ...) -> None: ...
+    building: _containers.RepeatedCompositeFieldContainer[BuildingVariant]
+    def __init__(self, variants: _Optional[_Iterable[_Union[VariantInfo, _Mapping]]] = ..., building: _Optional[_Iterable[_Union[BuildingVariant, _Mapping]]] = ...) -> None: ...
 
 class JottoTurn(_message.Message):
     __slots__ = ("guess", "jots")
@@ -238,10 +254,12 @@ class VariantStats(_message.Message):
     def __init__(self, variant: _Optional[str] = ..., store_version: _Optional[str] = ..., served_strategy: _Optional[str] = ..., words: _Optional[int] = ..., dictionary_sha256: _Optional[str] = ..., code_version: _Optional[str] = ..., build_time: _Optional[str] = ..., strategies: _Optional[_Iterable[_Union[StrategyStats, _Mapping]]] = ...) -> None: ...
 
 class GetStatsReply(_message.Message):
-    __slots__ = ("variants",)
+    __slots__ = ("variants", "building")
     VARIANTS_FIELD_NUMBER: _ClassVar[int]
+    BUILDING_FIELD_NUMBER: _ClassVar[int]
     variants: _containers.RepeatedCompositeFieldContainer[VariantStats]
-    def __init__(self, variants: _Optional[_Iterable[_Union[VariantStats, _Mapping]]] = ...) -> None: ...
+    building: _containers.RepeatedCompositeFieldContainer[BuildingVariant]
+    def __init__(self, variants: _Optional[_Iterable[_Union[VariantStats, _Mapping]]] = ..., building: _Optional[_Iterable[_Union[BuildingVariant, _Mapping]]] = ...) -> None: ...
 
 class SampleMovesRequest(_message.Message):
     __slots__ = ("requests",)

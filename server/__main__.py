@@ -182,22 +182,54 @@ def warm_kernels(root: Path, log) -> None:
     log.info("kernels warmed", extra={"fields": {"seconds": round(time.perf_counter() - t0, 3)}})
 
 
+def warm_for_build(registry, log, stop: threading.Event, wait_seconds: float = 30.0) -> None:
+    """On a root with no store yet: compile the Jotto kernels for the first Jotto variant the build beside
+    the server is making (its progress file), so that the store is served as soon as it is published rather
+    than after the compile (numba's cache on disk then serves the other workers and later stores)."""
+    from games.jotto.dictionary import load_dictionary
+    from games.jotto.oracle import JottoOracle
+
+    deadline = time.monotonic() + wait_seconds
+    while not stop.is_set() and time.monotonic() < deadline:  # the builder writes its file once it has started
+        pending = [p["variant"] for p in registry.building() if p["game"] == "jotto"]
+        if pending or registry.variants():
+            break
+        stop.wait(0.5)
+    else:
+        return
+    if not pending or registry.variants():
+        return
+    t0 = time.perf_counter()
+    try:
+        JottoOracle(load_dictionary(pending[0])).warm()
+    except Exception as e:  # noqa: BLE001 - only an early compile: the store's own warm-up does it anyway
+        log.warning("kernel warm-up for the build failed", extra={"fields": {"error": str(e)}})
+        return
+    log.info("kernels warmed for the build's first store", extra={"fields": {
+        "variant": pending[0], "seconds": round(time.perf_counter() - t0, 3)}})
+
+
 def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int, ready=None,
                http_port: int | None = None) -> int:
     """One server process: open the stores, serve gRPC (and HTTP on `http_port`), refresh on SIGHUP and by
     polling, stop on SIGTERM. `ready(grpc_port, http_port)` once listening."""
+    from grpc_health.v1 import health_pb2
+
     from server import metrics
     from server.app import build_server
     from server.registry import Registry
+    from server.service import SERVICE_NAME
     from server.settings import ServerSettings
 
     log = logging.getLogger("gamestrategy.server")
     registry = Registry(args.root)
     registry.refresh()
-    if not registry.variants():
-        log.error("no store to serve: run `make serve` (builds the defaults) or `make build-stores`",
-                  extra={"fields": {"root": str(args.root)}})
-        return 1
+    if not registry.variants():  # serve anyway (not ready): stores published later come online by refresh
+        building = registry.building()
+        log.warning("no store to serve yet: not ready (health NOT_SERVING, /readyz 503) until one is published"
+                    + (f"; the build beside this server is making {len(building)}" if building else
+                       "; run `make serve` (builds the defaults beside the server) or `make build-stores`"),
+                    extra={"fields": {"root": str(args.root), "building": [p["variant"] for p in building]}})
     tls = args.tls
     settings = ServerSettings(connections=args.limits, grpc_idle_timeout=args.grpc_idle_timeout,
                               threads=args.threads, max_concurrent_rpcs=args.max_concurrent_rpcs or None,
@@ -245,8 +277,26 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
                 registry.refresh()
             except Exception:  # noqa: BLE001 - a refresh never takes the server down
                 log.exception("store refresh failed")
+            set_health()
+
+    def set_health():
+        """gRPC health follows readiness: SERVING once at least one store is loaded."""
+        nonlocal serving
+        now = bool(registry.variants())
+        if now != serving and not stop.is_set():
+            serving = now
+            for name in ("", SERVICE_NAME):
+                server.health.set(name, health_pb2.HealthCheckResponse.SERVING if now
+                                  else health_pb2.HealthCheckResponse.NOT_SERVING)
+            if now:
+                log.info("ready", extra={"fields": {"variants": registry.variants(), "worker": worker}})
+
+    serving = True  # build_server starts SERVING
+    set_health()
 
     threading.Thread(target=poll, name="store-refresh", daemon=True).start()
+    if not registry.variants() and worker == 0:
+        threading.Thread(target=warm_for_build, args=(registry, log, stop), name="kernel-warm", daemon=True).start()
     server.start()
     if http is not None:
         http.start()
@@ -386,8 +436,6 @@ def _fork_workers(args, tokens, log, write_ports, port: int, http_port: int | No
     os.close(ready_r)
     log.info("workers started", extra={"fields": {"workers": args.workers, "listening": n_ready, "pids": children,
                                                   "port": port}})
-    if n_ready:
-        write_ports(port, http_port)
 
     def forward(sig, _frame):
         for pid in children:
@@ -398,6 +446,8 @@ def _fork_workers(args, tokens, log, write_ports, port: int, http_port: int | No
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, forward)
+    if n_ready:  # after the handlers: whoever reads the port file may send SIGHUP at once (python -m launcher)
+        write_ports(port, http_port)
     rc = 0
     for pid in children:
         while True:

@@ -140,12 +140,20 @@ class HttpApi:
         return JSONResponse({"status": "SERVING"})
 
     async def readyz(self, request: Request) -> Response:
-        """Readiness: 200 while stores are loaded and the process is not stopping, else 503 (no token)."""
-        variants = self.servicer.registry.variants()
+        """Readiness: 200 while stores are loaded and the process is not stopping, else 503 (no token). Both
+        answers list the variants a build beside the server is still making (``building``)."""
+        registry = self.servicer.registry
+        variants = registry.variants()
+        building = [] if self.closing else await asyncio.get_running_loop().run_in_executor(self._pool, registry.building)
         if variants and not self.closing:
-            return JSONResponse({"status": "SERVING", "variants": len(variants)})
-        why = "stopping" if self.closing else "no store loaded"
-        return JSONResponse({"status": "NOT_SERVING", "message": why}, status_code=503)
+            return JSONResponse({"status": "SERVING", "variants": len(variants), "building": building})
+        if self.closing:
+            why = "stopping"
+        elif building:
+            why = f"no store loaded yet: {len(building)} being built, the first comes online when published"
+        else:
+            why = "no store loaded"
+        return JSONResponse({"status": "NOT_SERVING", "message": why, "building": building}, status_code=503)
 
     @staticmethod
     def page(name: str):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from games.storage import Store, StoreError, all_current_stores
 from server import metrics
+from server.building import BuildStatus
 from server.backends import Backend, BadRequest, backend_for, quote
 
 log = logging.getLogger("gamestrategy.server")
@@ -56,6 +57,7 @@ class Registry:
         self._handles: dict[str, _Handle] = {}
         self._refused: dict[str, Path] = {}  # variant -> last refused path (not retried until it changes)
         self._opened: set[Path] = set()  # every path opened in this process: py-lmdb opens a path once
+        self.build_status = BuildStatus(self.root)  # what a build beside the server is still making
 
     # -------------------------------------------------------------- reading
     @property
@@ -67,14 +69,24 @@ class Registry:
         with self._lock:
             return sorted(self._handles)
 
+    def building(self) -> list[dict]:
+        """The variants a build beside the server is still making (server.building.BuildStatus.pending)."""
+        with self._lock:
+            served = set(self._handles)
+        return self.build_status.pending(served)
+
     def _take(self, variant: str) -> _Handle:
         with self._lock:
             h = self._handles.get(variant)
-            if h is None:
-                known = ", ".join(sorted(self._handles)) or "none"
-                raise BadRequest(f"unknown variant {quote(variant)} (served: {known})")
-            h.refs += 1
-            return h
+            if h is not None:
+                h.refs += 1
+                return h
+            known = ", ".join(sorted(self._handles)) or "none"
+        building = self.build_status.describe(variant)
+        if building is not None:
+            raise BadRequest(f"variant {quote(variant)} is not served yet: it is {building} and comes online "
+                             f"when published (served: {known})")
+        raise BadRequest(f"unknown variant {quote(variant)} (served: {known})")
 
     def _release(self, h: _Handle) -> None:
         with self._lock:

@@ -81,6 +81,15 @@ def _sample(registry: Registry, request: pb.SampleMoveRequest, live: LiveCall,
 _parse_move_request = pb.SampleMoveRequest.FromString
 
 
+def _building(out, registry: Registry, keep=lambda p: True) -> None:
+    """Fill a reply's ``building`` with what the build beside the server is still making."""
+    for p in registry.building():
+        if keep(p):
+            out.building.add(game=p["game"], variant=p["variant"], state=p["state"],
+                             fraction=-1.0 if p["fraction"] is None else p["fraction"],
+                             eta_seconds=-1.0 if p["eta_seconds"] is None else p["eta_seconds"])
+
+
 NO_DEADLINE_SECONDS = 10 * 365 * 86400  # gRPC reports "no deadline" as an effectively infinite time remaining
 
 
@@ -111,6 +120,7 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
             for name, b in items:
                 if request.game in ("", b.game):
                     b.variant_info(out.variants.add(game=b.game, variant=name, store_version=b.version))
+        _building(out, self.registry, lambda p: request.game in ("", p["game"]))
         return out
 
     def SampleMove(self, request, context):
@@ -199,6 +209,7 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
         with self.registry.acquire_all() as items:
             for name, b in items:
                 self._stats(out, name, b)
+        _building(out, self.registry)
         return out
 
     @staticmethod

@@ -22,9 +22,13 @@ PORT = "127.0.0.1:50051"
 HTTP_PORT = "127.0.0.1:8080"
 
 NOT_RUN = {
-    "make serve": "builds the full default stores (minutes) and serves until stopped; its two steps "
-                  "(python -m builder --missing-only, python -m server) are run by tests/server and tests/builder",
+    "make serve": "serves at once and builds the full default stores beside it (minutes) until stopped; its launcher "
+                  "(python -m launcher) is run by tests/launcher with a fake server and build, its server on an "
+                  "empty root by tests/server/test_serve_while_building.py, its build (python -m builder "
+                  "--missing-only) by tests/builder",
     "make test": "this very test run",
+    "nice -n 5 python -m bench.serve_while_building": "minutes of builds beside a server (docs/serving-while-building.md);"
+                                                      " tests/bench/test_serve_while_building.py runs p99 small",
     "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
     "python -m server --tls-cert": "the security example: tests/server/test_abuse.py::test_readme_security_commands "
                                    "runs it with a CA and certificates it makes",

@@ -60,20 +60,70 @@ $("#dudo-setup").addEventListener("submit", (ev) => {
   games.dudo.newGame($("#dudo-variant").value, seedOf($("#dudo-seed"))).catch(report);
 });
 
+const BUILDING_POLL_MS = 5000;
+
+function duration(s) {
+  s = Math.max(0, Math.round(s));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60), r = s % 60;
+  return r ? `${m} min ${r} s` : `${m} min`;
+}
+
+// "Still being built: jotto-en_US80-5-ganzfried (about 40%, about 1 min left), dudo-5dice-default
+// (waiting, about 9 min left); each comes online here when ready."
+function buildingLine(building) {
+  const line = $("#building");
+  line.hidden = !building.length;
+  if (!building.length) { line.textContent = ""; return; }
+  const parts = building.map((b) => {
+    const bits = [];
+    if (b.state === "building" && b.fraction >= 0) bits.push(`about ${Math.round(100 * b.fraction)}%`);
+    else if (b.state !== "building") bits.push("waiting");
+    if (b.etaSeconds >= 0) bits.push(`about ${duration(b.etaSeconds)} left`);
+    return `${b.variant} (${bits.join(", ")})`;
+  });
+  line.textContent = `Still being built: ${parts.join(", ")}; each comes online here when ready.`;
+}
+
+function fillVariants(variants, first) {
+  for (const g of ["jotto", "dudo"]) {
+    const sel = $(`#${g}-variant`);
+    const vs = variants.filter((v) => v.game === g).map((v) => v.variant);
+    const have = [...sel.options].map((o) => o.value);
+    if (!first && have.join() === vs.join()) continue;
+    const kept = sel.value;
+    sel.replaceChildren(...vs.map((v) => new Option(v, v)));
+    const wanted = g === "jotto" ? vs.find((v) => v.includes("-5-")) : null;
+    if (kept && vs.includes(kept) && !(first && wanted)) sel.value = kept;
+    else if (wanted) sel.value = wanted;
+    $(`#${g}-new`).disabled = !vs.length;
+    $(`#${g}-new`).title = vs.length ? "" : `the service serves no ${g} variant yet`;
+  }
+}
+
+let polling = null;
+
 async function init() {
   try {
-    const { variants } = await api("ListVariants", {});
-    for (const g of ["jotto", "dudo"]) {
-      const sel = $(`#${g}-variant`);
-      const vs = variants.filter((v) => v.game === g).map((v) => v.variant);
-      sel.replaceChildren(...vs.map((v) => new Option(v, v)));
-      const wanted = g === "jotto" ? vs.find((v) => v.includes("-5-")) : null;
-      if (wanted) sel.value = wanted;
-      $(`#${g}-new`).disabled = !vs.length;
-      if (!vs.length) $(`#${g}-new`).title = `the service serves no ${g} variant`;
-    }
+    const { variants, building } = await api("ListVariants", {});
+    fillVariants(variants, true);
+    buildingLine(building || []);
+    if (building?.length && polling === null) polling = setTimeout(poll, BUILDING_POLL_MS);
     document.body.dataset.ready = "1";
   } catch (e) { report(e); }
+}
+
+// while a build runs beside the server: its line, and the variants it publishes, every few seconds
+async function poll() {
+  polling = null;
+  try {
+    const { variants, building } = await api("ListVariants", {});
+    fillVariants(variants, false);
+    buildingLine(building || []);
+    if (building?.length) polling = setTimeout(poll, BUILDING_POLL_MS);
+  } catch (e) {
+    polling = setTimeout(poll, BUILDING_POLL_MS);  // a restart or a blip: try again
+  }
 }
 
 tab(location.hash === "#dudo" ? "dudo" : "jotto");

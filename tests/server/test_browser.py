@@ -368,3 +368,27 @@ def test_the_page_and_its_token_form_work_over_https(browser, web_root, tmp_path
     finally:
         ctx.close()
         srv.stop()
+
+
+def test_the_play_page_says_what_is_still_being_built_and_drops_the_line_when_done(page, site, web_root):
+    """A build beside the server (its progress file): the page names the variants to come and how far along;
+    when the build ends, its next poll of ListVariants removes the line."""
+    from games.buildprogress import BuildProgress, VariantProgress, progress_path
+
+    BuildProgress([VariantProgress("jotto-en_US80-5-ganzfried", "building", 100.0, 40.0),
+                   VariantProgress("dudo-5dice-default", "planned", 400.0)]).write(web_root)
+    try:
+        pg = page
+        pg.goto(site + "/play")
+        pg.wait_for_selector("body[data-ready='1']")
+        line = pg.locator("#building")
+        assert line.is_visible()
+        text = line.inner_text()
+        assert text.startswith("Still being built: jotto-en_US80-5-ganzfried (about 40%, about 1 min left), "
+                               "dudo-5dice-default (waiting, about 7 min 40 s left)"), text
+        done = BuildProgress.start([("jotto-en_US80-5-ganzfried", 100.0)])
+        done.state = "done"
+        done.write(web_root)
+        pg.wait_for_selector("#building", state="hidden", timeout=30_000)
+    finally:
+        progress_path(web_root).unlink(missing_ok=True)

@@ -1,0 +1,117 @@
+"""The build's progress file (``games.buildprogress``) as the builder keeps it, and the build order.
+
+A plan is built smallest first (by each store's expected time: the last time measured on this root, else
+``builder.profiles.EXPECTED_SECONDS``; unknown ones last, in profile order), so that a server started beside
+the first build (``python -m launcher``, ``make serve``) has something to serve within seconds.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from pathlib import Path
+
+from builder.profiles import DEFAULT, EXPECTED_SECONDS
+from games.buildprogress import HEARTBEAT_SECONDS, BuildProgress, measured_seconds, record_seconds
+
+
+def timing_key(variant: str, params) -> str:
+    """The key of a store's measured build time: its variant and a digest of its parameters (a full build
+    of a variant takes far longer than a default one)."""
+    return f"{variant} {hashlib.sha256(repr(params).encode()).hexdigest()[:10]}"
+
+
+def expected_seconds(root: Path, plan: dict) -> dict[str, float | None]:
+    """{variant: expected build seconds}: the last time measured on this root for these parameters, else the
+    default profile's figure (``EXPECTED_SECONDS``) when the parameters are the default profile's, else None."""
+    measured = measured_seconds(root)
+    out = {}
+    for v, params in plan.items():
+        fallback = EXPECTED_SECONDS.get(v) if repr(DEFAULT.get(v)) == repr(params) else None
+        out[v] = measured.get(timing_key(v, params), fallback)
+    return out
+
+
+def smallest_first(plan: dict, root: Path) -> dict:
+    """The plan reordered by expected build time, shortest first; variants without an estimate keep their
+    profile order after those with one."""
+    expected = expected_seconds(root, plan)
+    order = sorted(enumerate(plan), key=lambda iv: (expected[iv[1]] is None, expected[iv[1]] or 0.0, iv[0]))
+    return {v: plan[v] for _, v in order}
+
+
+class ProgressReporter:
+    """Writes ``<root>/.build-progress.json``: at start, at each store's start and end, and every
+    ``HEARTBEAT_SECONDS`` (a daemon thread) so that readers can tell a running build from a dead one."""
+
+    def __init__(self, root: Path, plan: dict, heartbeat: float = HEARTBEAT_SECONDS,
+                 stop_types: tuple[type[BaseException], ...] = (KeyboardInterrupt,)):
+        self.root = Path(root)
+        self._stop_types = stop_types
+        exp = expected_seconds(self.root, plan)
+        self._keys = {v: timing_key(v, p) for v, p in plan.items()}
+        self.progress = BuildProgress.start([(v, exp[v]) for v in plan])
+        self._by_name = {v.variant: v for v in self.progress.variants}
+        self._current: str | None = None
+        self._t0 = 0.0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._heartbeat = heartbeat
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "ProgressReporter":
+        self._write()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="build-progress")
+        self._thread.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            if exc_type is None:
+                self.progress.state = "done"
+            elif issubclass(exc_type, self._stop_types):
+                self.progress.state, self.progress.message = "stopped", "interrupted; a rerun resumes"
+            else:
+                self.progress.state = "failed"
+                self.progress.message = f"{exc_type.__name__}: {exc}"[:300]
+                if self._current is not None:
+                    self._by_name[self._current].state = "failed"
+        self._write()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._heartbeat):
+            self._write()
+
+    def _write(self) -> None:
+        with self._lock:
+            if self._current is not None:
+                self._by_name[self._current].seconds = time.perf_counter() - self._t0
+            try:
+                self.progress.write(self.root)
+            except OSError:
+                pass  # progress is for display: a full disk must not fail the build
+
+    def started(self, variant: str) -> None:
+        with self._lock:
+            self._current, self._t0 = variant, time.perf_counter()
+            self._by_name[variant].state = "building"
+        self._write()
+
+    def finished(self, variant: str, seconds: float | None = None, measured: bool = True) -> None:
+        """``variant`` is published (``measured``: its build time is recorded for the next estimates)."""
+        with self._lock:
+            v = self._by_name[variant]
+            v.state = "done"
+            if seconds is not None:
+                v.seconds = seconds
+            if self._current == variant:
+                self._current = None
+        if measured and seconds is not None:
+            try:
+                record_seconds(self.root, self._keys[variant], seconds)
+            except OSError:
+                pass
+        self._write()

@@ -1,0 +1,223 @@
+"""The build's progress file: what a running build plans, builds and has done, for whoever serves the root.
+
+The builder (``python -m builder``) writes ``<root>/.build-progress.json`` when it starts, whenever a store
+starts or is published, and every few seconds in between (a heartbeat); each write replaces the file
+atomically (a temporary file and ``os.replace``), so a reader never sees half a file. The server reads it
+to say which variants are still being built and how far along (ListVariants, GetStats, /readyz, the play
+page). Format (JSON, ``format`` 1)::
+
+    {"format": 1, "pid": 1234, "host": "...", "started": "2026-11-27T05:00:00Z", "updated": <unix seconds>,
+     "state": "building" | "done" | "failed" | "stopped", "message": "",
+     "variants": [{"variant": "jotto-en_US80-5-ganzfried", "game": "jotto",
+                   "state": "planned" | "building" | "done" | "failed",
+                   "expected_seconds": 96.4,   # this variant's last measured build time, or null
+                   "seconds": 12.5}]}          # while building: seconds since it started; done: its time
+
+A store's fraction and ETA are estimates from its expected time (``fraction = seconds / expected``, capped
+below 1 until it is published); no per-store work counter is shared. A file whose ``updated`` is older than
+``STALE_SECONDS`` while its state is ``building`` is a build that died (SIGKILL, a lost machine): readers
+treat it as stopped.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FORMAT = 1
+FILE_NAME = ".build-progress.json"
+STALE_SECONDS = 30.0
+HEARTBEAT_SECONDS = 2.0
+STATES = ("planned", "building", "done", "failed")
+BUILD_STATES = ("building", "done", "failed", "stopped")
+MAX_FRACTION = 0.99  # an estimate never says "done" before the store is published
+
+
+class ProgressError(ValueError):
+    """A progress file that is no progress file (the message says why)."""
+
+
+def progress_path(root: str | Path) -> Path:
+    return Path(root) / FILE_NAME
+
+
+def game_of(variant: str) -> str:
+    """The game a variant name belongs to (its first dash-separated part: ``jotto``, ``dudo``, ...)."""
+    return variant.split("-", 1)[0]
+
+
+@dataclass
+class VariantProgress:
+    variant: str
+    state: str = "planned"
+    expected_seconds: float | None = None
+    seconds: float = 0.0
+    game: str = ""
+
+    def __post_init__(self):
+        if self.state not in STATES:
+            raise ProgressError(f"variant {self.variant!r}: state {self.state!r} is not one of {', '.join(STATES)}")
+        self.game = self.game or game_of(self.variant)
+
+    @property
+    def fraction(self) -> float | None:
+        """Estimated fraction of this store built: 1 when published, None when there is no estimate."""
+        if self.state == "done":
+            return 1.0
+        if self.state == "planned":
+            return 0.0
+        if not self.expected_seconds:
+            return None
+        return min(MAX_FRACTION, max(0.0, self.seconds / self.expected_seconds))
+
+    def remaining_seconds(self) -> float | None:
+        """Estimated seconds of work left on this store (None: unknown)."""
+        if self.state in ("done", "failed"):
+            return 0.0
+        if self.expected_seconds is None:
+            return None
+        return max(0.0, self.expected_seconds - self.seconds) if self.state == "building" else self.expected_seconds
+
+
+@dataclass
+class BuildProgress:
+    variants: list[VariantProgress]
+    state: str = "building"
+    message: str = ""
+    pid: int = 0
+    host: str = ""
+    started: str = ""
+    updated: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.state not in BUILD_STATES:
+            raise ProgressError(f"build state {self.state!r} is not one of {', '.join(BUILD_STATES)}")
+
+    # ------------------------------------------------------------------ what readers show
+    def stale(self, now: float | None = None) -> bool:
+        return self.state == "building" and (now or time.time()) - self.updated > STALE_SECONDS
+
+    @property
+    def running(self) -> bool:
+        """The build is going on (written recently, not finished)."""
+        return self.state == "building" and not self.stale()
+
+    def pending(self) -> list[VariantProgress]:
+        """The variants still to come while the build runs (building first, then planned), else none."""
+        if not self.running:
+            return []
+        return [v for v in self.variants if v.state == "building"] + [v for v in self.variants if v.state == "planned"]
+
+    def eta_seconds(self, variant: str) -> float | None:
+        """Estimated seconds until ``variant`` is published: its own remaining time and that of every store
+        built before it; None when one of them has no estimate."""
+        total = 0.0
+        for v in self.pending():
+            left = v.remaining_seconds()
+            if left is None:
+                return None
+            total += left
+            if v.variant == variant:
+                return total
+        return None
+
+    def summary(self) -> list[dict]:
+        """The pending variants as plain dicts (variant, game, state, fraction, eta_seconds)."""
+        out = []
+        for v in self.pending():
+            eta = self.eta_seconds(v.variant)
+            frac = v.fraction
+            out.append({"variant": v.variant, "game": v.game, "state": v.state,
+                        "fraction": None if frac is None else round(frac, 3),
+                        "eta_seconds": None if eta is None else round(eta, 1)})
+        return out
+
+    # ------------------------------------------------------------------ file
+    def to_json(self) -> dict:
+        return {"format": FORMAT, "pid": self.pid, "host": self.host, "started": self.started,
+                "updated": self.updated, "state": self.state, "message": self.message,
+                "variants": [{"variant": v.variant, "game": v.game, "state": v.state,
+                              "expected_seconds": v.expected_seconds, "seconds": round(v.seconds, 3)}
+                             for v in self.variants]}
+
+    @classmethod
+    def from_json(cls, data) -> "BuildProgress":
+        if not isinstance(data, dict):
+            raise ProgressError(f"expected a JSON object, got {type(data).__name__}")
+        if data.get("format") != FORMAT:
+            raise ProgressError(f"format {data.get('format')!r} is not the supported {FORMAT}")
+        try:
+            variants = [VariantProgress(variant=str(v["variant"]), state=v.get("state", "planned"),
+                                        expected_seconds=None if v.get("expected_seconds") is None
+                                        else float(v["expected_seconds"]),
+                                        seconds=float(v.get("seconds") or 0.0), game=str(v.get("game") or ""))
+                        for v in data.get("variants", [])]
+            return cls(variants=variants, state=data.get("state", "building"), message=str(data.get("message", "")),
+                       pid=int(data.get("pid") or 0), host=str(data.get("host", "")),
+                       started=str(data.get("started", "")), updated=float(data.get("updated") or 0.0))
+        except (KeyError, TypeError, ValueError) as e:
+            if isinstance(e, ProgressError):
+                raise
+            raise ProgressError(f"malformed entry ({type(e).__name__}: {e})") from None
+
+    def write(self, root: str | Path) -> Path:
+        """Replace the root's progress file atomically (stamping ``updated``)."""
+        self.updated = time.time()
+        path = progress_path(root)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{FILE_NAME}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=1))
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def start(cls, variants: list[tuple[str, float | None]]) -> "BuildProgress":
+        """A new build's progress: every variant planned, in build order, with its expected seconds."""
+        return cls([VariantProgress(v, expected_seconds=s) for v, s in variants], pid=os.getpid(),
+                   host=socket.gethostname(), started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+
+def read_progress(root: str | Path) -> BuildProgress | None:
+    """The root's build progress; None when there is no file. ProgressError when it cannot be read as one."""
+    path = progress_path(root)
+    try:
+        raw = path.read_text()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise ProgressError(f"{path}: {e}") from None
+    try:
+        data = json.loads(raw)
+    except ValueError as e:
+        raise ProgressError(f"{path}: not JSON ({e})") from None
+    try:
+        return BuildProgress.from_json(data)
+    except ProgressError as e:
+        raise ProgressError(f"{path}: {e}") from None
+
+
+# ---------------------------------------------------------------------- measured build times
+TIMES_FILE = ".work/build-seconds.json"
+
+
+def measured_seconds(root: str | Path) -> dict[str, float]:
+    """The last measured build time of each variant built into this root ({} if none or unreadable)."""
+    try:
+        data = json.loads((Path(root) / TIMES_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))} if isinstance(data, dict) else {}
+
+
+def record_seconds(root: str | Path, variant: str, seconds: float) -> None:
+    times = measured_seconds(root)
+    times[variant] = round(seconds, 1)
+    path = Path(root) / TIMES_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(times, indent=1, sort_keys=True))
+    os.replace(tmp, path)

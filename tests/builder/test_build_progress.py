@@ -1,0 +1,64 @@
+"""The builder's order (smallest first) and its progress file while it builds."""
+import argparse
+import time
+
+from builder import __main__ as build_main
+from builder.profiles import DEFAULT, EXPECTED_SECONDS
+from builder.progress import ProgressReporter, smallest_first, timing_key
+from games.buildprogress import read_progress, record_seconds
+from games.dudo.store import DudoParams
+
+
+def _args(root, **kw):
+    ns = dict(profile="default", variant=[], missing_only=False, list=[], root=root, executor="serial",
+              workers=None, scheduler=None, fresh=False)
+    ns.update(kw)
+    return argparse.Namespace(**ns)
+
+
+def test_the_default_plan_is_built_smallest_first_and_dudo_last(tmp_path):
+    plan = build_main.make_plan(_args(tmp_path))
+    order = list(plan)
+    assert set(order) == set(DEFAULT)
+    assert [EXPECTED_SECONDS[v] for v in order] == sorted(EXPECTED_SECONDS[v] for v in order)
+    assert order[0] == "jotto-en_US80-2-ganzfried"
+    assert isinstance(plan[order[-1]], DudoParams)  # the big one
+
+
+def test_times_measured_on_this_root_reorder_the_plan(tmp_path):
+    v2, v3 = "jotto-en_US80-2-ganzfried", "jotto-en_US80-3-ganzfried"
+    plan = {v3: DEFAULT[v3], v2: DEFAULT[v2]}
+    assert list(smallest_first(plan, tmp_path)) == [v2, v3]
+    record_seconds(tmp_path, timing_key(v2, DEFAULT[v2]), 500.0)  # this machine measured it slower
+    assert list(smallest_first(plan, tmp_path)) == [v3, v2]
+    other = {v2: DEFAULT[v3], v3: DEFAULT[v3]}  # other parameters: no default estimate, last
+    assert list(smallest_first(other, tmp_path)) == [v3, v2]
+
+
+def test_the_reporter_writes_states_heartbeats_and_the_outcome(tmp_path):
+    v2, v3 = "jotto-en_US80-2-ganzfried", "jotto-en_US80-3-ganzfried"
+    plan = {v2: DEFAULT[v2], v3: DEFAULT[v3]}
+    with ProgressReporter(tmp_path, plan, heartbeat=0.05) as rep:
+        p = read_progress(tmp_path)
+        assert [(v.variant, v.state) for v in p.variants] == [(v2, "planned"), (v3, "planned")]
+        assert p.variants[0].expected_seconds == EXPECTED_SECONDS[v2]
+        rep.started(v2)
+        first = read_progress(tmp_path).updated
+        deadline = time.monotonic() + 10
+        while read_progress(tmp_path).updated == first and time.monotonic() < deadline:
+            time.sleep(0.02)
+        p = read_progress(tmp_path)
+        assert p.updated > first and p.variants[0].state == "building" and p.variants[0].seconds > 0
+        rep.finished(v2, 3.5)
+        assert [s["variant"] for s in read_progress(tmp_path).summary()] == [v3]
+    p = read_progress(tmp_path)
+    assert p.state == "done" and p.summary() == []
+    assert list(smallest_first(plan, tmp_path)) == [v2, v3]  # 3.5 s measured
+    try:
+        with ProgressReporter(tmp_path, plan, heartbeat=10) as rep:
+            rep.started(v3)
+            raise RuntimeError("solver blew up")
+    except RuntimeError:
+        pass
+    p = read_progress(tmp_path)
+    assert p.state == "failed" and "solver blew up" in p.message and p.variants[1].state == "failed"

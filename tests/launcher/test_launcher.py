@@ -1,0 +1,197 @@
+"""The launcher (`make serve`): server and build as processes of their own; the build stops when the server
+stops (or on SIGTERM), a failed build is one log line and the server goes on, a publication refreshes the
+server (SIGHUP). Fake server and build scripts keep it to seconds; every wait is bounded."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+FAKE_SERVER = textwrap.dedent("""
+    import json, os, signal, sys, time
+    port_file, marks, exit_after = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    def mark(what):
+        with open(marks, "a") as f:
+            f.write(what + "\\n")
+    signal.signal(signal.SIGHUP, lambda *a: mark("hup"))
+    signal.signal(signal.SIGTERM, lambda *a: (mark("server stopped"), sys.exit(0)))
+    mark(f"server {os.getpid()} nice {os.nice(0)}")
+    with open(port_file + ".tmp", "w") as f:
+        json.dump({"port": 1}, f)
+    os.replace(port_file + ".tmp", port_file)
+    t0 = time.monotonic()
+    while exit_after <= 0 or time.monotonic() - t0 < exit_after:
+        time.sleep(0.05)
+    mark("server exits by itself")
+    sys.exit(3)
+""")
+
+FAKE_BUILD = textwrap.dedent("""
+    import os, signal, sys, time
+    from games.buildprogress import BuildProgress
+    root, marks, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    def mark(what):
+        with open(marks, "a") as f:
+            f.write(what + "\\n")
+    if mode == "slow":  # stops at its "next checkpoint" only in 10 minutes, at once on a second SIGTERM
+        signal.signal(signal.SIGTERM, lambda *a: (mark("build asked to stop"), signal.signal(
+            signal.SIGTERM, lambda *b: (mark("build stopped at once"), sys.exit(130)))))
+    else:
+        signal.signal(signal.SIGTERM, lambda *a: (mark("build stopped"), sys.exit(130)))
+    mark(f"build {os.getpid()} nice {os.nice(0)}")
+    p = BuildProgress.start([("jotto-small", 1.0), ("dudo-big", 100.0)])
+    p.variants[0].state = "building"
+    p.write(root)
+    time.sleep(0.5)
+    p.variants[0].state, p.variants[0].seconds = "done", 0.5
+    p.variants[1].state = "building"
+    p.write(root)
+    if mode == "fail":
+        print("gamestrategy-build: boom: the solver ran out of memory", flush=True)
+        sys.exit(1)
+    if mode == "ok":
+        print("gamestrategy-build: hangman-x: the store present was built with other theta than the default "
+              "profile now has; it is kept and served as it is", flush=True)
+        print("summary table", flush=True)
+        sys.exit(0)
+    while True:
+        time.sleep(0.05)
+""")
+
+
+def _launch(tmp_path, build_mode="wait", server_exit_after=0.0, stop_seconds=5):
+    root = tmp_path / "stores"
+    root.mkdir()
+    (tmp_path / "server.py").write_text(FAKE_SERVER)
+    (tmp_path / "build.py").write_text(FAKE_BUILD)
+    marks, port_file = tmp_path / "marks", tmp_path / "ports.json"
+    code = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from launcher.__main__ import Logger, run
+        py = sys.executable
+        sys.exit(run([py, {str(tmp_path / 'server.py')!r}, {str(port_file)!r}, {str(marks)!r}, "{server_exit_after}"],
+                     [py, {str(tmp_path / 'build.py')!r}, {str(root)!r}, {str(marks)!r}, {build_mode!r}],
+                     Path({str(root)!r}), stop_seconds={stop_seconds}, log=Logger("text"), port_file=Path({str(port_file)!r})))
+    """)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env, stderr=subprocess.PIPE, text=True)
+    return p, marks, root
+
+
+def _marks(marks: Path) -> list[str]:
+    return marks.read_text().splitlines() if marks.exists() else []
+
+
+def _until(fn, seconds=30):
+    deadline = time.monotonic() + seconds
+    while not fn():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def _pid(marks, who):
+    return next(int(m.split()[1]) for m in _marks(marks) if m.startswith(who + " "))
+
+
+def _gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_the_build_stops_when_the_server_stops(tmp_path):
+    p, marks, root = _launch(tmp_path, server_exit_after=3.0)
+    try:
+        rc = p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = p.stderr.read()
+    assert rc == 3, err  # the server's exit code
+    m = _marks(marks)
+    assert "server exits by itself" in m and "build stopped" in m, (m, err)
+    assert _until(lambda: _gone(_pid(marks, "build"))) is None
+    assert "server exited; stopping the build" in err
+
+
+def test_sigterm_stops_both_and_a_publication_refreshes_the_server(tmp_path):
+    p, marks, root = _launch(tmp_path)
+    try:
+        _until(lambda: "hup" in _marks(marks))  # the first store published: the server refreshes at once
+        build_line = next(m for m in _marks(marks) if m.startswith("build "))
+        server_line = next(m for m in _marks(marks) if m.startswith("server "))
+        # the build at the lowest priority, the server at the launcher's own
+        assert build_line.endswith("nice 19") and server_line.endswith(f"nice {os.nice(0)}")
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = p.stderr.read()
+    assert rc == 0, err
+    m = _marks(marks)
+    assert "build stopped" in m and "server stopped" in m, (m, err)
+    assert "published jotto-small (1 of 2)" in err and "building dudo-big (2 of 2; about 100 s)" in err
+    assert "build stopped; the next run resumes it" in err
+
+
+def test_a_failed_build_is_one_line_and_the_server_keeps_serving(tmp_path):
+    p, marks, root = _launch(tmp_path, build_mode="fail")
+    try:
+        _until(lambda: "hup" in _marks(marks))
+        time.sleep(2.0)  # the launcher has seen the build exit (it polls every 0.5 s)
+        assert p.poll() is None  # still running: the server serves what was published
+        assert "server stopped" not in _marks(marks)
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = p.stderr.read()
+    assert rc == 0, err
+    failed = [ln for ln in err.splitlines() if "build failed" in ln]
+    assert len(failed) == 1 and "build failed (exit 1): gamestrategy-build: boom: the solver ran out of memory" in failed[0]
+    assert "ERROR" in failed[0]
+
+
+def test_a_finished_build_relays_the_builders_notices_and_the_server_goes_on(tmp_path):
+    p, marks, root = _launch(tmp_path, build_mode="ok")
+    try:
+        _until(lambda: "hup" in _marks(marks))
+        time.sleep(2.0)
+        assert p.poll() is None and "server stopped" not in _marks(marks)
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = p.stderr.read()
+    assert rc == 0, err
+    assert "WARNING gamestrategy.launcher" in err and "hangman-x: the store present was built with other theta" in err
+    assert "build finished" in err and "summary table" not in err and "build stopped" not in err
+
+
+def test_a_second_sigterm_stops_a_slow_build_at_once(tmp_path):
+    """The build would take 10 minutes to reach its checkpoint and --stop-seconds is 10 minutes: only the
+    second signal (a second Ctrl-C) ends it within the test's bounded wait."""
+    p, marks, root = _launch(tmp_path, build_mode="slow", stop_seconds=600)
+    try:
+        _until(lambda: "hup" in _marks(marks))
+        p.send_signal(signal.SIGTERM)
+        _until(lambda: "build asked to stop" in _marks(marks))
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = p.stderr.read()
+    assert rc == 0, err
+    assert "build stopped at once" in _marks(marks) and "server stopped" in _marks(marks)
