@@ -321,9 +321,12 @@ def serve(root, variant: str, rounds: int, deadline: float, seed: int = 0) -> No
     if path is None:
         raise SystemExit(f"no Dudo store {variant} under {root}: run `make build-default-stores` first")
     store = Store(path)
-    pairs = sorted({tuple(int(x) for x in r.split("v")) for r in store.manifest["rounds"]}, key=lambda r: (sum(r), r))
+    rounds_m = store.manifest["rounds"]
+    pairs = sorted({tuple(int(x) for x in r.split("v")) for r in rounds_m}, key=lambda r: (sum(r), r))
+    # a round whose endgames the policy re-solves (games.dudo.served: not one with an exact figure)
+    resolved = [p for p in pairs if rounds_m[f"{p[0]}v{p[1]}"].get("served") != "stored rows"] or pairs[:1]
     store.close()
-    lat: dict[str, list] = {"book": [], "live": [], "fallback": []}
+    lat: dict[str, list] = {"book": [], "live": [], "fallback": [], "degraded": []}
     by_dice: dict[tuple, list] = {}
     with tempfile.TemporaryDirectory(prefix="endgame-serve-") as tmp, open(os.path.join(tmp, "server.log"), "wb") as log:
         pf = Path(tmp) / "server.json"
@@ -333,11 +336,14 @@ def serve(root, variant: str, rounds: int, deadline: float, seed: int = 0) -> No
         try:
             stub = pb_grpc.GameStrategyStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
             # the live worker starts in the background (a re-solve never waits for it): until it is ready,
-            # endgame moves get the store's answer; wait for it
-            late = pb.SampleMoveRequest(variant=variant, dudo=pb.DudoState(own_dice=1, opponent_dice=1, roll=[3],
-                                        history=[pb.DudoClaim(count=2, face=4)], requester_opened=False))
+            # endgame moves the policy re-solves get the store's answer marked DEGRADED; wait for it (a round
+            # the policy serves from the store answers BOOK at once)
+            o1, o2 = resolved[-1]
+            late = pb.SampleMoveRequest(variant=variant, dudo=pb.DudoState(
+                own_dice=o2, opponent_dice=o1, roll=[3] * o2, history=[pb.DudoClaim(count=o1 + o2, face=4)],
+                requester_opened=False))
             t_ready = time.monotonic() + 120
-            while stub.SampleMove(late, timeout=30, wait_for_ready=True).source != pb.SampleMoveReply.LIVE:
+            while stub.SampleMove(late, timeout=30, wait_for_ready=True).source == pb.SampleMoveReply.DEGRADED:
                 if time.monotonic() > t_ready:
                     raise SystemExit("the server's live worker did not become ready in 120 s")
                 time.sleep(0.5)
@@ -357,6 +363,7 @@ def serve(root, variant: str, rounds: int, deadline: float, seed: int = 0) -> No
                     r = stub.SampleMove(req, timeout=deadline, wait_for_ready=True)
                     dt = time.perf_counter() - t0
                     kind = ("live" if r.source == pb.SampleMoveReply.LIVE else
+                            "degraded" if r.source == pb.SampleMoveReply.DEGRADED else
                             "fallback" if in_endgame else "book")
                     lat[kind].append(dt)
                     by_dice.setdefault((kind, D), []).append(dt)
@@ -369,7 +376,8 @@ def serve(root, variant: str, rounds: int, deadline: float, seed: int = 0) -> No
             _stop(sp)
     print(f"| {variant}: moves answered by | moves | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|")
     for name, label in (("book", "store, before the endgame (BOOK)"), ("live", "endgame re-solved (LIVE)"),
-                        ("fallback", "store in the endgame (BOOK: reach below the floor, or refused)")):
+                        ("fallback", "store in the endgame (BOOK: reach below the floor, or a round served from the store)"),
+                        ("degraded", "store in the endgame, the re-solve refused or stopped (DEGRADED)")):
         xs = lat[name]
         if xs:
             print(f"| {label} | {len(xs)} | {_pct(xs, .5) * 1e3:.1f} | {_pct(xs, .99) * 1e3:.1f} | "

@@ -201,7 +201,7 @@ def read_progress(root: str | Path) -> BuildProgress | None:
 
 
 # ---------------------------------------------------------------------- measured build times
-TIMES_FILE = ".work/build-seconds.json"
+TIMES_FILE = ".work/measured-seconds.json"  # not build-*.json: those are the journals a finished build drops
 
 
 def measured_seconds(root: str | Path) -> dict[str, float]:

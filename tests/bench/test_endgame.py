@@ -25,7 +25,8 @@ def test_endgame_bench_serve_plays_rounds_against_a_server(tmp_path, capsys):
     from builder.dudo import build_dudo_store
     from games.dudo.store import DudoParams
 
-    params = DudoParams(max_dice=1, iterations=30)
+    # rounds of 3 and 4 dice without an exact figure: their endgames are re-solved (games.dudo.served)
+    params = DudoParams(max_dice=2, iterations=30, exact_br_total=2)
     build_dudo_store(params, tmp_path)
     main(["serve", "--root", str(tmp_path), "--variant", params.variant, "--serve-rounds", "3", "--deadline", "60"])
     out = capsys.readouterr().out
@@ -34,9 +35,10 @@ def test_endgame_bench_serve_plays_rounds_against_a_server(tmp_path, capsys):
             if line.startswith("| ") and "moves" not in line and not line.startswith("|---")}
     assert rows["endgame re-solved (LIVE)"] >= 1
     assert sum(rows.values()) >= 3 * 2          # each round has an opening claim and a challenge at least
-    split = [line.split(" | ") for line in by_dice.splitlines() if line.startswith("| 2 |")]
-    assert sum(int(r[2]) for r in split) == sum(rows.values())     # the 1v1 rounds: 2 dice in play
-    assert {r[1] for r in split} >= {"live"}
+    split = [line.split(" | ") for line in by_dice.splitlines() if line[:3].strip("| ").isdigit()]
+    assert sum(int(r[2]) for r in split) == sum(rows.values())     # every move counted once, by dice in play
+    assert {r[1] for r in split if r[0].strip("| ") in ("3", "4")} >= {"live"}   # re-solved where the figure is a bound
+    assert all(r[1] != "live" for r in split if r[0].strip("| ") == "2")  # 1v1 (exact): served from the store
 
 
 def test_endgame_bench_timing_prints_seconds_against_claims_left(capsys):

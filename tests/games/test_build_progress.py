@@ -63,5 +63,5 @@ def test_no_file_is_none_and_measured_times_are_kept(tmp_path):
     record_seconds(tmp_path, "jotto-a abc", 12.34)
     record_seconds(tmp_path, "dudo-b def", 400)
     assert measured_seconds(tmp_path) == {"jotto-a abc": 12.3, "dudo-b def": 400.0}
-    (tmp_path / ".work" / "build-seconds.json").write_text(json.dumps(["garbage"]))
+    (tmp_path / ".work" / "measured-seconds.json").write_text(json.dumps(["garbage"]))
     assert measured_seconds(tmp_path) == {}  # only an estimate: an unreadable file means none
