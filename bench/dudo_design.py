@@ -61,7 +61,7 @@ def stored_mb(g) -> float:
 
 def parse_pairs(text: str):
     out = []
-    for part in text.split(","):
+    for part in filter(None, text.split(",")):
         m, n = part.split(":")
         out.append((None if m == "perfect" else int(m), int(n)))
     return out
@@ -104,7 +104,61 @@ HEADER = ("| round | design | exploitability (exact) | build s | stored MB | mov
           "|---|---|---|---|---|---|---|")
 
 
+def timing(a: int = 5, b: int = 5, m: int = 1, depths=(2, 4), iterations=(30, 100),
+           lasts=(-1, 29, 44, 54), log=print):
+    """CPU seconds of one re-solve at round {a, b} against the last claim's strength (``-1``: the round's
+    first claim) and depth: placeholder continuation values (``bench.dudo.fake_W``) and a 20-iteration
+    blueprint, as the work does not depend on the values.  Histories: the requester opened, claims spaced
+    so that it is to move after the last one."""
+    from .dudo import fake_W
+    W = fake_W(5)
+    t0 = time.process_time()
+    g, st, _ = train(a, b, m, 20, W)
+    cont = continuation_values(a, b, m, st, W, a, True)
+    log(f"{a}v{b} memory {m}: blueprint and value matrices {time.process_time() - t0:.1f} s, "
+        f"{cont.Vc.nbytes / 1e6:.0f} MB of value matrices (float64, 2 continuations)")
+    log("| last claim | claims left | depth | iterations | subgame nodes | re-solve s |\n|---|---|---|---|---|---|")
+    from math import comb
+    for L in lasts:
+        hist = () if L < 0 else tuple(range(L - 3, L + 1))    # 4 claims: the requester is to move again
+        R = 6 * (a + b) - 1 - (hist[-1] if hist else -1)
+        for d in depths:
+            N = sum(comb(R, j) for j in range(min(d, R) + 1))
+            if N > 60000:
+                log(f"| {L} | {R} | {d} | - | {N} | not run (too large) |")
+                continue
+            for T in iterations:
+                est = comb(R, min(d, R)) * int(g.ns[0]) * int(g.ns[-1]) * 6 * T / 1e9   # leaf work, ~1 Gflop/s
+                if est > 120:
+                    log(f"| {L} | {R} | {d} | {T} | {N} | not run (about {est:.0f} s estimated) |")
+                    continue
+                pol = ContinualResolver(a, b, True, W, cont, depth=d, iterations=T)
+                rr = roll_arrays_prior(a)
+                c0 = time.process_time()
+                pol.resolve(hist, rr, None if not hist else np.zeros(int(pol.ns[1])))
+                log(f"| {L} | {R} | {d} | {T} | {N} | {time.process_time() - c0:.3f} |")
+
+
+def roll_arrays_prior(d: int):
+    from games.dudo.rules import roll_arrays
+    return roll_arrays(d)[0].copy()
+
+
 def main(argv=None):
+    if argv is None:
+        import sys
+        argv = sys.argv[1:]
+    if argv[:1] == ["timing"]:
+        ap = argparse.ArgumentParser(description="one re-solve's seconds on a large round")
+        ap.add_argument("--round", default="5v5")
+        ap.add_argument("--memory", type=int, default=1)
+        ap.add_argument("--depths", default="2,4")
+        ap.add_argument("--iterations", default="30,100")
+        t = ap.parse_args(argv[1:])
+        ra, rb = (int(x) for x in t.round.split("v"))
+        timing(ra, rb, t.memory, tuple(int(x) for x in t.depths.split(",")),
+               tuple(int(x) for x in t.iterations.split(",")))
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--groups", default="1v1,1v2")
     ap.add_argument("--blueprint", default="1:200,2:200", help="memory:iterations of the search's blueprints")
