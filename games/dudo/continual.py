@@ -46,7 +46,7 @@ from numba import njit
 from .endgame import GADGETS, OPP, REQ, _gadget_update, _root_reach, _seat_arrays, utility_tables
 from .game import make_group
 from .infoset import history_window
-from .kernels import br_backward, forward_reach, fsicfr_backward
+from .kernels import br_backward
 from .rules import roll_arrays
 
 
@@ -55,8 +55,8 @@ from .rules import roll_arrays
 
 @njit(cache=True, nogil=True)
 def subgame_layout(L0, d, K, N, p0, ns, C):
-    """(last, depth, cfirst, nch, mover, leaf, off) of the depth-``d`` subgame after a history whose
-    last claim is ``L0`` (``N`` nodes), ``p0`` moving at its root."""
+    """(last, depth, cfirst, nch, mover, leaf, off) of the depth-``d`` subgame (Dudo ends it earlier)
+    after a history whose last claim is ``L0`` (``N`` nodes), ``p0`` moving at its root."""
     last = np.empty(N, dtype=np.int64)
     depth = np.empty(N, dtype=np.int64)
     cfirst = np.zeros(N, dtype=np.int64)
@@ -86,10 +86,10 @@ def subgame_layout(L0, d, K, N, p0, ns, C):
 
 
 @njit(cache=True, nogil=True)
-def leaf_windows(w0, L0, last, cfirst, nch, leaf, act_off, child):
-    """The blueprint window of every node (following the window DAG from the root's ``w0``); the
-    caller reads the leaves'."""
-    N = last.size
+def leaf_windows(w0, cfirst, nch, act_off, child):
+    """The blueprint window of every subgame node, following the window DAG (``infoset.window_tables``)
+    from the root's window ``w0`` (the leaves' are read)."""
+    N = nch.size
     win = np.full(N, -1, dtype=np.int64)
     win[0] = w0
     for i in range(N):
@@ -442,7 +442,7 @@ class ContinualResolver:
         p0 = self.mover(k0)
         last, depth, cfirst, nch, mover, leaf, off = subgame_layout(L0, self.depth, K, N, p0, ns, C)
         w0 = history_window(history, K, self.cont.memory)
-        win = leaf_windows(w0, L0, last, cfirst, nch, leaf, self.cont.act_off, self.cont.child)
+        win = leaf_windows(w0, cfirst, nch, self.cont.act_off, self.cont.child)
         rows = int(off[-1])
         reg = np.zeros(rows)
         ssum = np.zeros(rows)
