@@ -278,15 +278,15 @@ def test_jotto_values_equal_every_tree_walked(jotto2, seed):
     rng = np.random.default_rng(seed)
     hider = rng.random(o.D) * (rng.random(o.D) < 0.8)
     secret = int(rng.choice(np.flatnonzero(hider > 0)))
+    # two random test words, then the greedy oracle's (uniform) test words until the secret is found
     turns, S = [], set(range(o.D))
-    for g in [int(x) for x in rng.permutation(o.D)]:
-        if len(turns) >= 4:
-            break
-        if g == secret:
-            continue
+    picks = iter(int(x) for x in rng.permutation(o.D) if int(x) != secret)
+    while True:
+        g = next(picks) if len(turns) < 2 else o.move(np.array(sorted(S), dtype=np.int32), o.uniform)
         turns.append((words[g], int(o.C[g, secret])))
+        if g == secret:
+            break
         S = ref.update_state(words, S, g, int(o.C[g, secret]))
-    turns.append((words[secret], o.L))
     parsed = parse_turns(o, turns, words[secret])
     moves = review_turns(o, hider, parsed)
     checked = {"exact": 0, "greedy": 0}
@@ -371,3 +371,39 @@ def test_analyze_game_over_http_and_grpc(registry, serve):
 def o_size(registry) -> int:
     with registry.acquire(SMALL_VARIANT) as b:
         return b.oracle.D
+
+
+def test_cli_review_prints_the_reply_as_a_table_and_json(dudo_root, dudo_stub, tmp_path, capsys):
+    from google.protobuf import json_format
+
+    from clients.cli import main
+    from server.app import build_server
+    from server.registry import Registry
+    req = pb.AnalyzeGameRequest(variant=VARIANT, dudo=[pb.DudoRound(
+        own_dice=1, opponent_dice=1, roll=[5], opponent_roll=[2], reviewed_opened=True,
+        claims=[pb.DudoClaim(count=1, face=5), pb.DudoClaim(count=1, face=1)])])
+    path = tmp_path / "game.json"
+    path.write_text(json_format.MessageToJson(req))
+    want = dudo_stub.AnalyzeGame(req, timeout=120)
+    registry = Registry(dudo_root[0])
+    registry.refresh()
+    server, port = build_server(registry, "127.0.0.1:0")
+    server.start()
+    try:
+        assert main(["--target", f"127.0.0.1:{port}", "review", str(path)]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert out[0].startswith(f"{VARIANT}  store {want.store_version}  strategy fsicfr  accuracy {want.accuracy:.1f}")
+        rows = [line.split() for line in out[3:3 + len(want.moves)]]
+        assert len(want.moves) == 2  # the opening claim and the Dudo on 1x1
+        for row, m in zip(rows, want.moves):
+            assert row[2] == m.move and row[7] == f"{m.best_value:.3f}" and row[8] == f"{m.loss:.3f}"
+        assert main(["--target", f"127.0.0.1:{port}", "review", str(path), "--json"]) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert got["moves"][0]["move"] == want.moves[0].move and got["accuracy"] == pytest.approx(want.accuracy)
+        path.write_text("{\"variant\": 3")
+        assert main(["--target", f"127.0.0.1:{port}", "review", str(path)]) == 2
+        assert "is not an AnalyzeGameRequest in JSON" in capsys.readouterr().err
+    finally:
+        server.stop(0).wait()
+        server.live_pool.close()
+        registry.close()
