@@ -26,8 +26,8 @@ from games.jotto.exact import ExactSolver
 from games.jotto.oracle import GBR, JottoOracle
 
 THRESHOLDS = (("blunder", 1.0), ("mistake", 0.5), ("inaccuracy", 0.2))  # in expected guesses
-EXACT_WORDS = 24
-EXACT_NODES = 200_000
+EXACT_WORDS = 12  # exact search at 21 words took 1.2 s on 2 letters, 16 words kept reviews at 5 s (bench.review)
+EXACT_NODES = 50_000
 WIDTH = 16
 MAX_TURNS = 64
 
