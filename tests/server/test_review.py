@@ -407,3 +407,40 @@ def test_cli_review_prints_the_reply_as_a_table_and_json(dudo_root, dudo_stub, t
         server.stop(0).wait()
         server.live_pool.close()
         registry.close()
+
+
+def test_the_terminal_game_saves_a_transcript_analyze_game_accepts(dudo_root, dudo_stub, tmp_path):
+    """gamestrategy-play dudo --save-dir: a 1-die game (you open 1x2, the service calls Dudo) saved as JSON,
+    read back as an AnalyzeGameRequest and reviewed."""
+    from google.protobuf import json_format
+
+    from clients.play.dudo import Dudo
+
+    class ScriptUI:
+        def __init__(self):
+            self.lines = []
+
+        def say(self, text):
+            self.lines.append(text)
+
+        error = show = say
+
+        def ask(self, prompt):
+            return "1x2"
+
+        def yes_no(self, prompt):
+            return "OPEN" in prompt
+
+    class DudoSays:
+        def dudo_move(self, *args):
+            return "dudo"
+
+    ui = ScriptUI()
+    game = Dudo(ui, DudoSays(), VARIANT, seed=11, save_dir=str(tmp_path))
+    game.play_game(0)
+    path = tmp_path / "dudo-11-1.json"
+    assert any(f"review it: gamestrategy review {path}" in str(line) for line in ui.lines)
+    req = json_format.Parse(path.read_text(), pb.AnalyzeGameRequest())
+    assert len(req.dudo) == 1 and req.dudo[0].reviewed_opened and req.dudo[0].claims[0].count == 1
+    r = dudo_stub.AnalyzeGame(req, timeout=120)
+    assert [m.move for m in r.moves] == ["1x2"]
