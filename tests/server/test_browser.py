@@ -259,6 +259,19 @@ def test_a_dudo_game_by_clicks_and_keys(page, site):
     shot(pg, "play-dudo-challenge")
     pg.wait_for_function("() => document.querySelector('#dudo').dataset.state === 'over'")
     assert ("you win the game" if not you_lose else "I win the game") in pg.inner_text("#dudo-log")
+    # "Review this game": one row per move of yours (your claims, your challenge), each with its loss and
+    # label; a click on a move shows its alternatives with their values
+    mine = re.findall(r"^You claim (\d+x\d)", text, re.M) + (["dudo"] if challenger_you else [])
+    pg.click(f"{box} button:has-text('Review this game')")
+    pg.wait_for_function("() => document.querySelector('#dudo').dataset.state === 'reviewed'")
+    rows = pg.eval_on_selector_all("#dudo-review tr[data-move]", "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+    assert [r[2] for r in rows] == mine and all(float(r[8]) >= 0 for r in rows)
+    assert pg.inner_text("#dudo-accuracy").startswith("Accuracy ")
+    assert pg.query_selector("#dudo-review svg polyline") is not None
+    pg.click("#dudo-review tr[data-move='0']")
+    alts = pg.inner_text("#dudo-review tr.alternatives:not([hidden])")
+    assert rows[0][6] in alts  # the best move is among the alternatives shown
+    shot(pg, "play-dudo-review")
 
 
 def test_operations_page_renders_every_variant(page, site):
