@@ -2,7 +2,7 @@
 // order comes from the server (games/dudo/rules.py claim_table, GET /play/rules/dudo.json); calls: SampleMove.
 import { api } from "./api.js";
 import { el } from "./prompt.js";
-import { renderReview } from "./review.js";
+import { REVIEW_SECONDS, renderReview } from "./review.js";
 
 const FACE = "⚀⚁⚂⚃⚄⚅";
 export const showDice = (roll) => roll.map((f) => `${FACE[f - 1]} ${f}`).join("  ");
@@ -69,7 +69,7 @@ export class Dudo {
     const box = this.root.querySelector("#dudo-review");
     box.hidden = false;
     box.replaceChildren(el("p", "", "Reviewing the game…"));
-    const r = await api("AnalyzeGame", { variant: this.variant, dudo: this.transcript });
+    const r = await api("AnalyzeGame", { variant: this.variant, dudo: this.transcript }, REVIEW_SECONDS);
     renderReview(box, r);
     this.root.dataset.state = "reviewed";
   }

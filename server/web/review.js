@@ -3,6 +3,8 @@
 import { el } from "./prompt.js";
 
 const fmt = (x) => (x ?? 0).toFixed(3);
+// a review is live work (the server's pool): its deadline, longer than a move's (a cold worker starts first)
+export const REVIEW_SECONDS = 120;
 
 // The chart: win probability (Dudo) or expected guesses (Jotto) before and after each reviewed move.
 function chart(reply, dudo) {
