@@ -444,3 +444,36 @@ def test_the_terminal_game_saves_a_transcript_analyze_game_accepts(dudo_root, du
     assert len(req.dudo) == 1 and req.dudo[0].reviewed_opened and req.dudo[0].claims[0].count == 1
     r = dudo_stub.AnalyzeGame(req, timeout=120)
     assert [m.move for m in r.moves] == ["1x2"]
+
+
+def test_the_terminal_jotto_game_saves_your_test_words_for_review(jotto2, tmp_path):
+    """gamestrategy-play jotto --save-dir: the person's test words against the program's secret saved as an
+    AnalyzeGameRequest that the review accepts; a game with a word outside the dictionary is not saved."""
+    from google.protobuf import json_format
+
+    from clients.play.jotto import Game, Jotto
+    from games.jotto.review import parse_turns
+
+    class Words:
+        def words(self, variant):
+            d = jotto2.dictionary
+            return pb.GetWordsReply(variant=variant, words=list(d.words), common=[bool(c) for c in d.common],
+                                    word_length=d.length)
+
+    lines = []
+
+    class UI:
+        def say(self, text):
+            lines.append(str(text))
+        error = say
+
+    game = Jotto(UI(), Words(), SMALL_VARIANT, "equilibrium", seed=5, save_dir=str(tmp_path))
+    g = Game("do", 5, tests=[("ad", 1), ("go", 1), ("do", 2)], person="won")
+    game.save(g, 0)
+    path = tmp_path / "jotto-5.json"
+    req = json_format.Parse(path.read_text(), pb.AnalyzeGameRequest())
+    assert req.variant == SMALL_VARIANT and req.jotto.role == pb.JottoState.GUESSER and req.jotto.secret == "do"
+    turns = parse_turns(jotto2, [(t.guess, t.jots) for t in req.jotto.turns], req.jotto.secret)
+    assert [t.wins for t in turns] == [False, False, True]
+    game.save(Game("do", 6, tests=[("qq", 0)]), 1)
+    assert not (tmp_path / "jotto-6.json").exists() and "not in my dictionary" in lines[-1]
