@@ -144,7 +144,6 @@ class RoundValues:
         if len(self.memo) >= self.max_nodes:
             raise TooLarge(f"the rest of the round visits more than {self.max_nodes} states")
         tab = self.t.table(mover, other, hist, w)
-        last = hist[-1] if hist else -1
         v = np.zeros(self.opp_rc.shape[0])
         if me:
             p = tab[:, self.x]
@@ -288,9 +287,6 @@ def parse_rounds(rounds: list[dict], max_dice: int) -> list[Round]:
             if not ok:
                 raise TranscriptError(f"round {i + 2}: its dice ({n_own} v {n_opp}) are not what round {i + 1}'s "
                                       f"challenge leaves")
-    last = out[-1]
-    if last.challenged and last.opp_roll is None:
-        pass
     return out
 
 
@@ -339,7 +335,10 @@ def review_from_store(store_path: str, rounds: list[dict], max_nodes: int = MAX_
         _OPEN[key] = (store, StoreTables.of_store(store), store_W(store.manifest))
     store, tables, W = _OPEN[key]
     parsed = parse_rounds(rounds, int(store.manifest["parameters"]["max_dice"]))
-    moves = review_rounds(tables, W, parsed, max_nodes)
+    try:
+        moves = review_rounds(tables, W, parsed, max_nodes)
+    except TooLarge as e:  # the server answers FAILED_PRECONDITION with this
+        return dict(too_large=f"reviewing this game: {e}")
     acc, top = summary(moves)
     return dict(moves=[m.__dict__ for m in moves], accuracy=acc, costliest=top,
                 rounds=[round_start(W, r) for r in parsed])

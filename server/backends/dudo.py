@@ -211,7 +211,10 @@ class DudoBackend:
         decisions = sum(len(r.claims) // 2 + 1 for r in parsed)
         cost = Cost(REVIEW_SECONDS * decisions, PROCESS_BYTES,
                     f"reviewing a Dudo game of {len(parsed)} rounds ({decisions} decisions) against {self.variant}")
-        return live.submit(review_from_store, str(self.store.path), rounds, cost=cost)
+        out = live.submit(review_from_store, str(self.store.path), rounds, cost=cost)
+        if "too_large" in out:
+            raise Refused("FAILED_PRECONDITION", out["too_large"])
+        return out
 
     # ------------------------------------------------------------------ listing
     def variant_info(self, v) -> None:

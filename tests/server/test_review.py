@@ -477,3 +477,9 @@ def test_the_terminal_jotto_game_saves_your_test_words_for_review(jotto2, tmp_pa
     assert [t.wins for t in turns] == [False, False, True]
     game.save(Game("do", 6, tests=[("qq", 0)]), 1)
     assert not (tmp_path / "jotto-6.json").exists() and "not in my dictionary" in lines[-1]
+
+
+def test_a_round_past_the_state_cap_is_refused_not_truncated(dudo_root):
+    """More states than ``max_nodes`` to value: no partial review (the server answers FAILED_PRECONDITION)."""
+    out = review_from_store(str(dudo_root[1]), _round(3, [(1, 2)], True, False), max_nodes=1)
+    assert set(out) == {"too_large"} and "more than 1 states" in out["too_large"]
