@@ -483,3 +483,37 @@ def test_a_round_past_the_state_cap_is_refused_not_truncated(dudo_root):
     """More states than ``max_nodes`` to value: no partial review (the server answers FAILED_PRECONDITION)."""
     out = review_from_store(str(dudo_root[1]), _round(3, [(1, 2)], True, False), max_nodes=1)
     assert set(out) == {"too_large"} and "more than 1 states" in out["too_large"]
+
+
+M1 = DudoParams(max_dice=1, iterations=50, memory=1, perfect_recall_total=0, exact_br_total=0)
+
+
+def test_dudo_values_with_a_one_claim_memory_equal_the_exhaustive_expectation(tmp_path):
+    """A store whose 1 v 1 strategy remembers only the last claim: the review values the rest of a round by
+    the strategy's windows (one state per remembered claim), the brute force by every full claim history,
+    looking each one's row up."""
+    path = build_dudo_store(M1, tmp_path)
+    store = Store(path)
+    mem = store_memories(store.manifest)
+    assert mem[(1, 1)] == 1
+
+    @functools.lru_cache(maxsize=None)
+    def row(own_face: int, hist: tuple):
+        actions, probs = lookup_row(lambda k: store.get("windows", k), mem, 1, 1, (own_face,), list(hist))
+        return dict(zip((int(a) for a in actions), (float(p) for p in probs)))
+
+    try:
+        for x in (1, 4, 6):
+            for claims in HISTORIES[:3]:
+                opened = len(claims) % 2 == 0
+                hist = tuple(strength(n, r, 2) for n, r in claims)
+                want, _ = brute_force(row, x, hist, opened)
+                mine = row(x, hist)
+                a = max(mine, key=mine.get)
+                moves = list(claims) + ([] if a < 0 else [claim_table(2)[a]])
+                m = review_from_store(str(path), _round(x, moves, opened, a < 0))["moves"][-1]
+                got = {mv: v for mv, v, _ in m["alternatives"]}
+                for b, v in want.items():
+                    assert got[_name(b)] == pytest.approx(v, abs=1e-9)
+    finally:
+        store.close()
