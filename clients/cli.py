@@ -7,6 +7,8 @@
     Hangman    --action word  |  --action letter --opponent-word WORD --asked LETTERS --pattern PATTERN
     Guess Who  --own-count 7 --opponent-count 12
   gamestrategy stats [VARIANT] [--all] [--json]
+  gamestrategy review TRANSCRIPT.json [--json]   (an AnalyzeGameRequest in JSON: docs/review.md; waits at least
+                                                 REVIEW_SECONDS unless --timeout is longer)
 
 A variant's game is its name's first part (jotto-, dudo-, hangman-, guesswho-). --json prints the reply in
 the protobuf JSON mapping (as the HTTP API does). A bad argument exits 2 with one line on stderr; a fault
@@ -48,6 +50,7 @@ COLUMNS = {"jotto": ("guarantee", "hider_vs_gbr", "epsilon_hider", "epsilon_gues
                        "hard_words", "words"),
            "guesswho": ("vs_optimal", "vs_bisection", "optimal_first_mover")}
 SIGPIPE_EXIT = 141
+REVIEW_SECONDS = 120.0  # a review is live work: it waits at least this long
 
 
 class UsageError(Exception):
@@ -155,7 +158,59 @@ def parser() -> argparse.ArgumentParser:
     st.add_argument("variant", nargs="?", default="")
     st.add_argument("--all", action="store_true", help="every figure and label of every strategy")
     st.add_argument("--json", action="store_true", help="the GetStats reply as JSON")
+    rv = sub.add_parser("review", help="review a finished game move by move (AnalyzeGame)",
+                        description="A finished game's transcript (an AnalyzeGameRequest in the protobuf JSON "
+                                    "mapping, as the HTTP API takes it: docs/review.md) reviewed move by move.")
+    rv.add_argument("transcript", help="the transcript's JSON file (- = standard input)")
+    rv.add_argument("--json", action="store_true", help="the AnalyzeGame reply as JSON")
     return ap
+
+
+def review_request(path: str) -> pb.AnalyzeGameRequest:
+    """The transcript file as an AnalyzeGameRequest; UsageError naming what is wrong with the file."""
+    try:
+        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise UsageError(f"gamestrategy review: cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"gamestrategy review: {path} is not UTF-8 text") from None
+    try:
+        return json_format.Parse(text, pb.AnalyzeGameRequest())
+    except json_format.ParseError as e:
+        raise UsageError(f"gamestrategy review: {path} is not an AnalyzeGameRequest in JSON: {e}") from None
+
+
+def _table(rows: list[list[str]], right: set) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in rows]
+
+
+def review_lines(r: pb.AnalyzeGameReply) -> list[str]:
+    """The review as a table: one row per reviewed move, then the costliest moves."""
+    th = ", ".join(f"{k} >= {_number(v)}" for k, v in sorted(r.thresholds.items(), key=lambda kv: kv[1]))
+    out = [f"{r.variant}  store {r.store_version}  strategy {r.strategy}  accuracy {r.accuracy:.1f}",
+           f"  losses in {r.unit}; {th}"]
+    dudo = r.unit == "win probability"
+    if dudo:
+        rows = [["#", "round", "move", "p", "before", "after", "best", "best value", "loss", "label"]]
+        for i, m in enumerate(r.moves):
+            rows.append([str(i + 1), str(m.round + 1), m.move, f"{m.probability:.3f}", f"{m.before:.3f}",
+                         f"{m.after:.3f}", m.best_move, f"{m.best_value:.3f}", f"{m.loss:.3f}", m.label])
+        out += _table(rows, {0, 1, 3, 4, 5, 7, 8})
+    else:
+        rows = [["#", "word", "words", "guesses", "best", "best guesses", "loss", "uniform", "best uniform",
+                 "continuation", "label"]]
+        for i, m in enumerate(r.moves):
+            rows.append([str(i + 1), m.move, f"{int(m.before)}->{int(m.after)}", f"{m.value:.3f}", m.best_move,
+                         f"{m.best_value:.3f}", f"{m.loss:.3f}", f"{m.value_uniform:.3f}",
+                         f"{m.best_value_uniform:.3f}", m.continuation, m.label])
+        out += _table(rows, {0, 2, 3, 5, 6, 7, 8})
+    if r.costliest:
+        out.append("  costliest: " + "; ".join(
+            f"#{i + 1} {r.moves[i].move}" + (f" (round {r.moves[i].round + 1})" if dudo else "")
+            + f" -{r.moves[i].loss:.3f}" for i in r.costliest))
+    return out
 
 
 def game_of(variant: str) -> str | None:
@@ -256,6 +311,12 @@ def run(c: GameStrategyClient, args) -> None:
               f"  strategy={r.strategy}{extra}  store={r.store_version}")
         for d in r.distribution[:20]:
             print(f"  {d.move:10s} {d.probability:.4f}")
+    elif args.cmd == "review":
+        reply = c.analyze_game(args.request, timeout=max(c.timeout, REVIEW_SECONDS))
+        if args.json:
+            print(as_json(reply))
+            return
+        print("\n".join(review_lines(reply)))
     else:
         reply = c.stats(args.variant)
         if args.json:
@@ -270,6 +331,8 @@ def _main(argv: list[str] | None) -> int:
         args = parser().parse_args(argv)
         if args.cmd == "sample":
             sample_request(args)  # a bad or misplaced state option fails before any connection
+        if args.cmd == "review":
+            args.request = review_request(args.transcript)
         try:
             token = open(args.token_file).read().strip() if args.token_file else None
         except OSError as e:

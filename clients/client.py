@@ -128,6 +128,10 @@ class GameStrategyClient:
         req = jotto_request(variant, role, history, seed, strategy, distribution)
         return self._move(self.stub.SampleMove(req, timeout=timeout or self.timeout, metadata=self.metadata))
 
+    def analyze_game(self, request: pb.AnalyzeGameRequest, timeout: float | None = None) -> pb.AnalyzeGameReply:
+        """AnalyzeGame: a finished game's transcript reviewed move by move (docs/review.md)."""
+        return self.stub.AnalyzeGame(request, timeout=timeout or self.timeout, metadata=self.metadata)
+
     def sample_move(self, request: pb.SampleMoveRequest, timeout: float | None = None) -> pb.SampleMoveReply:
         """One SampleMove of any game (the request builders above), the reply as the service sent it."""
         return self.stub.SampleMove(request, timeout=timeout or self.timeout, metadata=self.metadata)

@@ -304,3 +304,116 @@ class GetWordsReply(_message.Message):
     word_length: int
     store_version: str
     def __init__(self, variant: _Optional[str] = ..., words: _Optional[_Iterable[str]] = ..., common: _Optional[_Iterable[bool]] = ..., word_length: _Optional[int] = ..., store_version: _Optional[str] = ...) -> None: ...
+
+class DudoRound(_message.Message):
+    __slots__ = ("own_dice", "opponent_dice", "roll", "opponent_roll", "reviewed_opened", "claims", "unfinished")
+    OWN_DICE_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_DICE_FIELD_NUMBER: _ClassVar[int]
+    ROLL_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_ROLL_FIELD_NUMBER: _ClassVar[int]
+    REVIEWED_OPENED_FIELD_NUMBER: _ClassVar[int]
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    UNFINISHED_FIELD_NUMBER: _ClassVar[int]
+    own_dice: int
+    opponent_dice: int
+    roll: _containers.RepeatedScalarFieldContainer[int]
+    opponent_roll: _containers.RepeatedScalarFieldContainer[int]
+    reviewed_opened: bool
+    claims: _containers.RepeatedCompositeFieldContainer[DudoClaim]
+    unfinished: bool
+    def __init__(self, own_dice: _Optional[int] = ..., opponent_dice: _Optional[int] = ..., roll: _Optional[_Iterable[int]] = ..., opponent_roll: _Optional[_Iterable[int]] = ..., reviewed_opened: _Optional[bool] = ..., claims: _Optional[_Iterable[_Union[DudoClaim, _Mapping]]] = ..., unfinished: _Optional[bool] = ...) -> None: ...
+
+class JottoGame(_message.Message):
+    __slots__ = ("role", "turns", "secret")
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    role: JottoState.Role
+    turns: _containers.RepeatedCompositeFieldContainer[JottoTurn]
+    secret: str
+    def __init__(self, role: _Optional[_Union[JottoState.Role, str]] = ..., turns: _Optional[_Iterable[_Union[JottoTurn, _Mapping]]] = ..., secret: _Optional[str] = ...) -> None: ...
+
+class AnalyzeGameRequest(_message.Message):
+    __slots__ = ("variant", "strategy", "dudo", "jotto")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    DUDO_FIELD_NUMBER: _ClassVar[int]
+    JOTTO_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    strategy: str
+    dudo: _containers.RepeatedCompositeFieldContainer[DudoRound]
+    jotto: JottoGame
+    def __init__(self, variant: _Optional[str] = ..., strategy: _Optional[str] = ..., dudo: _Optional[_Iterable[_Union[DudoRound, _Mapping]]] = ..., jotto: _Optional[_Union[JottoGame, _Mapping]] = ...) -> None: ...
+
+class MoveValue(_message.Message):
+    __slots__ = ("move", "value", "probability")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    move: str
+    value: float
+    probability: float
+    def __init__(self, move: _Optional[str] = ..., value: _Optional[float] = ..., probability: _Optional[float] = ...) -> None: ...
+
+class ReviewedMove(_message.Message):
+    __slots__ = ("round", "index", "move", "best_move", "probability", "value", "best_value", "loss", "before", "after", "label", "alternatives", "value_uniform", "best_value_uniform", "continuation")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    BEST_MOVE_FIELD_NUMBER: _ClassVar[int]
+    PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    BEST_VALUE_FIELD_NUMBER: _ClassVar[int]
+    LOSS_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    ALTERNATIVES_FIELD_NUMBER: _ClassVar[int]
+    VALUE_UNIFORM_FIELD_NUMBER: _ClassVar[int]
+    BEST_VALUE_UNIFORM_FIELD_NUMBER: _ClassVar[int]
+    CONTINUATION_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    index: int
+    move: str
+    best_move: str
+    probability: float
+    value: float
+    best_value: float
+    loss: float
+    before: float
+    after: float
+    label: str
+    alternatives: _containers.RepeatedCompositeFieldContainer[MoveValue]
+    value_uniform: float
+    best_value_uniform: float
+    continuation: str
+    def __init__(self, round: _Optional[int] = ..., index: _Optional[int] = ..., move: _Optional[str] = ..., best_move: _Optional[str] = ..., probability: _Optional[float] = ..., value: _Optional[float] = ..., best_value: _Optional[float] = ..., loss: _Optional[float] = ..., before: _Optional[float] = ..., after: _Optional[float] = ..., label: _Optional[str] = ..., alternatives: _Optional[_Iterable[_Union[MoveValue, _Mapping]]] = ..., value_uniform: _Optional[float] = ..., best_value_uniform: _Optional[float] = ..., continuation: _Optional[str] = ...) -> None: ...
+
+class AnalyzeGameReply(_message.Message):
+    __slots__ = ("variant", "store_version", "strategy", "unit", "moves", "accuracy", "costliest", "thresholds", "round_start")
+    class ThresholdsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    STORE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    UNIT_FIELD_NUMBER: _ClassVar[int]
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    COSTLIEST_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    ROUND_START_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    store_version: str
+    strategy: str
+    unit: str
+    moves: _containers.RepeatedCompositeFieldContainer[ReviewedMove]
+    accuracy: float
+    costliest: _containers.RepeatedScalarFieldContainer[int]
+    thresholds: _containers.ScalarMap[str, float]
+    round_start: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, variant: _Optional[str] = ..., store_version: _Optional[str] = ..., strategy: _Optional[str] = ..., unit: _Optional[str] = ..., moves: _Optional[_Iterable[_Union[ReviewedMove, _Mapping]]] = ..., accuracy: _Optional[float] = ..., costliest: _Optional[_Iterable[int]] = ..., thresholds: _Optional[_Mapping[str, float]] = ..., round_start: _Optional[_Iterable[float]] = ...) -> None: ...

@@ -64,6 +64,11 @@ class GameStrategyStub:
                 request_serializer=protos_dot_gamestrategy__pb2.GetWordsRequest.SerializeToString,
                 response_deserializer=protos_dot_gamestrategy__pb2.GetWordsReply.FromString,
                 _registered_method=True)
+        self.AnalyzeGame = channel.unary_unary(
+                '/gamestrategy.v1.GameStrategy/AnalyzeGame',
+                request_serializer=protos_dot_gamestrategy__pb2.AnalyzeGameRequest.SerializeToString,
+                response_deserializer=protos_dot_gamestrategy__pb2.AnalyzeGameReply.FromString,
+                _registered_method=True)
 
 
 class GameStrategyServicer:
@@ -118,6 +123,13 @@ class GameStrategyServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AnalyzeGame(self, request, context):
+        """A finished game reviewed move by move against the served strategy (docs/review.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameStrategyServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -150,6 +162,11 @@ def add_GameStrategyServicer_to_server(servicer, server):
                     servicer.GetWords,
                     request_deserializer=protos_dot_gamestrategy__pb2.GetWordsRequest.FromString,
                     response_serializer=protos_dot_gamestrategy__pb2.GetWordsReply.SerializeToString,
+            ),
+            'AnalyzeGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnalyzeGame,
+                    request_deserializer=protos_dot_gamestrategy__pb2.AnalyzeGameRequest.FromString,
+                    response_serializer=protos_dot_gamestrategy__pb2.AnalyzeGameReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -314,6 +331,33 @@ class GameStrategy:
             '/gamestrategy.v1.GameStrategy/GetWords',
             protos_dot_gamestrategy__pb2.GetWordsRequest.SerializeToString,
             protos_dot_gamestrategy__pb2.GetWordsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnalyzeGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/gamestrategy.v1.GameStrategy/AnalyzeGame',
+            protos_dot_gamestrategy__pb2.AnalyzeGameRequest.SerializeToString,
+            protos_dot_gamestrategy__pb2.AnalyzeGameReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -7,6 +7,8 @@ import time
 
 import grpc
 
+from games.dudo import review as dudo_review
+from games.jotto import review as jotto_review
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server import metrics
@@ -16,6 +18,7 @@ from server.registry import Registry
 from server.settings import MAX_BATCH, MAX_REQUEST_BYTES, MAX_STREAMS
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameStrategy"].full_name
+REVIEW_THRESHOLDS = {"dudo": dudo_review.THRESHOLDS, "jotto": jotto_review.THRESHOLDS}
 SOURCES = {"book": pb.SampleMoveReply.BOOK, "live": pb.SampleMoveReply.LIVE, "degraded": pb.SampleMoveReply.DEGRADED}
 
 
@@ -196,6 +199,45 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
                 return out
         except BadRequest as e:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+
+    def AnalyzeGame(self, request, context):
+        """A finished game reviewed move by move (docs/review.md); the review runs in the live pool."""
+        try:
+            if not request.variant:
+                raise BadRequest("request names no variant")
+            live = LiveCall(self.live_pool, _deadline(context), context.is_active)
+            with self.registry.acquire(request.variant) as b:
+                if not hasattr(b, "analyze"):
+                    raise BadRequest(f"{request.variant} is a {b.game} variant; AnalyzeGame reviews Dudo and Jotto games")
+                out = b.analyze(request, live)
+                version = b.version
+                game = b.game
+                thresholds = REVIEW_THRESHOLDS[game]
+        except BadRequest as e:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        except (Refused, Stopped) as e:
+            context.abort(grpc.StatusCode[e.status], str(e))
+        except LiveError as e:
+            context.abort(grpc.StatusCode.INTERNAL, str(e))
+        reply = pb.AnalyzeGameReply(variant=request.variant, store_version=version,
+                                    strategy=request.strategy or ("fsicfr" if game == "dudo" else b.served),
+                                    unit="win probability" if game == "dudo" else "guesses",
+                                    accuracy=out["accuracy"], costliest=out["costliest"],
+                                    round_start=out.get("rounds", []))
+        reply.thresholds.update({k: v for k, v in thresholds})
+        for m in out["moves"]:
+            r = reply.moves.add(move=m["move"], best_move=m["best_move"], value=m["value"], best_value=m["best_value"],
+                                loss=m["loss"], label=m["label"], index=m["index"])
+            if game == "dudo":
+                r.round, r.probability, r.before, r.after = m["round"], m["probability"], m["before"], m["after"]
+                r.continuation = "on-support" if m["on_support"] else "prior"
+                r.alternatives.extend(pb.MoveValue(move=a, value=v, probability=p) for a, v, p in m["alternatives"])
+            else:
+                r.before, r.after = m["words_before"], m["words_after"]
+                r.value_uniform, r.best_value_uniform = m["value_uniform"], m["best_value_uniform"]
+                r.continuation = m["continuation"]
+                r.alternatives.extend(pb.MoveValue(move=a, value=v) for a, v in m["alternatives"])
+        return reply
 
     def GetStats(self, request, context):
         out = pb.GetStatsReply()

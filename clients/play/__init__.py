@@ -40,6 +40,7 @@ def _args(argv):
     ap.add_argument("--seed", type=int, help="fixes the service's secrets, draws and dice (default: random)")
     ap.add_argument("--no-color", action="store_true", help="no colour even on a terminal (also: NO_COLOR)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
+    ap.add_argument("--save-dir", help="save each finished game's transcript here (gamestrategy review reads it)")
     ap.add_argument("--token-file", help="bearer token for a service that requires one")
     ap.add_argument("--tls", action="store_true", help="TLS with the system roots (implied by --tls-ca/--tls-cert)")
     ap.add_argument("--tls-ca", help="PEM file of the CA that signed the server certificate")
@@ -81,12 +82,12 @@ def main(argv: list[str] | None = None) -> int:
             if LEVELS[args.level] and LEVELS[args.level] not in strategies:
                 ui.error(f"{v.variant} has no {args.level} strategy (it has {', '.join(sorted(strategies))}).")
                 return 2
-            Jotto(ui, service, v.variant, args.level, args.seed).run()
+            Jotto(ui, service, v.variant, args.level, args.seed, args.save_dir).run()
         elif args.game == "dudo":
             from clients.play.dudo import Dudo
 
             v = service.choose_variant("dudo", args.variant, ["dudo-5dice-default"])
-            Dudo(ui, service, v.variant, args.seed).run()
+            Dudo(ui, service, v.variant, args.seed, args.save_dir).run()
         else:
             from clients.play.hangman import Hangman
 

@@ -7,7 +7,9 @@ round; a player with no dice has lost.
 """
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import numpy as np
 from rich.table import Table
@@ -35,9 +37,11 @@ def claim_str(c) -> str:
 
 
 class Dudo:
-    def __init__(self, ui: UI, service: Service, variant: str, seed: int):
+    def __init__(self, ui: UI, service: Service, variant: str, seed: int, save_dir: str | None = None):
         self.ui, self.service, self.variant, self.seed = ui, service, variant, seed
         self.start_dice = min(dice_of(variant), MAX_DICE)
+        self.save_dir = save_dir
+        self.transcript: list[dict] = []  # this game's rounds, AnalyzeGameRequest's JSON form (docs/review.md)
 
     def legal(self, total: int, history) -> list[tuple[int, int]]:
         table = claim_table(total)
@@ -130,6 +134,8 @@ class Dudo:
         else:
             why = "Exactly the claim: the challenger loses 1"
         self.ui.say(f"{why} {'die' if k == 1 else 'dice'}: [bold]{'you lose' if loser_you else 'I lose'} {k}[/].")
+        self.transcript.append(dict(ownDice=you, opponentDice=me, roll=your_roll, opponentRoll=my_roll,
+                                    reviewedOpened=you_open, claims=[dict(count=c[0], face=c[1]) for c in history]))
         if loser_you:
             you -= k
         else:
@@ -150,6 +156,21 @@ class Dudo:
             self.ui.say("[bold green]I have no dice left: you win the game.[/]")
         else:
             self.ui.say("[bold red]You have no dice left: I win the game.[/]")
+        self.save(game)
+
+    def save(self, game: int) -> None:
+        """The finished game's transcript as DIR/dudo-<seed>-<game>.json, with the command that reviews it."""
+        rounds, self.transcript = self.transcript, []
+        if not self.save_dir:
+            return
+        path = Path(self.save_dir) / f"dudo-{self.seed}-{game + 1}.json"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(dict(variant=self.variant, dudo=rounds), indent=1) + "\n")
+        except OSError as e:
+            self.ui.error(f"could not save the game to {path}: {e.strerror or e}")
+            return
+        self.ui.say(f"Game saved to {path}; review it: gamestrategy review {path}")
 
     def run(self) -> None:
         self.ui.say(f"[bold]DUDO[/] (Liar's Dice, ones wild) on {self.variant}, seed {self.seed}; ? for help at a claim.")

@@ -9,8 +9,10 @@ can be taken back ("undo"): the corrected history is sent again and the service 
 """
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 import numpy as np
@@ -62,8 +64,9 @@ class Game:
 
 
 class Jotto:
-    def __init__(self, ui: UI, service: Service, variant: str, level: str, seed: int):
+    def __init__(self, ui: UI, service: Service, variant: str, level: str, seed: int, save_dir: str | None = None):
         self.ui, self.service, self.variant, self.level, self.seed = ui, service, variant, level, seed
+        self.save_dir = save_dir
         self.strategy = LEVELS[level]
         w = service.words(variant)
         self.words = list(w.words)
@@ -353,6 +356,26 @@ class Jotto:
             person_next = not person_next
         if g.program != "won" and (g.contradicted or g.program == "gave up"):
             self.post_mortem(g)
+        self.save(g, n)
+
+    def save(self, g: Game, n: int) -> None:
+        """Your test words (against my secret) as DIR/jotto-<seed>.json for `gamestrategy review` (docs/review.md);
+        only words of the dictionary can be reviewed, so a game with another word is not saved."""
+        if not self.save_dir or not g.tests:
+            return
+        if any(w not in self.index for w, _ in g.tests):
+            self.ui.say("Not saved for review: one of your test words is not in my dictionary.")
+            return
+        path = Path(self.save_dir) / f"jotto-{g.seed}.json"
+        body = dict(variant=self.variant, strategy=self.strategy, jotto=dict(
+            role="GUESSER", secret=g.secret, turns=[dict(guess=w, jots=j) for w, j in g.tests]))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(body, indent=1) + "\n")
+        except OSError as e:
+            self.ui.error(f"could not save the game to {path}: {e.strerror or e}")
+            return
+        self.ui.say(f"Game saved to {path}; review it: gamestrategy review {path}")
 
     def post_mortem(self, g: Game) -> None:
         """Beeler's "WHAT WAS YOUR SECRET WORD? ... YOU GAVE ME 2 JOTS ON TEARS AND THAT HAS 3 JOTS"."""

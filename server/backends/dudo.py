@@ -19,6 +19,7 @@ from games.dudo.endgame_store import STOPPED, resolve_cost, resolve_from_store, 
 from games.dudo.game import round_reachable
 from games.dudo.live import live_cost, solve_live
 from games.dudo.served import SERVED_BOOK, SERVED_RESOLVED, served_label
+from games.dudo.review import TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import FACES, MAX_DICE, claim, strength
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
 from games.quantise import UNIT
@@ -37,6 +38,10 @@ ENDGAME = EndgamePolicy()  # when and how a late decision is re-solved (games.du
 BOOK, DEGRADED = "book", "degraded"   # the sources of a move answered from the store (server.service.SOURCES)
 # a re-solve must end this long before the caller's deadline: the store's answer is the fallback
 ENDGAME_MARGIN_SECONDS = 0.05
+MAX_REVIEW_ROUNDS = 64
+# a reviewed decision's estimate (every action's rest of the round valued; bench/review.py measures it)
+REVIEW_SECONDS = 0.05
+PROCESS_BYTES = 300 << 20
 
 
 def move_name(action: int, total: int) -> str:
@@ -48,7 +53,7 @@ def move_name(action: int, total: int) -> str:
 
 class DudoBackend:
     game = "dudo"
-    live_modules = ("games.dudo.live", "games.dudo.endgame_store", "games.dudo.live_warm")
+    live_modules = ("games.dudo.live", "games.dudo.endgame_store", "games.dudo.live_warm", "games.dudo.review")
     endgame: EndgamePolicy | None = ENDGAME  # None: every decision the store holds is answered from it
 
     def __init__(self, store: Store):
@@ -207,6 +212,31 @@ class DudoBackend:
             order = np.argsort(-p, kind="stable")
             dist = [(move_name(actions[i], total), float(p[i])) for i in order]
         return MoveResult(move_name(actions[k], total), float(p[k]), dist, source, "fsicfr", 0, 0, True)
+
+    # ------------------------------------------------------------------ review
+    def analyze(self, request, live: LiveCall = NO_LIVE) -> dict:
+        """AnalyzeGame: the transcript checked here (BadRequest naming the first bad move), the review
+        (``games.dudo.review``) run in the live pool."""
+        if request.strategy not in ("", "fsicfr"):
+            raise BadRequest(f"unknown strategy {request.strategy!r} for {self.variant} (known: fsicfr)")
+        if request.HasField("jotto") or not request.dudo:
+            raise BadRequest(f"{self.variant} is a Dudo variant: give the game's rounds in `dudo`")
+        if len(request.dudo) > MAX_REVIEW_ROUNDS:
+            raise BadRequest(f"the transcript has {len(request.dudo)} rounds; at most {MAX_REVIEW_ROUNDS}")
+        rounds = [dict(own=r.own_dice, opp=r.opponent_dice, roll=list(r.roll), opp_roll=list(r.opponent_roll),
+                       opened=r.reviewed_opened, claims=[(c.count, c.face) for c in r.claims],
+                       challenged=not r.unfinished) for r in request.dudo]
+        try:
+            parsed = parse_rounds(rounds, self.max_dice)
+        except TranscriptError as e:
+            raise BadRequest(str(e)) from None
+        decisions = sum(len(r.claims) // 2 + 1 for r in parsed)
+        cost = Cost(REVIEW_SECONDS * decisions, PROCESS_BYTES,
+                    f"reviewing a Dudo game of {len(parsed)} rounds ({decisions} decisions) against {self.variant}")
+        out = live.submit(review_from_store, str(self.store.path), rounds, cost=cost)
+        if "too_large" in out:
+            raise Refused("FAILED_PRECONDITION", out["too_large"])
+        return out
 
     # ------------------------------------------------------------------ listing
     def variant_info(self, v) -> None:

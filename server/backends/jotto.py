@@ -10,12 +10,14 @@ import numpy as np
 
 from games.jotto.dictionary import Variant, dictionary_from_words
 from games.jotto.oracle import JottoOracle, state_key
+from games.jotto.review import TranscriptError, parse_turns, review_from_store
 from games.jotto.store import COMMON, JottoManifest, book_moves, read_strategies
 from games.jotto.strategy import GuesserStrategy
 from games.seeding import seeded_uniform
 from games.storage import Store, StoreError, check_manifest
 from protos import gamestrategy_pb2 as pb
 from server.backends import BadRequest, DeadlineExceeded, MoveResult, quote
+from server.live import NO_LIVE, Cost, LiveCall
 
 GUESSER, HIDER = pb.JottoState.GUESSER, pb.JottoState.HIDER
 
@@ -27,6 +29,7 @@ def draw(cum: list[float], u: float) -> int:
     getting it back cost about 15 us a call; bisect never lets go of it."""
     return min(bisect.bisect_right(cum, u * cum[-1]), len(cum) - 1)
 MAX_HISTORY = 64
+REVIEW_SECONDS = 0.2  # a reviewed test word's estimate (bench/review.py measures it)
 MAX_RESULTS = 100_000  # guesser results kept for reuse, with their encoded replies (about 400 bytes each)
 
 
@@ -245,6 +248,24 @@ class JottoBackend:
             return self.sample_hider(request.strategy, request.game_seed, request.want_distribution,
                                      st.common_secret)
         raise BadRequest("jotto.role must be HIDER or GUESSER")
+
+    def analyze(self, request, live: LiveCall = NO_LIVE) -> dict:
+        """AnalyzeGame: the guesser's test words checked here (BadRequest naming the first bad one), the
+        review (``games.jotto.review``) run in the live pool."""
+        s = self.strategy(request.strategy)
+        if request.dudo or not request.HasField("jotto"):
+            raise BadRequest(f"{self.variant} is a Jotto variant: give the game in `jotto`")
+        g = request.jotto
+        if g.role != GUESSER:
+            raise BadRequest("jotto.role: only the guesser's test words are reviewed (role GUESSER)")
+        turns = [(t.guess, int(t.jots)) for t in g.turns]
+        try:
+            parsed = parse_turns(self.oracle, turns, g.secret)
+        except TranscriptError as e:
+            raise BadRequest(str(e)) from None
+        cost = Cost(REVIEW_SECONDS * len(parsed) + self.oracle.D ** 2 * 2e-8, 200 * 2**20 + 2 * self.oracle.D ** 2,
+                    f"reviewing a Jotto game of {len(parsed)} test words against {self.variant}")
+        return live.submit(review_from_store, str(self.store.path), s.name, turns, g.secret, cost=cost)
 
     def get_words(self, reply) -> None:
         """GetWords: the dictionary in order with its common bit."""

@@ -12,8 +12,10 @@ export class ApiError extends Error {
 export function token() { return sessionStorage.getItem("gamestrategy-token") || ""; }
 export function setToken(t) { sessionStorage.setItem("gamestrategy-token", t.trim()); }
 
-export async function api(method, body = {}) {
+// `seconds`: the call's deadline (grpc-timeout); without it the server's own (live work: its pool's wait).
+export async function api(method, body = {}, seconds = 0) {
   const headers = { "content-type": "application/json" };
+  if (seconds) headers["grpc-timeout"] = `${seconds}S`;
   if (token()) headers.authorization = `Bearer ${token()}`;
   const r = await fetch(`/v1/${method}`, { method: "POST", headers, body: JSON.stringify(body) });
   const out = await r.json();

@@ -2,6 +2,7 @@
 // order comes from the server (games/dudo/rules.py claim_table, GET /play/rules/dudo.json); calls: SampleMove.
 import { api } from "./api.js";
 import { el } from "./prompt.js";
+import { REVIEW_SECONDS, renderReview } from "./review.js";
 
 const FACE = "⚀⚁⚂⚃⚄⚅";
 export const showDice = (roll) => roll.map((f) => `${FACE[f - 1]} ${f}`).join("  ");
@@ -44,6 +45,9 @@ export class Dudo {
     const start = Math.min(m ? +m[1] : 2, this.rules.max_dice);
     const game = this.games++;
     this.variant = variant; this.seed = seed;
+    this.transcript = [];  // the rounds as AnalyzeGame takes them (docs/review.md)
+    const box = this.root.querySelector("#dudo-review");
+    box.hidden = true; box.replaceChildren();
     this.log.clear();
     this.log.say(`DUDO (Liar's Dice, ones wild) on ${variant}, seed ${seed}. We each start with ${dice(start)}.`);
     let you = start, me = start;
@@ -59,7 +63,18 @@ export class Dudo {
     this.log.say(you > 0 ? "I have no dice left: you win the game." : "You have no dice left: I win the game.",
       you > 0 ? "good" : "err");
     this.root.dataset.state = "over";
-    this.p.idle("Game over. Press New game to play again.");
+    await this.p.choose("The game is over.", [{ label: "Review this game", value: 1, primary: true }]);
+    await this.review();
+  }
+
+  async review() {
+    const box = this.root.querySelector("#dudo-review");
+    box.hidden = false;
+    box.replaceChildren(el("p", "", "Reviewing the game…"));
+    const r = await api("AnalyzeGame", { variant: this.variant, dudo: this.transcript }, REVIEW_SECONDS);
+    renderReview(box, r);
+    this.root.dataset.state = "reviewed";
+    this.p.idle("Game over: the review is below. Press New game to play again.");
   }
 
   show(you, me, yourRoll, myRoll, claims) {
@@ -142,6 +157,8 @@ export class Dudo {
     this.log.say(`Dice counting for ${r === 1 ? "ones" : `${r}s (ones are wild)`}: ${count}; the claim was ${n}.`);
     const [loser, k] = challengeOutcome(n, count);
     const youLose = (loser === "challenger") === youChallenge;
+    this.transcript.push({ ownDice: you, opponentDice: me, roll: yourRoll, opponentRoll: myRoll, reviewedOpened: youOpen,
+      claims: history.map(([count, face]) => ({ count, face })) });
     const why = count > n ? `${count} > ${n}: the challenger loses ${count} - ${n} = ${k}`
       : count < n ? `${count} < ${n}: the claimant loses ${n} - ${count} = ${k}` : "Exactly the claim: the challenger loses 1";
     const verdict = `${why} ${k === 1 ? "die" : "dice"}: ${youLose ? "you lose" : "I lose"} ${k}.`;

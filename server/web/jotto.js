@@ -2,6 +2,7 @@
 // referee (it holds the program's secret, as the terminal client does). Calls: GetWords, SampleMove.
 import { api, ApiError } from "./api.js";
 import { el } from "./prompt.js";
+import { REVIEW_SECONDS, renderReview } from "./review.js";
 
 const LEVELS = { equilibrium: "", people: "people", beeler: "beeler", benchmark: "benchmark" };
 const U = (w) => w.toUpperCase();
@@ -74,6 +75,8 @@ export class Jotto {
     const secret = (await api("SampleMove", { variant, strategy: this.strategy, gameSeed: String(seed),
       jotto: { role: "HIDER", commonSecret: true } })).move;
     const g = this.g = { secret, seed, history: [], tests: [], person: null, program: null, guesses: 0, contradicted: false };
+    const box = this.root.querySelector("#jotto-review");
+    box.hidden = true; box.replaceChildren();
     this.log.clear();
     this.log.say(`JOTTO on ${variant}, level ${level}, seed ${seed}.`);
     this.log.say(`I HAVE A ${this.L}-LETTER WORD. THINK OF YOURS (ANY WORD; DON'T TELL ME).`);
@@ -105,6 +108,27 @@ export class Jotto {
     this.root.dataset.state = "over";
     this.p.idle("Game over. Press New game to play again.");
     this.refresh();
+    if (g.tests.length) {
+      await this.p.choose("The game is over.", [{ label: "Review this game", value: 1, primary: true }]);
+      await this.review();
+      this.p.idle("Game over: the review is below. Press New game to play again.");
+    }
+  }
+
+  // Your test words reviewed against this level's hider (AnalyzeGame, docs/review.md).
+  async review() {
+    const g = this.g, box = this.root.querySelector("#jotto-review");
+    box.hidden = false;
+    box.replaceChildren(el("p", "", "Reviewing your test words…"));
+    try {
+      const r = await api("AnalyzeGame", { variant: this.variant, strategy: this.strategy, jotto: {
+        role: "GUESSER", secret: g.secret, turns: g.tests.map(([guess, jots]) => ({ guess, jots })) } }, REVIEW_SECONDS);
+      renderReview(box, r);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      box.replaceChildren(el("p", "err", `No review: ${e.message}`));
+    }
+    this.root.dataset.state = "reviewed";
   }
 
   checkWord(t) {

@@ -24,6 +24,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 DUDO = "dudo-m3-1dice"
 TIMEOUT_MS = 15_000
+REVIEW_MS = 120_000
 
 
 def jots(a: str, b: str) -> int:
@@ -206,8 +207,9 @@ def test_a_whole_jotto_game_by_keyboard_and_clicks(page, site):
     board = pg.eval_on_selector_all("#jotto-board tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
     assert secret.upper() in [row[0] for row in board], board
     assert mine.upper() in [row[2] for row in board], board
-    # no empty box after the game: the prompt says what to do next
-    assert "Game over. Press New game" in pg.inner_text("#jotto-prompt")
+    # no empty box after the game: the prompt says what to do next (review it, or a new game)
+    after = pg.inner_text("#jotto-prompt")
+    assert "Review this game" in after or "Press New game" in after, after
     # "W: n JOTS" reports the person's test words and also the person's answers to the program's: when both
     # sides tested the same word, both lines are there, so each of the person's words needs its true count
     # among the lines naming it
@@ -216,6 +218,14 @@ def test_a_whole_jotto_game_by_keyboard_and_clicks(page, site):
         reported.setdefault(m.group(1).lower(), set()).add(int(m.group(2)))
     for w in tried - {secret}:
         assert jots(w, secret) in reported.get(w, set()), (w, reported.get(w))
+    # "Review this game": one row per test word of the person's, in order, the last the secret found
+    pg.click(f"{box} button:has-text('Review this game')")
+    # a review is live work: a cold worker starts (and loads the store) first, longer than a move under load
+    pg.wait_for_function("() => document.querySelector('#jotto').dataset.state === 'reviewed'", timeout=REVIEW_MS)
+    rows = pg.eval_on_selector_all("#jotto-review tr[data-move]", "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+    assert len(rows) == len(tried) and rows[-1][1] == secret and rows[-1][2].endswith("→0")
+    assert all(float(r[6]) >= 0 for r in rows) and pg.inner_text("#jotto-accuracy").startswith("Accuracy ")
+    shot(pg, "play-jotto-review")
 
 
 def test_a_dudo_game_by_clicks_and_keys(page, site):
@@ -275,6 +285,20 @@ def test_a_dudo_game_by_clicks_and_keys(page, site):
     shot(pg, "play-dudo-challenge")
     pg.wait_for_function("() => document.querySelector('#dudo').dataset.state === 'over'")
     assert ("you win the game" if not you_lose else "I win the game") in pg.inner_text("#dudo-log")
+    # "Review this game": one row per move of yours (your claims, your challenge), each with its loss and
+    # label; a click on a move shows its alternatives with their values
+    mine = re.findall(r"^You claim (\d+x\d)", text, re.M) + (["dudo"] if challenger_you else [])
+    pg.click(f"{box} button:has-text('Review this game')")
+    # a review is live work: a cold worker starts (and loads the store) first, longer than a move under load
+    pg.wait_for_function("() => document.querySelector('#dudo').dataset.state === 'reviewed'", timeout=REVIEW_MS)
+    rows = pg.eval_on_selector_all("#dudo-review tr[data-move]", "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+    assert [r[2] for r in rows] == mine and all(float(r[8]) >= 0 for r in rows)
+    assert pg.inner_text("#dudo-accuracy").startswith("Accuracy ")
+    assert pg.query_selector("#dudo-review svg polyline") is not None
+    pg.click("#dudo-review tr[data-move='0']")
+    alts = pg.inner_text("#dudo-review tr.alternatives:not([hidden])")
+    assert rows[0][6] in alts  # the best move is among the alternatives shown
+    shot(pg, "play-dudo-review")
 
 
 def test_dudo_claims_at_five_dice_each_stay_in_view(page, site):

@@ -1,0 +1,131 @@
+"""Time to review a game (AnalyzeGame's work, docs/review.md), as a live worker runs it: p50 / p99 over N
+self-played games, in one process (the first review of a store, which opens it and compiles, is not timed; later reviews find
+the rows earlier ones decoded, as in a live worker that has reviewed before).
+
+  python -m bench.review --dudo STORE_DIR [--jotto STORE_DIR] [--games 50] [--rounds 6] [--seed 0]
+
+Dudo games: both players play the store's strategy (seeded draws from its rows), from max_dice v max_dice,
+for at most ``--rounds`` rounds, the first player reviewed; a challenge's loser loses one die (so that a game
+has its rounds even with a weakly trained store whose claims run high; the opponent's roll is then left out
+of the transcript, and the review does not use it). Jotto games: a secret drawn from the served
+hider, the guesser plays a random test word with probability 1/3 and else the greedy oracle's, until it
+names the secret. Prints one row per game kind: games, reviewed moves, p50 / p99 / max seconds a game.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def dudo_game(tables, max_dice: int, rounds: int, rng: np.random.Generator, long: bool = True) -> list[dict]:
+    """A self-played game of the stored strategy as AnalyzeGame's round dicts (player 0 reviewed); ``long``:
+    a challenge's loser loses one die (the rounds of a long game, whatever the claims)."""
+    from games.dudo.rules import claim_table, count_for, roll_index
+    dice, opener, out = [max_dice, max_dice], 0, []
+    for _ in range(rounds):
+        rolls = [sorted(int(f) for f in rng.integers(1, 7, size=d)) for d in dice]
+        D = sum(dice)
+        hist, mover = [], opener
+        while True:
+            t = tables.table(dice[mover], dice[1 - mover], tuple(hist))
+            p = t[:, roll_index(rolls[mover])]
+            j = int(rng.choice(len(p), p=p / p.sum()))
+            last = hist[-1] if hist else -1
+            if j == 0:
+                break
+            hist.append(last + j)
+            mover = 1 - mover
+        ct = claim_table(D)
+        n, r = ct[hist[-1]]
+        actual = count_for(np.bincount(rolls[0] + rolls[1], minlength=7)[1:], r)
+        challenger, claimant = mover, 1 - mover
+        loser = challenger if actual >= n else claimant
+        # long games: the loser loses one die (the opponent's roll is left out of the transcript, so the
+        # rules' larger losses are not checked against it)
+        out.append(dict(own=dice[0], opp=dice[1], roll=rolls[0], opp_roll=None if long else rolls[1],
+                        opened=opener == 0, claims=[ct[s] for s in hist], challenged=True))
+        dice[loser] -= 1 if long else (actual - n if actual > n else 1) if loser == challenger else n - actual
+        if dice[loser] <= 0:
+            break
+        opener = 1 - loser
+    return out
+
+
+def jotto_game(oracle, hider: np.ndarray, rng: np.random.Generator) -> tuple[list, str]:
+    words = oracle.dictionary.words
+    secret = int(rng.choice(oracle.D, p=hider / hider.sum()))
+    S, turns, used = np.arange(oracle.D, dtype=np.int32), [], set()
+    while True:
+        if rng.random() < 1 / 3 and len(S) > 1:
+            g = int(rng.integers(oracle.D))
+            while g in used:
+                g = int(rng.integers(oracle.D))
+        else:
+            g = oracle.move(S, oracle.uniform)
+        used.add(g)
+        turns.append((words[g], int(oracle.C[g, secret])))
+        if g == secret:
+            return turns, words[secret]
+        S = oracle.consistent([oracle.dictionary.index(w) for w, _ in turns], [j for _, j in turns])
+
+
+def _row(name: str, times: list, moves: int) -> str:
+    t = np.array(times)
+    return (f"{name:34s} {len(t):6d} {moves:8d} {np.percentile(t, 50):9.3f} {np.percentile(t, 99):9.3f}"
+            f" {t.max():9.3f}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.review")
+    ap.add_argument("--dudo", type=Path, help="a Dudo store's directory (its version or `current`)")
+    ap.add_argument("--jotto", type=Path, help="a Jotto store's directory")
+    ap.add_argument("--games", type=int, default=50)
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    print(f"{'reviews (seconds a game)':34s} {'games':>6s} {'moves':>8s} {'p50':>9s} {'p99':>9s} {'max':>9s}")
+    if args.dudo:
+        from games.dudo import review as dr
+        from games.storage import Store
+        store = Store(args.dudo)
+        tables = dr.StoreTables.of_store(store)
+        md = int(store.manifest["parameters"]["max_dice"])
+        games = [dudo_game(tables, md, args.rounds, rng) for _ in range(args.games + 1)]
+        dr.review_from_store(str(args.dudo), games[0])  # opens the store, compiles
+        times, moves = [], 0
+        for g in games[1:]:
+            t = time.perf_counter()
+            out = dr.review_from_store(str(args.dudo), g)
+            times.append(time.perf_counter() - t)
+            moves += len(out["moves"])
+        rounds = np.mean([len(g) for g in games[1:]])
+        print(_row(f"{store.manifest['variant']} ({rounds:.1f} rounds)", times, moves))
+    if args.jotto:
+        from games.jotto import review as jr
+        from games.jotto.dictionary import Variant, dictionary_from_words
+        from games.jotto.oracle import JottoOracle
+        from games.jotto.store import COMMON, read_strategies
+        from games.storage import Store
+        store = Store(args.jotto)
+        m = store.manifest
+        oracle = JottoOracle(dictionary_from_words(Variant.parse(m["variant"]), list(m["words"]),
+                                                   common=store.array(COMMON)))
+        hider = read_strategies(store)[m["served"]].hider
+        games = [jotto_game(oracle, hider, rng) for _ in range(args.games + 1)]
+        jr.review_from_store(str(args.jotto), "", *games[0])
+        times, moves = [], 0
+        for turns, secret in games[1:]:
+            t = time.perf_counter()
+            out = jr.review_from_store(str(args.jotto), "", turns, secret)
+            times.append(time.perf_counter() - t)
+            moves += len(out["moves"])
+        print(_row(f"{m['variant']} ({moves / args.games:.1f} words)", times, moves))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
