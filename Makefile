@@ -59,7 +59,7 @@ bench-refresh: $(STAMP)
 
 ## Build the measurement and design pages (docs/) as a site in site/, strictly: a broken link fails.
 docs: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict  # not --quiet: it hides the warnings strict mode fails on
 
 ## Regenerate the committed protobuf/gRPC code with the pinned grpcio-tools.
 protos: $(STAMP)
