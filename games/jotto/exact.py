@@ -88,6 +88,45 @@ def _split_width(S, C, cand, L, in_S, cnt):
 
 
 @njit(cache=CACHE, nogil=True)
+def _three(S, C, w, cand):
+    """(V(S), its test word) for three words, heaviest first, in closed form: a consistent test word
+    finds itself and the other two cost their weights once more if it separates them, plus the lighter
+    one's again if not; another test word costs W again, plus the lighter of a pair it leaves together."""
+    a, b, c = S[0], S[1], S[2]
+    W = w[a] + w[b] + w[c]
+    best = np.inf
+    best_g = -1
+    for ci in range(cand.shape[0]):
+        g = cand[ci]
+        row = C[g]
+        if g == a or g == b or g == c:
+            if g == a:
+                p, q = b, c
+            elif g == b:
+                p, q = a, c
+            else:
+                p, q = a, b
+            v = W + (W - w[g])
+            if row[p] == row[q]:
+                v += min(w[p], w[q])
+        else:
+            ra, rb, rc = row[a], row[b], row[c]
+            if ra == rb and rb == rc:
+                continue
+            v = W + W
+            if ra == rb:
+                v += min(w[a], w[b])
+            elif ra == rc:
+                v += min(w[a], w[c])
+            elif rb == rc:
+                v += min(w[b], w[c])
+        if v < best:
+            best = v
+            best_g = g
+    return best, best_g
+
+
+@njit(cache=CACHE, nogil=True)
 def _solve(S, beta, mpar, rpar, C, w, cand, L, k1, k2, dr, memo, move, stats):
     """V(S) if it is below beta (then cached as exact); otherwise a lower bound >= beta.
     S: words of positive weight, heaviest first (children keep that order: the split is stable);
@@ -102,6 +141,8 @@ def _solve(S, beta, mpar, rpar, C, w, cand, L, k1, k2, dr, memo, move, stats):
         return W
     if n == 2:  # the heavier word first; no test word can find both in fewer
         return W + w[S[1]]
+    if n == 3:
+        return _three(S, C, w, cand)[0]
     if stats[1] != 0:  # out of budget: the caller discards everything from here on
         return np.inf
     key = _key(S, k1, k2)
@@ -185,6 +226,7 @@ def _solve(S, beta, mpar, rpar, C, w, cand, L, k1, k2, dr, memo, move, stats):
     best_g = -1
     node_lb = np.inf
     seen = np.empty(order.shape[0], dtype=np.uint64)
+    seen_b = np.empty(order.shape[0])
     nseen = 0
     child = np.empty(n, dtype=np.int32)
     kids = np.empty(K, dtype=np.int64)
@@ -196,14 +238,19 @@ def _solve(S, beta, mpar, rpar, C, w, cand, L, k1, k2, dr, memo, move, stats):
         if bound[ci] >= lim * (1.0 - _EPS):
             node_lb = min(node_lb, bound[ci])
             break
+        # a test word splitting S as an earlier one did (same classes, same membership) has the same bound up
+        # to rounding, so only the earlier ones of (nearly) equal bound are compared
         dup = False
-        for j in range(nseen):
+        j = nseen - 1
+        while j >= 0 and seen_b[j] >= bound[ci] * (1.0 - 1e-9):
             if seen[j] == sig[ci]:
                 dup = True
                 break
+            j -= 1
         if dup:
             continue
         seen[nseen] = sig[ci]
+        seen_b[nseen] = bound[ci]
         nseen += 1
         g = cand[ci]
         row = C[g]
@@ -369,6 +416,7 @@ class ExactSolver:
         guesses = np.zeros(len(w), dtype=np.int32)
         first = self._walk(S, 1, w, exact, move, guesses)
         full = np.zeros(len(w), dtype=np.int32)
+        self._w = w
         states: list[np.ndarray] = []
         moves: list[int] = []
         self._walk_full(np.arange(len(w), dtype=np.int32), S, 1, move, full, states, moves)
@@ -416,6 +464,8 @@ class ExactSolver:
         n = len(S)
         if n <= 2:
             g = int(S[0])
+        elif n == 3:
+            g = int(_three(S, self.C, w, self.cand)[1])
         else:
             g = int(_cached_move(S, self.k1, self.k2, move))
             assert g >= 0, "a state of the optimal tree was not solved exactly"
@@ -432,7 +482,9 @@ class ExactSolver:
     def _walk_full(self, F, P, depth, move, guesses, states, moves) -> None:
         """Replays the optimal tree on every word (F ascending; P its weighted words, heaviest first):
         the weighted words' moves from the search, greedy_completion where none is left."""
-        if len(P) >= 3:
+        if len(P) == 3:
+            g = int(_three(P, self.C, self._w, self.cand)[1])
+        elif len(P) >= 3:
             g = int(_cached_move(P, self.k1, self.k2, move))
             assert g >= 0, "a state of the optimal tree was not solved exactly"
         elif len(P):
