@@ -87,4 +87,10 @@ def test_certified_store_serves_the_exact_double_oracle_at_the_games_value(tmp_p
     assert got["exact_do"].figures["value_lower"] == pytest.approx(cert["lower"])
     assert got["exact_do"].figures["value_upper"] == pytest.approx(cert["upper"])
     assert got["fp"].labels["value_bracket"].startswith("[")
+    # the operations page's plot of the rounds
+    from games.plots import plot_names, render
+
+    assert "exact_do" in plot_names(store)
+    assert b"<svg" in render(store, "exact_do")
+    assert len(store.array("cert_curves:exact_do")) == info["rounds"]
     store.close()
