@@ -19,6 +19,7 @@ from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from builder.executor import BuildExecutor
 from builder.recorded import recorded_parameters
+from games.jotto.certify import BOUNDED, EXACT, solve_exact_double_oracle
 from games.jotto.exact import ExactSolver
 from games.jotto.oracle import ENTROPY, GBR, KIND_NAMES, KINDS, ROLLOUT, ROLLOUT_WIDTH, JottoOracle, Tree, build_tree
 from games.jotto.people import guesses_figures, secret_distribution
@@ -27,7 +28,7 @@ from games.jotto.solvers import (
     solve_double_oracle, solve_hedge, solve_jotto, stronger_figures,
 )
 from games.jotto.store import (
-    COMMON, DO_CURVES, FP_BR_FLAT, FP_BR_LENS, FP_CURVES, FP_EPSILON, GUARANTEE_HISTORY, HIDER, MEMBER_HIDERS,
+    CERT_CURVES, COMMON, DO_CURVES, MEMBER_EXACT, FP_BR_FLAT, FP_BR_LENS, FP_CURVES, FP_EPSILON, GUARANTEE_HISTORY, HIDER, MEMBER_HIDERS,
     MEMBER_KINDS, MIXED, WEIGHTS, array_key, book_db, book_key, encode_book_value,
 )
 from games.storage import StoreWriter, code_version
@@ -67,6 +68,17 @@ class JottoParams:
     # serve the hider least exploitable by GBR and the rollout oracle together (as the builds with rollout
     # figures do) without computing the other rollout figures
     robust_hider: bool = False
+    # certification (games.jotto.certify): "exact" runs the double oracle with exact oracles on both sides
+    # (seeded with the store's members, its strategy "exact_do" served where it finishes with the smallest
+    # guarantee), within certify_rounds rounds and certify_nodes states per exact search (no time budget: the
+    # result must not depend on the machine's load);
+    # "served" states the bracket [the exact response to the served hider, or a proven lower bound on it by
+    # bounded search (certify_steps probes of at most certify_nodes states), the served guarantee];
+    # "" = none
+    certify: str = ""
+    certify_rounds: int = 200
+    certify_nodes: int = 50_000_000
+    certify_steps: int = 10
 
     def as_dict(self) -> dict:
         """The parameters as recorded; people_lookahead and the Hedge parameters only when set, so stores
@@ -80,6 +92,9 @@ class JottoParams:
             del d["hedge_iterations"], d["hedge_eta"]
         if not d["robust_hider"]:
             del d["robust_hider"]
+        if not d["certify"]:
+            for k in ("certify", "certify_rounds", "certify_nodes", "certify_steps"):
+                del d[k]
         return d
 
     def digest(self) -> str:
@@ -206,6 +221,7 @@ class _JottoBuild:
         self.arrays: dict[str, np.ndarray] = {}
         self.books: dict[str, dict] = {}
         self.columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # per strategy: member guesses, weights
+        self.certified: dict | None = None  # the game's value bracket (_certify)
 
     def bar(self, desc, total):
         return tqdm(total=total, desc=f"{self.variant} {desc}", unit="it", position=self.position, leave=True,
@@ -398,6 +414,131 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
     b.columns["double_oracle"] = (G_s, w_do)
 
 
+def _seed_members(b: _JottoBuild, fp: FPState) -> list[tuple[np.ndarray, int]]:
+    """The store's guesser members as (oracle input, kind): the double oracle's and 16 of fictitious play's
+    (evenly spaced up to t*), the benchmark's and the people's."""
+    out = []
+    hs = b.arrays[array_key(MEMBER_HIDERS, "double_oracle")]
+    kinds = b.arrays.get(array_key(MEMBER_KINDS, "double_oracle"))
+    kind = KINDS.get(b.strategies["double_oracle"]["kind"], GBR)
+    for c in range(len(hs)):
+        out.append((hs[c], int(kinds[c]) if kinds is not None else kind))
+    ts = fp.t_star
+    out += [(fp.hider(int(t)), GBR) for t in np.unique(np.linspace(0, ts, num=min(ts + 1, 16)).astype(int))]
+    for name in ("benchmark", "people"):
+        if name in b.strategies:
+            out.append((b.arrays[array_key(HIDER, name)], KINDS[b.strategies[name]["kind"]]))
+    return out
+
+
+def _certify(b: _JottoBuild, fp: FPState) -> None:
+    """The game's value bracket: the double oracle with exact oracles on both sides (strategy "exact_do",
+    every member's whole tree in its book), or the bounded-search bracket around the served pair."""
+    params, oracle, trees = b.params, b.oracle, b.trees
+    if params.certify == "served":
+        name = min(("double_oracle", "fp"), key=lambda k: b.strategies[k]["figures"]["guarantee"])
+        h = b.arrays[array_key(HIDER, name)]
+        upper = b.strategies[name]["figures"]["guarantee"]
+        t0 = time.process_time()
+        roll = trees([h], ROLLOUT)[0].guesses
+        hi = dot(roll, h) / h.sum()
+        solver = ExactSolver(oracle.C, oracle.L)
+        r = solver.solve(h, upper=hi, max_nodes=params.certify_nodes)
+        if r is not None:
+            lo, exact = r.value, r.value
+        else:
+            lo, exact = solver.lower_bound(h, None, hi, params.certify_nodes, params.certify_steps)
+        b.certified = dict(lower=float(lo), upper=float(upper), kind=EXACT if exact is not None else BOUNDED,
+                           method="served",
+                           lower_kind=("exact response to the hider" if exact is not None else
+                                       f"bounded search: {params.certify_steps} probes of at most "
+                                       f"{params.certify_nodes} states"),
+                           upper_kind="guarantee: the hider's exact best response (every word)",
+                           hider=name, guesser=name, cpu_seconds=time.process_time() - t0,
+                           max_nodes=params.certify_nodes)
+        return
+    members = _seed_members(b, fp)
+    by_kind: dict[int, list[int]] = {}
+    for i, (_, k) in enumerate(members):
+        by_kind.setdefault(k, []).append(i)
+    seed_trees: list = [None] * len(members)
+    for k, idx in by_kind.items():
+        for i, t in zip(idx, trees([members[i][0] for i in idx], k, record_threshold=0)):
+            seed_trees[i] = t
+    source: dict[bytes, tuple[np.ndarray, int, Tree]] = {}
+    for (h, k), t in zip(members, seed_trees):
+        source.setdefault(t.guesses.astype(np.int32).tobytes(), (h, k, t))
+    extra_kinds = (GBR, ROLLOUT)
+
+    def extra(y):
+        out = []
+        for k in extra_kinds:
+            t = trees([y], k, record_threshold=0)[0]
+            source.setdefault(t.guesses.astype(np.int32).tobytes(), (y, k, t))
+            out.append(t.guesses)
+        return out
+
+    served = min(("double_oracle", "fp"), key=lambda k: b.strategies[k]["figures"]["guarantee"])
+    with b.bar("exact double oracle", params.certify_rounds) as pb:
+        def tick(r):
+            pb.update(1)
+            pb.set_postfix(lower=f"{r.hider_value:.4f}", upper=f"{r.guarantee:.4f}", refresh=False)
+            interrupt.stop_if_requested()
+
+        cpu0 = time.process_time()
+        res = solve_exact_double_oracle(
+            oracle.C, oracle.L, [t.guesses for t in seed_trees], tol=1e-6, max_rounds=params.certify_rounds,
+            max_nodes=params.certify_nodes, lower_steps=params.certify_steps,
+            extra_columns=extra, hiders=[b.arrays[array_key(HIDER, served)]], on_round=tick)
+        cpu = time.process_time() - cpu0
+    support = np.flatnonzero(res.weights > 0)
+    w = res.weights[support]
+    G_s = np.stack([res.columns[c] for c in support], axis=1)
+    member_hiders, member_kinds, member_exact, nodes = [], [], [], {}
+    for m, c in enumerate(support):
+        if c in res.trees:  # an exact tree: its input hider, GBR against it off the tree (never on it)
+            states, moves = res.trees[c]
+            member_hiders.append(res.inputs[c])
+            member_kinds.append(GBR)
+            member_exact.append(1)
+        else:
+            h, k, t = source[res.columns[c].tobytes()]
+            states, moves = t.node_states, t.node_moves
+            member_hiders.append(h)
+            member_kinds.append(k)
+            member_exact.append(0)
+        nodes[m] = Tree(res.columns[c], list(states), list(moves))
+    h = res.hider
+    st = pair_stats(h, trees([h], GBR)[0].guesses, G_s, w)
+    rounds = res.curves()
+    b.certified = dict(lower=float(res.hider_value), upper=float(res.guarantee), kind=res.kind,
+                       method="exact double oracle",
+                       lower_kind="exact response to the hider" if res.kind == EXACT else
+                       f"bounded search: {params.certify_steps} probes of at most {params.certify_nodes} states",
+                       upper_kind="guarantee: the hider's exact best response (every word)",
+                       hider="exact_do", guesser="exact_do", cpu_seconds=cpu, max_nodes=params.certify_nodes,
+                       rounds=len(res.rounds))
+    b.strategies["exact_do"] = dict(
+        kind=MIXED, members=int(len(support)), rounds=len(res.rounds), columns=len(res.columns),
+        book_threshold=0, seconds=res.seconds, cpu_seconds=cpu,
+        exact_members=int(sum(member_exact)),
+        figures=dict(st.as_dict(), value_lower=float(res.hider_value), value_upper=float(res.guarantee),
+                     value_gap=float(res.gap), hider_vs_exact=float(res.hider_value),
+                     exact_seconds_per_response=float(np.mean(rounds[:, 4])) if len(rounds) else 0.0,
+                     hider_support=float(np.count_nonzero(h > 0))),
+        description="double oracle with exact oracles on both sides: the restricted game's LP over the store's "
+                    "members, the guesser's exact best responses (optimal decision trees) and the greedy and "
+                    "rollout trees against each round's hider; the hider's exact best response is the guarantee; "
+                    "dual smoothing (Wentges) towards the best proven hider; every member's whole tree in the book")
+    b.arrays.update({array_key(HIDER, "exact_do"): h, array_key(WEIGHTS, "exact_do"): w,
+                     array_key(MEMBER_HIDERS, "exact_do"): np.stack(member_hiders),
+                     array_key(MEMBER_KINDS, "exact_do"): np.array(member_kinds, dtype=np.int64),
+                     array_key(MEMBER_EXACT, "exact_do"): np.array(member_exact, dtype=np.uint8),
+                     array_key(CERT_CURVES, "exact_do"): rounds})
+    b.books["exact_do"] = _book_from_trees(b.D, nodes)
+    b.columns["exact_do"] = (G_s, w)
+
+
 def _people(b: _JottoBuild) -> None:
     """The people's guesser: the fewest expected guesses against a person's secret distribution."""
     oracle, params, trees = b.oracle, b.params, b.trees
@@ -424,7 +565,8 @@ def _publish(b: _JottoBuild, root: Path, t_start: float) -> Path:
     """Write every array, book and the manifest; serve the double oracle or fictitious play, whichever
     guarantees fewer guesses."""
     d, params, strategies = b.d, b.params, b.strategies
-    served = min(("double_oracle", "fp"), key=lambda s: strategies[s]["figures"]["guarantee"])
+    served = min(("double_oracle", "fp", "exact_do") if "exact_do" in strategies else ("double_oracle", "fp"),
+                 key=lambda s: strategies[s]["figures"]["guarantee"])
     with StoreWriter(root, "jotto", b.variant) as writer:
         for k, a in b.arrays.items():
             writer.put_array(k, a)
@@ -437,6 +579,8 @@ def _publish(b: _JottoBuild, root: Path, t_start: float) -> Path:
             parameters=recorded_parameters(params), code_version=code_version(), strategies=strategies,
             build_seconds=time.perf_counter() - t_start,
         )
+        if b.certified is not None:
+            manifest["certified"] = b.certified
         return writer.publish(manifest)
 
 
@@ -452,6 +596,8 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     fp = _fictitious_play(b)
     _double_oracle(b, fp, _hedge(b))
     _people(b)
+    if params.certify:
+        _certify(b, fp)
     hiders = {name: b.arrays[array_key(HIDER, name)] for name in b.strategies}
     _stronger_figures(b.oracle, params, b.trees, b.strategies, hiders, b.columns)
     path = _publish(b, root, t_start)

@@ -113,8 +113,17 @@ _NO_ROLLOUT = dict(people_oracle="gbr")
 # at 5 letters by 150 Hedge iterations instead of 200 and 3 double-oracle rounds instead of 5): chosen
 # against GBR alone, the 3-letter default's hider exploited GBR (epsilon 0.005) and lost to the rollout guesser
 # (0.518, the exact epsilon in [0.518, 1.708]; before Hedge 0.178 against GBR and [0.329, 1.240] exact).
+# Certification (issue 39, builder.jotto._certify): the default 2-letter store states the game's value bracket
+# [the guesser's exact best response to the served hider, the served guarantee], both ends exact (one exact
+# search, a few CPU seconds); the full 2-letter store runs the double oracle with exact oracles on both sides
+# (strategy exact_do, served where its guarantee is the smallest) and 3-5 letters state the bracket around the
+# served pair with the lower end from a bounded search (labelled with its budget). docs/jotto-exact.md.
+# Measured on the full 2-letter store (bench.jotto_exact, one core): each exact search against its hiders
+# expands about 5 million states, 125-150 CPU s, so the full profile runs 3 rounds (about 7 CPU minutes:
+# bracket [7.912179, 8.0556]); the 3-5 letter budgets are not measured yet (no full build ran with them).
 DEFAULT = {
-    "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, **_NO_ROLLOUT),
+    "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, certify="served",
+                                             certify_nodes=5_000_000, **_NO_ROLLOUT),
     "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=300, do_iterations=5, hedge_iterations=150, robust_hider=True,
                                              **_NO_ROLLOUT),
     "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=50, do_iterations=5, hedge_iterations=200, robust_hider=True,
@@ -130,13 +139,17 @@ DEFAULT = {
 # after Hedge (5.5 s each at 5 letters, its LP over Hedge's columns) lowered the guarantee by 0.002 in 20 rounds.
 FULL = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=22212, do_iterations=150, do_oracles=_ROLLOUT_DO,
-                                             rollout_figures=True, exact_max_words=100, hedge_iterations=200),
+                                             rollout_figures=True, exact_max_words=100, hedge_iterations=200,
+                                             certify="exact", certify_rounds=3, certify_nodes=20_000_000),
     "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=10694, do_iterations=100, do_oracles=_ROLLOUT_DO,
-                                             rollout_figures=True, hedge_iterations=300),
+                                             rollout_figures=True, hedge_iterations=300, certify="served",
+                                             certify_nodes=200_000, certify_steps=8),
     "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=1000, do_iterations=15, rollout_figures=True,
-                                             hedge_iterations=400),
+                                             hedge_iterations=400, certify="served", certify_nodes=20_000,
+                                             certify_steps=6),
     "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=300, do_iterations=10, rollout_figures=True,
-                                             hedge_iterations=300),
+                                             hedge_iterations=300, certify="served", certify_nodes=5_000,
+                                             certify_steps=6),
     # the published guesser figures on this list are against a uniform secret over all its words
     # the people's guesser looks one level further at the states of more than 8 words, trying 16 words
     # (issue 13, uniform secret, mean / worst guesses: the rollout guesser 6.6137 / 9; lookahead 8 words

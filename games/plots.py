@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 
-from games.jotto.store import DO_CURVES, FP_CURVES, FP_EPSILON, GUARANTEE_HISTORY, array_key
+from games.jotto.store import CERT_CURVES, DO_CURVES, FP_CURVES, FP_EPSILON, GUARANTEE_HISTORY, array_key
 from games.storage import Store, StoreError
 
 _lock = threading.Lock()  # pyplot's state is global: one figure at a time
@@ -46,7 +46,7 @@ def plot_names(store: Store) -> list[str]:
     """The plots this store has data for."""
     game = store.manifest.get("game")
     if game == "jotto":
-        return ["fp", "double_oracle", "guessers"]
+        return ["fp", "double_oracle", "guessers"] + (["exact_do"] if "exact_do" in store.manifest["strategies"] else [])
     if game == "dudo":
         return ["exploitability"]
     return []
@@ -206,5 +206,28 @@ def dudo_exploitability(store: Store):
     return fig
 
 
-PLOTS = {"fp": jotto_fp, "double_oracle": jotto_double_oracle, "guessers": jotto_guessers,
+def jotto_exact_do(store: Store):
+    """The exact double oracle per round: the guarantee (hider's exact best response) and the round's
+    hider against the guesser's exact best response, with the best of them (the value bracket)."""
+    plt = _plt()
+    m = store.manifest
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    c = _array(store, array_key(CERT_CURVES, "exact_do"))
+    c = np.zeros((0, 6)) if c is None else c
+    r = np.arange(1, len(c) + 1)
+    ax.plot(r, c[:, 1], marker=".", label="guarantee (hider's exact best response)", color="C0")
+    ax.plot(r, c[:, 2], marker=".", ls="", label="round's hider vs exact best response", color="C1")
+    best = np.fmax.accumulate(np.where(np.isnan(c[:, 2]), -np.inf, c[:, 2])) if len(c) else c[:, 2]
+    ax.plot(r, best, label="best proven lower end", color="C2")
+    cert = m.get("certified")
+    if cert is not None:
+        ax.set_title(f"{m['variant']}: exact double oracle, value in [{cert['lower']:.4f}, {cert['upper']:.4f}]",
+                     fontsize=10)
+    ax.set_xlabel("exact double-oracle round")
+    ax.set_ylabel("expected guesses")
+    ax.legend(fontsize=8, frameon=False)
+    return fig
+
+
+PLOTS = {"fp": jotto_fp, "exact_do": jotto_exact_do, "double_oracle": jotto_double_oracle, "guessers": jotto_guessers,
          "exploitability": dudo_exploitability}

@@ -10,7 +10,7 @@ from server import metrics
 
 FACT_KEYS = ("game", "variant", "store_version", "content_hash", "format_version", "build_time", "build_seconds",
              "code_version", "parameters", "build", "served", "infosets", "windows", "row_format",
-             "probability_unit", "memory_by_group", "dictionary")
+             "probability_unit", "memory_by_group", "dictionary", "certified")
 
 
 def store_facts(registry) -> dict:

@@ -7,8 +7,8 @@ or belong to S are worth playing. Admissible lower bound (``counting_bound``): a
 most k children (k = the number of jot answers two different words can give) finds at most one word per
 node, so at most k^(d-1) words at depth d; giving the heaviest words the shallowest depths bounds V(S).
 The search orders test words by W + sum_a bound(S_a), prunes against the best tree so far and the
-caller's budget, and caches exact values and failed budgets (lower bounds) keyed by the set S (two
-64-bit Zobrist hashes). Words of zero weight cost nothing and are left out of S; every dictionary word
+caller's budget, and caches exact values and failed budgets (lower bounds, stored negated) in one table keyed by the set S
+(two 64-bit Zobrist hashes). Words of zero weight cost nothing and are left out of S; every dictionary word
 stays a test word.
 
 Values are exact up to floating rounding of the weights (the search compares sums of the given doubles).
@@ -29,7 +29,7 @@ _EPS = 1e-12  # relative: costs this close are equal (rounding of the weights)
 
 @njit(cache=CACHE, nogil=True)
 def _counting_bound(S, w, depth_of_rank):
-    """counting_bound of S (S sorted by weight, heaviest first)."""
+    """counting_bound of S (S sorted by weight, heaviest first) with one row of the depth table."""
     s = 0.0
     for r in range(S.shape[0]):
         s += w[S[r]] * depth_of_rank[r]
@@ -46,10 +46,91 @@ def _key(S, k1, k2):
     return (a, b)
 
 
+@njit(cache=CACHE, nogil=True, inline="always")
+def _bound_row(dr, m, r, n):
+    """The depth-table row (e, m) for a set of n words whose split width is at most m and reach at most r
+    (r - m = e is 0 or 1)."""
+    mm = min(m, n - 1)
+    rr = min(r, mm + 1, n)
+    if rr < 1:
+        rr = 1
+    cap = dr.shape[1] - 1
+    return dr[rr - mm, cap if mm >= cap else mm]
+
+
 @njit(cache=CACHE, nogil=True)
-def _solve(S, beta, C, w, cand, L, k1, k2, depth_of_rank, exact, lower, move, stats):
+def _split_width(S, C, cand, L, in_S, cnt):
+    """(m(S), r(S)): the most words any test word sends outside its largest answer class (its own word
+    aside), and the most it finds or sends outside that class together (m or m + 1)."""
+    n = S.shape[0]
+    K = L + 1
+    m = 0
+    r = 0
+    for ci in range(cand.shape[0]):
+        g = cand[ci]
+        row = C[g]
+        for a in range(K):
+            cnt[a] = 0
+        for i in range(n):
+            cnt[row[S[i]]] += 1
+        member = 1 if in_S[g] else 0
+        if member:
+            cnt[row[g]] -= 1
+        big = 0
+        for a in range(K):
+            if cnt[a] > big:
+                big = cnt[a]
+        if n - member - big > m:
+            m = n - member - big
+        if n - big > r:
+            r = n - big
+    return m, r
+
+
+@njit(cache=CACHE, nogil=True)
+def _three(S, C, w, cand):
+    """(V(S), its test word) for three words, heaviest first, in closed form: a consistent test word
+    finds itself and the other two cost their weights once more if it separates them, plus the lighter
+    one's again if not; another test word costs W again, plus the lighter of a pair it leaves together."""
+    a, b, c = S[0], S[1], S[2]
+    W = w[a] + w[b] + w[c]
+    best = np.inf
+    best_g = -1
+    for ci in range(cand.shape[0]):
+        g = cand[ci]
+        row = C[g]
+        if g == a or g == b or g == c:
+            if g == a:
+                p, q = b, c
+            elif g == b:
+                p, q = a, c
+            else:
+                p, q = a, b
+            v = W + (W - w[g])
+            if row[p] == row[q]:
+                v += min(w[p], w[q])
+        else:
+            ra, rb, rc = row[a], row[b], row[c]
+            if ra == rb and rb == rc:
+                continue
+            v = W + W
+            if ra == rb:
+                v += min(w[a], w[b])
+            elif ra == rc:
+                v += min(w[a], w[c])
+            elif rb == rc:
+                v += min(w[b], w[c])
+        if v < best:
+            best = v
+            best_g = g
+    return best, best_g
+
+
+@njit(cache=CACHE, nogil=True)
+def _solve(S, beta, mpar, rpar, C, w, cand, L, k1, k2, dr, memo, move, stats):
     """V(S) if it is below beta (then cached as exact); otherwise a lower bound >= beta.
-    S: words of positive weight, heaviest first (children keep that order: the split is stable)."""
+    S: words of positive weight, heaviest first (children keep that order: the split is stable);
+    mpar, rpar: upper bounds on S's split width and reach (its parent's)."""
     n = S.shape[0]
     if n == 0:
         return 0.0
@@ -60,14 +141,17 @@ def _solve(S, beta, C, w, cand, L, k1, k2, depth_of_rank, exact, lower, move, st
         return W
     if n == 2:  # the heavier word first; no test word can find both in fewer
         return W + w[S[1]]
+    if n == 3:
+        return _three(S, C, w, cand)[0]
     if stats[1] != 0:  # out of budget: the caller discards everything from here on
         return np.inf
     key = _key(S, k1, k2)
-    if key in exact:
-        return exact[key]
-    lb0 = _counting_bound(S, w, depth_of_rank)
-    if key in lower:
-        lb0 = max(lb0, lower[key])
+    known = memo.get(key, 0.0)  # > 0: V(S); < 0: -(a lower bound); 0: nothing known
+    if known > 0.0:
+        return known
+    lb0 = _counting_bound(S, w, _bound_row(dr, mpar, rpar, n))
+    if -known > lb0:
+        lb0 = -known
     if lb0 >= beta:
         return lb0
     stats[0] += 1
@@ -76,16 +160,26 @@ def _solve(S, beta, C, w, cand, L, k1, k2, depth_of_rank, exact, lower, move, st
         return np.inf
     K = L + 1
     nc = cand.shape[0]
-    bound = np.empty(nc)
-    sig = np.zeros(nc, dtype=np.uint64)
-    valid = np.zeros(nc, dtype=np.bool_)
     cnt = np.zeros(K, dtype=np.int64)
-    lbc = np.zeros(K)
-    h1 = np.zeros(K, dtype=np.uint64)
-    h2 = np.zeros(K, dtype=np.uint64)
     in_S = np.zeros(C.shape[0], dtype=np.bool_)
     for i in range(n):
         in_S[S[i]] = True
+    m, r = _split_width(S, C, cand, L, in_S, cnt)
+    m = min(m, mpar)
+    r = min(r, rpar)
+    drow = _bound_row(dr, m, r, n)
+    lbm = _counting_bound(S, w, drow)
+    if lbm > lb0:
+        lb0 = lbm
+        if lb0 >= beta:
+            memo[key] = -lb0
+            return lb0
+    bound = np.empty(nc)
+    sig = np.zeros(nc, dtype=np.uint64)
+    valid = np.zeros(nc, dtype=np.bool_)
+    lbc = np.zeros(K)
+    h1 = np.zeros(K, dtype=np.uint64)
+    h2 = np.zeros(K, dtype=np.uint64)
     for ci in range(nc):
         g = cand[ci]
         row = C[g]
@@ -99,7 +193,7 @@ def _solve(S, beta, C, w, cand, L, k1, k2, depth_of_rank, exact, lower, move, st
             if s == g:
                 continue
             a = row[s]
-            lbc[a] += w[s] * depth_of_rank[cnt[a]]
+            lbc[a] += w[s] * drow[cnt[a]]
             cnt[a] += 1
             h1[a] ^= k1[s]
             h2[a] ^= k2[s]
@@ -118,11 +212,9 @@ def _solve(S, beta, C, w, cand, L, k1, k2, depth_of_rank, exact, lower, move, st
                 continue
             v = lbc[a]
             if cnt[a] > 2:
-                ck = (h1[a], h2[a])
-                if ck in exact:
-                    v = exact[ck]
-                elif ck in lower and lower[ck] > v:
-                    v = lower[ck]
+                kv = memo.get((h1[a], h2[a]), 0.0)
+                if kv > 0.0 or -kv > v:
+                    v = abs(kv)
             b += v
             sg += (h1[a] ^ (h2[a] >> np.uint64(7))) * np.uint64(0x9E3779B97F4A7C15)
         bound[ci] = b
@@ -134,22 +226,31 @@ def _solve(S, beta, C, w, cand, L, k1, k2, depth_of_rank, exact, lower, move, st
     best_g = -1
     node_lb = np.inf
     seen = np.empty(order.shape[0], dtype=np.uint64)
+    seen_b = np.empty(order.shape[0])
     nseen = 0
     child = np.empty(n, dtype=np.int32)
+    kids = np.empty(K, dtype=np.int64)
+    own = np.zeros(K)
+    offs = np.zeros(K + 1, dtype=np.int64)
     for oi in range(order.shape[0]):
         ci = order[oi]
         lim = min(best, beta)
         if bound[ci] >= lim * (1.0 - _EPS):
             node_lb = min(node_lb, bound[ci])
             break
+        # a test word splitting S as an earlier one did (same classes, same membership) has the same bound up
+        # to rounding, so only the earlier ones of (nearly) equal bound are compared
         dup = False
-        for j in range(nseen):
+        j = nseen - 1
+        while j >= 0 and seen_b[j] >= bound[ci] * (1.0 - 1e-9):
             if seen[j] == sig[ci]:
                 dup = True
                 break
+            j -= 1
         if dup:
             continue
         seen[nseen] = sig[ci]
+        seen_b[nseen] = bound[ci]
         nseen += 1
         g = cand[ci]
         row = C[g]
@@ -161,8 +262,6 @@ def _solve(S, beta, C, w, cand, L, k1, k2, depth_of_rank, exact, lower, move, st
             if S[i] != g:
                 cnt[row[S[i]]] += 1
         nk = 0
-        kids = np.empty(K, dtype=np.int64)
-        own = np.zeros(K)
         for _ in range(K):
             amax = -1
             for a in range(K):
@@ -175,33 +274,31 @@ def _solve(S, beta, C, w, cand, L, k1, k2, depth_of_rank, exact, lower, move, st
             nk += 1
         cost = W
         start = 0
-        offs = np.zeros(K + 1, dtype=np.int64)
+        offs[0] = 0
         for j in range(nk):
-            m = 0
+            mm = 0
             for i in range(n):
                 s = S[i]
                 if s != g and row[s] == kids[j]:
-                    child[start + m] = s
-                    m += 1
-            offs[j + 1] = start + m
-            cs = child[start:start + m]
-            b = _counting_bound(cs, w, depth_of_rank)
-            if m > 2:
-                ck = _key(cs, k1, k2)
-                if ck in exact:
-                    b = exact[ck]
-                elif ck in lower and lower[ck] > b:
-                    b = lower[ck]
+                    child[start + mm] = s
+                    mm += 1
+            offs[j + 1] = start + mm
+            cs = child[start:start + mm]
+            b = _counting_bound(cs, w, _bound_row(dr, m, r, mm))
+            if mm > 2:
+                kv = memo.get(_key(cs, k1, k2), 0.0)
+                if kv > 0.0 or -kv > b:
+                    b = abs(kv)
             own[j] = b
             cost += b
-            start += m
+            start += mm
         ok = cost < lim * (1.0 - _EPS)
         for j in range(nk):
             if not ok:
                 break
             rest = cost - own[j]
-            v = _solve(child[offs[j]:offs[j + 1]].copy(), lim - rest, C, w, cand, L, k1, k2, depth_of_rank,
-                       exact, lower, move, stats)
+            v = _solve(child[offs[j]:offs[j + 1]].copy(), lim - rest, m, r, C, w, cand, L, k1, k2, dr,
+                       memo, move, stats)
             cost = rest + v
             if cost >= lim * (1.0 - _EPS):
                 ok = False
@@ -213,12 +310,12 @@ def _solve(S, beta, C, w, cand, L, k1, k2, depth_of_rank, exact, lower, move, st
     if stats[1] != 0:
         return np.inf
     if best < beta:
-        exact[key] = best
+        memo[key] = best
         move[key] = best_g
         return best
     # every test word failed against beta: V(S) >= the least of their lower bounds (each >= beta)
     lb = max(lb0, node_lb, beta)
-    lower[key] = lb
+    memo[key] = -lb
     return lb
 
 
@@ -227,19 +324,33 @@ def _cached_move(S, k1, k2, move):
     return move.get(_key(S, k1, k2), -1)
 
 
-def depth_of_rank(D: int, k: int) -> np.ndarray:
-    """The shallowest depth the r-th word (0-based) can have in a tree with at most k children a node."""
+def depth_of_rank(D: int, k: int, m: int | None = None, r: int | None = None) -> np.ndarray:
+    """The shallowest depth the r-th word (0-based) can have in a tree whose nodes have at most k children,
+    send at most m words (None: any number) outside their largest child and find-or-send at most r (m or
+    m + 1): N(0) = 0 and N(d) = N(d-1) + max over f in {0, 1}, f <= r, of f + min(r - f, m, (k-1) N(d-1))
+    words fit within depth d (the counting bound for m = None: N(d) = 1 + k N(d-1))."""
     out = np.empty(D + 1, dtype=np.float64)
-    r, d, width = 0, 1, 1
-    while r <= D:
-        for _ in range(width):
-            if r > D:
-                break
-            out[r] = d
-            r += 1
+    rank, d, fit = 0, 1, 0
+    while rank <= D:
+        x = (k - 1) * fit
+        if m is None:
+            fit = fit + 1 + x
+        else:
+            rr = m + 1 if r is None else r
+            fit = fit + max(f + min(rr - f, m, x) for f in (0, 1) if f <= rr)
+        while rank < fit and rank <= D:
+            out[rank] = d
+            rank += 1
         d += 1
-        width *= k
     return out
+
+
+def depth_table(D: int, k: int, cap: int = 256) -> np.ndarray:
+    """depth_of_rank for reach r = m + e (e = 0, 1) and split widths m = 0..cap-1, the last row any width:
+    [e, m, rank]."""
+    cap = min(cap, D)
+    return np.stack([np.stack([depth_of_rank(D, k, m, max(m + e, 1)) for m in range(cap)]
+                              + [depth_of_rank(D, k)]) for e in (0, 1)])
 
 
 def branching(C: np.ndarray, L: int) -> int:
@@ -256,6 +367,11 @@ class ExactResult:
     guesses: np.ndarray  # int32[D]: guesses the optimal tree needs per word (0 for words of zero weight)
     first: int  # the optimal first test word
     nodes: int  # states expanded by the search
+    # the tree as a complete guesser strategy (every word found, zero-weight words by greedy_completion
+    # once no weighted word is left): guesses per word, and every node's state (ascending) and test word
+    tree_guesses: np.ndarray | None = None
+    node_states: list | None = None
+    node_moves: list | None = None
 
 
 class ExactSolver:
@@ -269,7 +385,7 @@ class ExactSolver:
         rng = np.random.default_rng(seed)
         self.k1 = rng.integers(0, 2**63, size=D, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
         self.k2 = rng.integers(0, 2**63, size=D, dtype=np.int64).astype(np.uint64)
-        self.depth_of_rank = depth_of_rank(D, branching(self.C, L))
+        self.dr = depth_table(D, branching(self.C, L))
 
     def _weights(self, h):
         h = np.asarray(h, dtype=np.float64)
@@ -278,13 +394,12 @@ class ExactSolver:
         return w, S[np.argsort(-w[S], kind="stable")].astype(np.int32)
 
     def _run(self, w, S, beta, max_nodes):
-        exact = Dict.empty(key_type=_KEY, value_type=types.float64)
-        lower = Dict.empty(key_type=_KEY, value_type=types.float64)
+        memo = Dict.empty(key_type=_KEY, value_type=types.float64)
         move = Dict.empty(key_type=_KEY, value_type=types.int64)
         stats = np.array([0, 0, max_nodes], dtype=np.int64)
-        v = _solve(S, beta, self.C, w, self.cand, self.L, self.k1, self.k2, self.depth_of_rank,
-                   exact, lower, move, stats)
-        return (None if stats[1] else v), exact, move, int(stats[0])
+        v = _solve(S, beta, len(S), len(S), self.C, w, self.cand, self.L, self.k1, self.k2, self.dr,
+                   memo, move, stats)
+        return (None if stats[1] else v), memo, move, int(stats[0])
 
     def solve(self, h: np.ndarray, upper: float = np.inf, max_nodes: int = 2**62) -> ExactResult | None:
         """The optimal tree against secret weights h (any nonnegative scale); None if the search
@@ -300,7 +415,12 @@ class ExactSolver:
             return None
         guesses = np.zeros(len(w), dtype=np.int32)
         first = self._walk(S, 1, w, exact, move, guesses)
-        return ExactResult(float(v), guesses, first, nodes)
+        full = np.zeros(len(w), dtype=np.int32)
+        self._w = w
+        states: list[np.ndarray] = []
+        moves: list[int] = []
+        self._walk_full(np.arange(len(w), dtype=np.int32), S, 1, move, full, states, moves)
+        return ExactResult(float(v), guesses, first, nodes, full, states, moves)
 
     def proves_at_least(self, h: np.ndarray, beta: float, max_nodes: int) -> bool | float | None:
         """Whether the optimal tree against h needs at least beta expected guesses: True (proved), its
@@ -314,7 +434,7 @@ class ExactSolver:
     def counting_bound(self, h: np.ndarray) -> float:
         """The counting bound on the optimal tree's value against h (normalised): certified, no search."""
         w, S = self._weights(h)
-        return float(_counting_bound(S, w, self.depth_of_rank))
+        return float(_counting_bound(S, w, self.dr[1, -1]))
 
     def lower_bound(self, h: np.ndarray, lo: float | None, hi: float, max_nodes: int, steps: int = 12,
                     progress=None) -> tuple[float, float | None]:
@@ -344,6 +464,8 @@ class ExactSolver:
         n = len(S)
         if n <= 2:
             g = int(S[0])
+        elif n == 3:
+            g = int(_three(S, self.C, w, self.cand)[1])
         else:
             g = int(_cached_move(S, self.k1, self.k2, move))
             assert g >= 0, "a state of the optimal tree was not solved exactly"
@@ -356,6 +478,48 @@ class ExactSolver:
             if len(part):
                 self._walk(part, depth + 1, w, exact, move, guesses)
         return g
+
+    def _walk_full(self, F, P, depth, move, guesses, states, moves) -> None:
+        """Replays the optimal tree on every word (F ascending; P its weighted words, heaviest first):
+        the weighted words' moves from the search, greedy_completion where none is left."""
+        if len(P) == 3:
+            g = int(_three(P, self.C, self._w, self.cand)[1])
+        elif len(P) >= 3:
+            g = int(_cached_move(P, self.k1, self.k2, move))
+            assert g >= 0, "a state of the optimal tree was not solved exactly"
+        elif len(P):
+            g = int(P[0])
+        else:
+            g = greedy_completion(self.C, F)
+        states.append(F)
+        moves.append(g)
+        if g in set(F.tolist()):
+            guesses[g] = depth
+        row = self.C[g]
+        restF, restP = F[F != g], P[P != g]
+        for a in range(self.L + 1):
+            part = restF[row[restF] == a]
+            if len(part):
+                self._walk_full(part, restP[row[restP] == a], depth + 1, move, guesses, states, moves)
+
+
+def greedy_completion(C: np.ndarray, Z: np.ndarray) -> int:
+    """The test word that finishes a tree on words the hider never picks (zero weight): the fewest
+    sum over answers of n_a^2 on Z (GBR's uniform score), a word of Z on ties, then the lowest index."""
+    if len(Z) == 1:
+        return int(Z[0])
+    best, best_key = -1, None
+    in_Z = np.zeros(C.shape[0], dtype=bool)
+    in_Z[Z] = True
+    for g in range(C.shape[0]):
+        rest = Z[Z != g]
+        counts = np.bincount(C[g, rest], minlength=1)
+        if not in_Z[g] and counts.max() == len(Z):
+            continue
+        key = (int((counts.astype(np.int64) ** 2).sum()), not in_Z[g], g)
+        if best_key is None or key < best_key:
+            best, best_key = g, key
+    return best
 
 
 def exact_best_response(C: np.ndarray, L: int, h: np.ndarray, upper: float = np.inf) -> ExactResult:

@@ -291,3 +291,11 @@ class JottoBackend:
             if "first_test_word" in info:
                 s.labels["first_test_word"] = info["first_test_word"]
             s.labels["served"] = "yes" if sname == self.served else "no"
+            cert = self.manifest.get("certified")
+            if cert is not None:  # the game's value bracket (builder.jotto._certify), on the strategy it is about
+                s.labels["value_bracket"] = (f"[{cert['lower']:.6f}, {cert['upper']:.6f}] {cert['kind']}: "
+                                             f"{cert['lower_kind']}; {cert['upper_kind']}")
+                if sname == cert["guesser"]:
+                    s.figures["value_lower"] = float(cert["lower"])
+                    s.figures["value_upper"] = float(cert["upper"])
+                    s.figures["value_gap"] = float(cert["upper"] - cert["lower"])

@@ -5,7 +5,7 @@ import { el } from "./prompt.js";
 
 const $ = (s) => document.querySelector(s);
 // Jotto's figures shown in the table (all of them are in GetStats)
-const MAIN_FIGURES = ["guarantee", "epsilon", "epsilon_hider", "epsilon_guesser", "hider_vs_gbr", "self_play",
+const MAIN_FIGURES = ["guarantee", "value_lower", "value_upper", "value_gap", "epsilon", "epsilon_hider", "epsilon_guesser", "hider_vs_gbr", "self_play",
   "mean_guesses_vs_uniform", "worst_guesses", "members", "iterations", "t_star", "book_entries"];
 const fmt = (x, d = 4) => (typeof x === "number" ? (Math.abs(x) >= 1000 || Number.isInteger(x) ? String(Math.round(x * 1000) / 1000) : x.toFixed(d)) : String(x));
 
@@ -38,6 +38,12 @@ function factsTable(v, s, f) {
   if (f?.infosets) rows.push(["information sets", f.infosets]);
   if (f?.windows) rows.push(["windows (row format " + f.row_format + ", units of 1/" + f.probability_unit + ")", f.windows]);
   if (f?.memory_by_group) rows.push(["memory by dice group", f.memory_by_group.map(([a, b, m]) => `${a}v${b} ${m}`).join(", ")]);
+  if (f?.certified) {  // the game's value bracket: read beside the greedy-oracle epsilons, which only bound it
+    const c = f.certified;
+    rows.push(["value bracket (certified)", `[${fmt(c.lower, 6)}, ${fmt(c.upper, 6)}] ${c.kind}, gap ${fmt(c.upper - c.lower, 6)}`],
+      ["value bracket: lower end", c.lower_kind], ["value bracket: upper end", c.upper_kind],
+      ["value bracket: method", `${c.method} (strategy ${c.guesser}${c.rounds ? ", " + c.rounds + " rounds" : ""}, ${fmt(c.cpu_seconds, 1)} CPU s)`]);
+  }
   if (f?.parameters) rows.push(["parameters", JSON.stringify(f.parameters)]);
   if (f?.build) rows.push(["build", JSON.stringify(f.build)]);
   const t = table(`Build facts of ${v.variant}`, ["fact", "value"], rows.filter((r) => r[1] !== undefined && r[1] !== ""));

@@ -35,3 +35,62 @@ def test_exact_figures_are_the_best_tree_against_each_served_hider(tmp_path, kin
         assert f["epsilon_exact"] >= f["epsilon_rollout"] - 1e-12
         assert f["gap_exact"] == pytest.approx(f["guarantee"] - f["hider_vs_exact"])
     store.close()
+
+
+def test_certified_store_serves_the_exact_double_oracle_at_the_games_value(tmp_path):
+    """certify="exact": the store's bracket closes on the value of the LP over every tree of the list,
+    the strategy exact_do plays its members' trees from the book, and GetStats carries the bracket."""
+    import numpy as np
+
+    from builder.jotto import JottoParams, build_jotto_store
+    from games.jotto.solvers import restricted_game
+    from protos import gamestrategy_pb2 as pb
+    from server.backends.jotto import JottoBackend
+
+    words = ["as", "by", "it", "lo", "mi", "up"]
+    lst = tmp_path / "tiny6.txt"
+    lst.write_text("\n".join(words) + "\n")
+    register_list_file("tinycert", lst)
+    params = JottoParams(fp_iterations=20, do_iterations=3, book_threshold=2, certify="exact")
+    store = Store(build_jotto_store("jotto-file.tinycert-2-ganzfried", params, tmp_path / "stores"))
+    trees = {tuple(t[s] for s in range(6)) for t in ref.all_trees(store.manifest["words"], range(6))}
+    _, value, _ = restricted_game(np.array(sorted(trees), dtype=np.float64).T)
+    cert = store.manifest["certified"]
+    assert cert["kind"] == "exact"
+    assert cert["lower"] - 1e-9 <= value <= cert["upper"] + 1e-9 and cert["upper"] - cert["lower"] <= 1e-6
+    assert store.manifest["served"] == "exact_do"
+    info = store.manifest["strategies"]["exact_do"]
+    assert info["figures"]["guarantee"] == pytest.approx(cert["upper"], abs=1e-9)
+    backend = JottoBackend(store)
+    # every secret is found by every member in the guesses its column says (the book's moves, replayed)
+    s = backend.strategies["exact_do"]
+    hider = store.array("hider:exact_do")
+    expected = 0.0
+    for secret in range(6):
+        per_member = []
+        for c in range(s.size):
+            history = []
+            while True:
+                state = backend.oracle.consistent([g for g, _ in history], [a for _, a in history])
+                entry = backend.book_entry("exact_do", state)
+                assert entry is not None and c in entry, (secret, c, state)
+                g = entry[c]
+                if g == secret:
+                    break
+                history.append((g, int(backend.oracle.C[g, secret])))
+            per_member.append(len(history) + 1)
+        expected += hider[secret] / hider.sum() * float(np.dot(s.weights, per_member))
+    assert expected == pytest.approx(info["figures"]["self_play"], abs=1e-9)
+    v = pb.VariantStats()
+    backend.stats(v)
+    got = {x.strategy: x for x in v.strategies}
+    assert got["exact_do"].figures["value_lower"] == pytest.approx(cert["lower"])
+    assert got["exact_do"].figures["value_upper"] == pytest.approx(cert["upper"])
+    assert got["fp"].labels["value_bracket"].startswith("[")
+    # the operations page's plot of the rounds
+    from games.plots import plot_names, render
+
+    assert "exact_do" in plot_names(store)
+    assert b"<svg" in render(store, "exact_do")
+    assert len(store.array("cert_curves:exact_do")) == info["rounds"]
+    store.close()
