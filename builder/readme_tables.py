@@ -44,18 +44,29 @@ def _jotto(m: dict) -> tuple[str, str, str]:
     return served, "; ".join(parts) or "-", "epsilon: lower bounds (greedy oracles); guarantee: exact"
 
 
+def _guesswho(m: dict) -> tuple[str, str, str]:
+    f = m.get("figures", {})
+    return ("optimal", f"first mover wins {f.get('optimal_first_mover', '-')} under optimal play; bisecting against "
+            f"optimal wins {f.get('bisection_vs_optimal', '-')}", "exact (dynamic programming)")
+
+
+def _hangman(m: dict) -> tuple[str, str, str]:
+    f = m.get("figures", {})
+    text = f"mean letters asked alone {f['mean_solo_asks']:.2f}" if "mean_solo_asks" in f else "-"
+    if "ours_vs_seed" in f:
+        text += f"; against the seed method {f['ours_vs_seed']:.3f} ({f.get('ours_vs_seed_games', '?')} games)"
+    return "ours", text, "measured by play"
+
+
 def _other(m: dict) -> tuple[str, str, str]:
-    served = m.get("served", "")
-    f = m.get("strategies", {}).get(served, {}).get("figures", {})
-    shown = [f"{k} {v:.3f}" for k, v in list(f.items())[:2] if isinstance(v, (int, float))]
-    return served, "; ".join(shown) or "-", "measured by play (see docs)"
+    return m.get("served", "-"), "-", "not measured"
 
 
 def strength_rows(root: Path) -> list[tuple[str, str, str, str]]:
     out = []
     for variant, path in sorted(all_current_stores(root).items()):
         m = Store(path).manifest
-        fn = {"dudo": _dudo, "jotto": _jotto}.get(m.get("game"), _other)
+        fn = {"dudo": _dudo, "jotto": _jotto, "guesswho": _guesswho, "hangman": _hangman}.get(m.get("game"), _other)
         out.append((variant, *fn(m)))
     return out
 
@@ -65,7 +76,8 @@ def speed_rows(root: Path) -> list[tuple[str, str, str]]:
     for variant, path in sorted(all_current_stores(root).items()):
         m = Store(path).manifest
         size = sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file()) / 2**20
-        out.append((variant, f"{m.get('build_seconds', float('nan')):.1f}", f"{size:.1f}"))
+        secs = m.get("build_seconds")
+        out.append((variant, f"{secs:.1f}" if isinstance(secs, (int, float)) else "not recorded", f"{size:.1f}"))
     return out
 
 
