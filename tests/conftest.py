@@ -37,9 +37,9 @@ def registry(small_store):
     yield r
 
 
-@pytest.fixture()
-def serve(registry):
-    """``serve(**settings) -> port``: servers on the registry, stopped after the test."""
+@contextlib.contextmanager
+def servers_on(registry):
+    """``start(**settings) -> port`` starting servers on the registry; every one stopped on leaving."""
     from server.app import build_server
     from server.settings import ServerSettings
 
@@ -51,10 +51,19 @@ def serve(registry):
         started.append(server)
         return port
 
-    yield start
-    for s in started:
-        s.stop(0).wait()
-        s.live_pool.close()
+    try:
+        yield start
+    finally:
+        for s in started:
+            s.stop(0).wait()
+            s.live_pool.close()
+
+
+@pytest.fixture()
+def serve(registry):
+    """``serve(**settings) -> port``: servers on the registry, stopped after the test."""
+    with servers_on(registry) as start:
+        yield start
 
 
 @contextlib.contextmanager

@@ -21,7 +21,7 @@ from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server.app import build_server
 from server.registry import Registry
-from tests.conftest import SMALL_VARIANT
+from tests.conftest import SMALL_VARIANT, servers_on
 
 ROOT = Path(__file__).resolve().parents[2]
 DUDO = DudoParams(max_dice=1, iterations=200)
@@ -48,19 +48,8 @@ def targets(tmp_path_factory, serve):
 @pytest.fixture(scope="module")
 def serve(registry):
     """The conftest's `serve`, for the whole module."""
-    from server.settings import ServerSettings
-    started = []
-
-    def start():
-        server, port = build_server(registry, "127.0.0.1:0", settings=ServerSettings())
-        server.start()
-        started.append(server)
-        return port
-
-    yield start
-    for s in started:
-        s.stop(0).wait()
-        s.live_pool.close()
+    with servers_on(registry) as start:
+        yield start
 
 
 def run(capsys, *argv):
