@@ -25,7 +25,8 @@ import numpy as np
 
 from .game import challenge_win_prob, win_prob
 from .infoset import history_window
-from .rules import FACES, MAX_DICE, claim_table, count_for, roll_arrays, roll_index, strength
+from .rules import (RuleError, action_name, check_dice, check_roll, claim_strengths, claim_table, count_for,
+                    roll_arrays, roll_index)
 from .store import decode_window, store_memories, window_key
 
 # loss thresholds in game-winning probability (docs/review.md)
@@ -51,13 +52,6 @@ def label(loss: float, thresholds=THRESHOLDS) -> str:
 def move_accuracy(loss: float, thresholds=THRESHOLDS) -> float:
     """100 for a loss of zero, falling linearly to 0 at the blunder threshold (docs/review.md)."""
     return 100.0 * max(0.0, 1.0 - loss / thresholds[0][1])
-
-
-def name(action: int, total: int) -> str:
-    if action < 0:
-        return "dudo"
-    n, r = claim_table(total)[action]
-    return f"{n}x{r}"
 
 
 @dataclass
@@ -213,9 +207,9 @@ def decision(tables: StoreTables, W: dict, rnd: Round, hist: tuple, action: int,
     before = float(sum(sigma[j] * vals[j] for j in vals))
     loss = max(0.0, vals[best_j] - vals[jp])
     D = own + opp
-    alts = sorted(((name(-1 if j == 0 else last + j, D), vals[j], float(sigma[j])) for j in vals),
+    alts = sorted(((action_name(-1 if j == 0 else last + j, D), vals[j], float(sigma[j])) for j in vals),
                   key=lambda a: (-a[1], -a[2]))
-    return MoveReview(0, 0, name(action, D), name(-1 if best_j == 0 else last + best_j, D), float(sigma[jp]),
+    return MoveReview(0, 0, action_name(action, D), action_name(-1 if best_j == 0 else last + best_j, D), float(sigma[jp]),
                       vals[jp], vals[best_j], loss, before, vals[jp], label(loss), on_support, alts)
 
 
@@ -228,36 +222,27 @@ def parse_rounds(rounds: list[dict], max_dice: int) -> list[Round]:
     for i, r in enumerate(rounds):
         where = f"round {i + 1}"
         own, opp = int(r["own"]), int(r["opp"])
-        for nm, d in (("own_dice", own), ("opponent_dice", opp)):
-            if not 1 <= d <= MAX_DICE:
-                raise TranscriptError(f"{where}: {nm} is {d}; a player has 1..{MAX_DICE} dice")
-            if d > max_dice:
-                raise TranscriptError(f"{where}: {nm} is {d}; the variant's store holds rounds of at most "
-                                      f"{max_dice} dice a player")
         roll = tuple(int(f) for f in r["roll"])
         opp_roll = tuple(int(f) for f in r["opp_roll"]) if r.get("opp_roll") else None
-        for nm, rl, d in (("roll", roll, own), ("opponent_roll", opp_roll, opp)):
-            if rl is None:
-                continue
-            if len(rl) != d:
-                raise TranscriptError(f"{where}: {nm} has {len(rl)} dice; the player has {d}")
-            for k, f in enumerate(rl):
-                if not 1 <= f <= FACES:
-                    raise TranscriptError(f"{where}: {nm}[{k}] is {f}; faces are 1..{FACES}")
         D = own + opp
-        hist: list[int] = []
-        for k, (n, face) in enumerate(r["claims"]):
-            n, face = int(n), int(face)
-            who = "your" if (k % 2 == 0) == bool(r["opened"]) else "the opponent's"
-            bad = f"{where}, move {k + 1} ({who} claim {n}x{face})"
-            if not 1 <= face <= FACES:
-                raise TranscriptError(f"{bad}: face {face} is not 1..{FACES}")
-            if not 1 <= n <= D:
-                raise TranscriptError(f"{bad}: a claim counts 1..{D} dice (the dice in play)")
-            s = strength(n, face, D)
-            if hist and s <= hist[-1]:
-                raise TranscriptError(f"{bad}: not stronger than {name(hist[-1], D)}")
-            hist.append(s)
+
+        def claim_at(k, n, face, opened=bool(r["opened"]), where=where):
+            who = "your" if (k % 2 == 0) == opened else "the opponent's"
+            return f"{where}, move {k + 1} ({who} claim {n}x{face})"
+        try:
+            for nm, d in (("own_dice", own), ("opponent_dice", opp)):
+                check_dice(nm, d)
+                if d > max_dice:
+                    raise RuleError(f"{nm} is {d}; the variant's store holds rounds of at most {max_dice} dice a player")
+            check_roll("roll", roll, own)
+            if opp_roll is not None:
+                check_roll("opponent_roll", opp_roll, opp)
+        except RuleError as e:
+            raise TranscriptError(f"{where}: {e}") from None
+        try:
+            hist = claim_strengths(r["claims"], D, claim_at)
+        except RuleError as e:
+            raise TranscriptError(str(e)) from None
         challenged = bool(r.get("challenged", True))
         if challenged and not hist:
             raise TranscriptError(f"{where}, move 1: Dudo before any claim (the opener must claim)")

@@ -57,6 +57,49 @@ def claim(strength_index: int, total_dice: int) -> tuple[int, int]:
     return claim_table(total_dice)[strength_index]
 
 
+def action_name(action: int, total_dice: int) -> str:
+    """A move as players write it: ``dudo`` (action -1) or the claim ``nxr`` of that strength."""
+    if action < 0:
+        return "dudo"
+    n, r = claim_table(total_dice)[action]
+    return f"{n}x{r}"
+
+
+class RuleError(ValueError):
+    """A position the rules do not allow, in words naming the fault; callers prefix where it is."""
+
+
+def check_dice(name: str, d: int) -> None:
+    if not 1 <= d <= MAX_DICE:
+        raise RuleError(f"{name} is {d}; a player has 1..{MAX_DICE} dice")
+
+
+def check_roll(name: str, roll, d: int) -> None:
+    """A roll of a player holding ``d`` dice."""
+    if len(roll) != d:
+        raise RuleError(f"{name} has {len(roll)} dice; the player has {d}")
+    for k, f in enumerate(roll):
+        if not 1 <= f <= FACES:
+            raise RuleError(f"{name}[{k}] is {f}; faces are 1..{FACES}")
+
+
+def claim_strengths(claims, total_dice: int, where) -> list[int]:
+    """The strengths of a round's claims ``(n, face)`` in order, each checked against the rules; a fault
+    raises RuleError prefixed by ``where(k, n, face)``, the caller's name for claim k."""
+    out: list[int] = []
+    for k, (n, face) in enumerate(claims):
+        n, face = int(n), int(face)
+        if not 1 <= face <= FACES:
+            raise RuleError(f"{where(k, n, face)}: face {face} is not 1..{FACES}")
+        if not 1 <= n <= total_dice:
+            raise RuleError(f"{where(k, n, face)}: a claim counts 1..{total_dice} dice (the dice in play)")
+        s = strength(n, face, total_dice)
+        if out and s <= out[-1]:
+            raise RuleError(f"{where(k, n, face)}: not stronger than {action_name(out[-1], total_dice)}")
+        out.append(s)
+    return out
+
+
 def num_claims(total_dice: int) -> int:
     return FACES * total_dice
 

@@ -20,7 +20,7 @@ from games.dudo.game import round_reachable
 from games.dudo.live import live_cost, solve_live
 from games.dudo.served import SERVED_BOOK, SERVED_RESOLVED, served_label
 from games.dudo.review import TranscriptError, parse_rounds, review_from_store
-from games.dudo.rules import FACES, MAX_DICE, claim, strength
+from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
 from games.quantise import UNIT
 from games.seeding import seeded_pick
@@ -42,13 +42,6 @@ MAX_REVIEW_ROUNDS = 64
 # a reviewed decision's estimate (every action's rest of the round valued; bench/review.py measures it)
 REVIEW_SECONDS = 0.05
 PROCESS_BYTES = 300 << 20
-
-
-def move_name(action: int, total: int) -> str:
-    if action < 0:
-        return "dudo"
-    n, r = claim(int(action), total)
-    return f"{n}x{r}"
 
 
 class DudoBackend:
@@ -80,28 +73,15 @@ class DudoBackend:
     # ------------------------------------------------------------------ validation
     def parse(self, st) -> tuple[int, int, tuple[int, ...], list[int]]:
         own, opp = int(st.own_dice), int(st.opponent_dice)
-        for name, d in (("own_dice", own), ("opponent_dice", opp)):
-            if not 1 <= d <= MAX_DICE:
-                raise BadRequest(f"dudo.{name} is {d}; a player has 1..{MAX_DICE} dice")
         roll = tuple(int(x) for x in st.roll)
-        if len(roll) != own:
-            raise BadRequest(f"dudo.roll has {len(roll)} dice; own_dice is {own}")
-        for k, f in enumerate(roll):
-            if not 1 <= f <= FACES:
-                raise BadRequest(f"dudo.roll[{k}] is {f}; faces are 1..{FACES}")
-        total = own + opp
-        history: list[int] = []
-        for k, c in enumerate(st.history):
-            if not 1 <= c.count <= total:
-                raise BadRequest(f"dudo.history[{k}]: {c.count}x{c.face} claims more dice than the {total} in play"
-                                 if c.count > total else f"dudo.history[{k}]: a claim counts at least one die")
-            if not 1 <= c.face <= FACES:
-                raise BadRequest(f"dudo.history[{k}]: face {c.face} is not 1..{FACES}")
-            s = strength(int(c.count), int(c.face), total)
-            if history and s <= history[-1]:
-                raise BadRequest(f"dudo.history[{k}]: {c.count}x{c.face} is not stronger than "
-                                 f"{move_name(history[-1], total)}")
-            history.append(s)
+        try:
+            check_dice("dudo.own_dice", own)
+            check_dice("dudo.opponent_dice", opp)
+            check_roll("dudo.roll", roll, own)
+            history = claim_strengths([(c.count, c.face) for c in st.history], own + opp,
+                                      lambda k, n, f: f"dudo.history[{k}] ({n}x{f})")
+        except RuleError as e:
+            raise BadRequest(str(e)) from None
         requester_to_move = (len(history) % 2 == 0) == bool(st.requester_opened)
         if not requester_to_move:
             raise BadRequest("it is the opponent's turn: the requester made the last claim"
@@ -210,8 +190,8 @@ class DudoBackend:
         dist = []
         if request.want_distribution:
             order = np.argsort(-p, kind="stable")
-            dist = [(move_name(actions[i], total), float(p[i])) for i in order]
-        return MoveResult(move_name(actions[k], total), float(p[k]), dist, source, "fsicfr", 0, 0, True)
+            dist = [(action_name(actions[i], total), float(p[i])) for i in order]
+        return MoveResult(action_name(actions[k], total), float(p[k]), dist, source, "fsicfr", 0, 0, True)
 
     # ------------------------------------------------------------------ review
     def analyze(self, request, live: LiveCall = NO_LIVE) -> dict:

@@ -80,7 +80,7 @@ def test_sample_move_reads_the_book_and_is_reproducible(dudo_service):
     (dict(roll=(3, 4)), "roll has 2 dice"),
     (dict(roll=(7,)), "faces are 1..6"),
     (dict(own=6, roll=(1,) * 6), "1..5 dice"),
-    (dict(history=[(3, 2)], opened=False), "more dice than"),
+    (dict(history=[(3, 2)], opened=False), "a claim counts 1..2 dice"),
     (dict(history=[(1, 4), (1, 3)]), "not stronger"),
     (dict(history=[(1, 4)], opened=True), "opponent's turn"),
     (dict(history=[], opened=False), "opener moves first"),
