@@ -18,6 +18,8 @@ from server.registry import Registry
 from server.settings import MAX_BATCH, MAX_REQUEST_BYTES, MAX_STREAMS
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameStrategy"].full_name
+# how long AnalyzeGame waits for the live pool when the caller sets no deadline (the CLI's and page's wait)
+REVIEW_DEFAULT_SECONDS = 120.0
 REVIEW_THRESHOLDS = {"dudo": dudo_review.THRESHOLDS, "jotto": jotto_review.THRESHOLDS}
 SOURCES = {"book": pb.SampleMoveReply.BOOK, "live": pb.SampleMoveReply.LIVE, "degraded": pb.SampleMoveReply.DEGRADED}
 
@@ -205,7 +207,10 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
         try:
             if not request.variant:
                 raise BadRequest("request names no variant")
-            live = LiveCall(self.live_pool, _deadline(context), context.is_active)
+            deadline = _deadline(context)
+            if deadline is None and self.live_pool is not None:  # a whole game's review: not a move's wait
+                deadline = time.monotonic() + max(self.live_pool.default_seconds, REVIEW_DEFAULT_SECONDS)
+            live = LiveCall(self.live_pool, deadline, context.is_active)
             with self.registry.acquire(request.variant) as b:
                 if not hasattr(b, "analyze"):
                     raise BadRequest(f"{request.variant} is a {b.game} variant; AnalyzeGame reviews Dudo and Jotto games")
