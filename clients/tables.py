@@ -1,0 +1,41 @@
+"""Plain-text tables of replies, shared by the CLI and the terminal games."""
+from __future__ import annotations
+
+from protos import gamestrategy_pb2 as pb
+
+
+def number(x: float) -> str:
+    return str(int(x)) if x == int(x) and abs(x) < 1e15 else f"{x:.4g}"
+
+
+def table(rows: list[list[str]], right: set) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in rows]
+
+
+def review_lines(r: pb.AnalyzeGameReply) -> list[str]:
+    """The review as a table: one row per reviewed move, then the costliest moves."""
+    th = ", ".join(f"{k} >= {number(v)}" for k, v in sorted(r.thresholds.items(), key=lambda kv: kv[1]))
+    out = [f"{r.variant}  store {r.store_version}  strategy {r.strategy}  accuracy {r.accuracy:.1f}",
+           f"  losses in {r.unit}; {th}"]
+    dudo = r.unit == "win probability"
+    if dudo:
+        rows = [["#", "round", "move", "p", "before", "after", "best", "best value", "loss", "label"]]
+        for i, m in enumerate(r.moves):
+            rows.append([str(i + 1), str(m.round + 1), m.move, f"{m.probability:.3f}", f"{m.before:.3f}",
+                         f"{m.after:.3f}", m.best_move, f"{m.best_value:.3f}", f"{m.loss:.3f}", m.label])
+        out += table(rows, {0, 1, 3, 4, 5, 7, 8})
+    else:
+        rows = [["#", "word", "words", "guesses", "best", "best guesses", "loss", "uniform", "best uniform",
+                 "continuation", "label"]]
+        for i, m in enumerate(r.moves):
+            rows.append([str(i + 1), m.move, f"{int(m.before)}->{int(m.after)}", f"{m.value:.3f}", m.best_move,
+                         f"{m.best_value:.3f}", f"{m.loss:.3f}", f"{m.value_uniform:.3f}",
+                         f"{m.best_value_uniform:.3f}", m.continuation, m.label])
+        out += table(rows, {0, 2, 3, 5, 6, 7, 8})
+    if r.costliest:
+        out.append("  costliest: " + "; ".join(
+            f"#{i + 1} {r.moves[i].move}" + (f" (round {r.moves[i].round + 1})" if dudo else "")
+            + f" -{r.moves[i].loss:.3f}" for i in r.costliest))
+    return out
