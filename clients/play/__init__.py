@@ -4,8 +4,9 @@
   python -m clients.play dudo    [--variant V] [--seed N]
   python -m clients.play hangman [--variant V] [--level ours|seed] [--seed N]
 
-Only the public gRPC API is used (ListVariants, GetWords, SampleMove); the client referees (rolls the
-dice, counts jots, reveals letters). Ctrl-C or end of input leaves at any prompt.
+Only the public gRPC API is used (ListVariants, GetWords, SampleMove, AnalyzeGame); the client referees (rolls the
+dice, counts jots, reveals letters). After a Jotto or Dudo game the transcript is saved (--save-dir, --no-save)
+and the review (AnalyzeGame) is offered. Ctrl-C or end of input leaves at any prompt.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import grpc
 
 from clients.client import GameStrategyClient
 from clients.diagnose import explain_unavailable
+from clients.play.review import default_save_dir
 from clients.play.service import NoVariant, Service
 from clients.play.ui import UI, Quit
 
@@ -40,7 +42,9 @@ def _args(argv):
     ap.add_argument("--seed", type=int, help="fixes the service's secrets, draws and dice (default: random)")
     ap.add_argument("--no-color", action="store_true", help="no colour even on a terminal (also: NO_COLOR)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
-    ap.add_argument("--save-dir", help="save each finished game's transcript here (gamestrategy review reads it)")
+    ap.add_argument("--save-dir", help="save each finished game's transcript here for `gamestrategy review` "
+                                       "(default: $XDG_DATA_HOME/gamestrategy/games, ~/.local/share/... without it)")
+    ap.add_argument("--no-save", action="store_true", help="do not save finished games (the review is still offered)")
     ap.add_argument("--token-file", help="bearer token for a service that requires one")
     ap.add_argument("--tls", action="store_true", help="TLS with the system roots (implied by --tls-ca/--tls-cert)")
     ap.add_argument("--tls-ca", help="PEM file of the CA that signed the server certificate")
@@ -55,6 +59,10 @@ def _args(argv):
         ap.error(f"--level for {args.game}: one of {', '.join(levels[args.game])}")
     if (args.tls_cert is None) != (args.tls_key is None):
         ap.error("--tls-cert and --tls-key go together")
+    if args.no_save:
+        args.save_dir = None
+    elif args.save_dir is None:
+        args.save_dir = default_save_dir()
     if args.seed is None:
         args.seed = random.SystemRandom().randrange(1 << 31)
     elif args.seed < 0:

@@ -7,13 +7,12 @@ round; a player with no dice has lost.
 """
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import numpy as np
 from rich.table import Table
 
+from clients.play.review import offer_review, save_transcript
 from clients.play.service import Service, dice_of
 from clients.play.ui import UI
 from games.dudo.rules import FACES, MAX_DICE, challenge_outcome, claim_table, count_for, strength
@@ -142,7 +141,7 @@ class Dudo:
             me -= k
         return max(you, 0), max(me, 0), loser_you is False  # the challenge's winner opens
 
-    def play_game(self, game: int) -> None:
+    def play_game(self, game: int) -> dict | None:
         you = me = self.start_dice
         self.ui.say(f"We each start with {you} {'die' if you == 1 else 'dice'}.")
         you_open = self.ui.yes_no("WOULD YOU LIKE TO OPEN THE FIRST ROUND?")
@@ -156,27 +155,23 @@ class Dudo:
             self.ui.say("[bold green]I have no dice left: you win the game.[/]")
         else:
             self.ui.say("[bold red]You have no dice left: I win the game.[/]")
-        self.save(game)
+        return self.save(game)
 
-    def save(self, game: int) -> None:
-        """The finished game's transcript as DIR/dudo-<seed>-<game>.json, with the command that reviews it."""
+    def save(self, game: int) -> dict | None:
+        """The finished game's transcript (AnalyzeGameRequest's JSON form), saved as DIR/dudo-<seed>-<game>.json
+        when there is a save directory."""
         rounds, self.transcript = self.transcript, []
-        if not self.save_dir:
-            return
-        path = Path(self.save_dir) / f"dudo-{self.seed}-{game + 1}.json"
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(dict(variant=self.variant, dudo=rounds), indent=1) + "\n")
-        except OSError as e:
-            self.ui.error(f"could not save the game to {path}: {e.strerror or e}")
-            return
-        self.ui.say(f"Game saved to {path}; review it: gamestrategy review {path}")
+        if not rounds:
+            return None
+        body = dict(variant=self.variant, dudo=rounds)
+        save_transcript(self.ui, self.save_dir, f"dudo-{self.seed}-{game + 1}.json", body)
+        return body
 
     def run(self) -> None:
         self.ui.say(f"[bold]DUDO[/] (Liar's Dice, ones wild) on {self.variant}, seed {self.seed}; ? for help at a claim.")
         game = 0
         while True:
-            self.play_game(game)
+            offer_review(self.ui, self.service, self.play_game(game))
             game += 1
             if not self.ui.yes_no("ANOTHER GAME?"):
                 return

@@ -9,16 +9,15 @@ can be taken back ("undo"): the corrected history is sent again and the service 
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import grpc
 import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
+from clients.play.review import offer_review, save_transcript
 from clients.play.service import Service, invalid
 from clients.play.ui import UI, YES, NO
 
@@ -328,7 +327,7 @@ class Jotto:
         self.ui.say("I GIVE UP.")
 
     # ---------------------------------------------------------------- a game
-    def play_game(self, n: int) -> None:
+    def play_game(self, n: int) -> dict | None:
         seed = self.seed + n
         secret = self.service.jotto_secret(self.variant, self.strategy, seed).move
         g = Game(secret, seed)
@@ -356,26 +355,21 @@ class Jotto:
             person_next = not person_next
         if g.program != "won" and (g.contradicted or g.program == "gave up"):
             self.post_mortem(g)
-        self.save(g, n)
+        return self.save(g, n)
 
-    def save(self, g: Game, n: int) -> None:
-        """Your test words (against my secret) as DIR/jotto-<seed>.json for `gamestrategy review` (docs/review.md);
-        only words of the dictionary can be reviewed, so a game with another word is not saved."""
-        if not self.save_dir or not g.tests:
-            return
+    def save(self, g: Game, n: int) -> dict | None:
+        """Your test words (against my secret) as an AnalyzeGameRequest (docs/review.md), saved as
+        DIR/jotto-<seed>.json when there is a save directory; only words of the dictionary can be reviewed, so a
+        game with another word is neither saved nor reviewed."""
+        if not g.tests:
+            return None
         if any(w not in self.index for w, _ in g.tests):
             self.ui.say("Not saved for review: one of your test words is not in my dictionary.")
-            return
-        path = Path(self.save_dir) / f"jotto-{g.seed}.json"
+            return None
         body = dict(variant=self.variant, strategy=self.strategy, jotto=dict(
             role="GUESSER", secret=g.secret, turns=[dict(guess=w, jots=j) for w, j in g.tests]))
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(body, indent=1) + "\n")
-        except OSError as e:
-            self.ui.error(f"could not save the game to {path}: {e.strerror or e}")
-            return
-        self.ui.say(f"Game saved to {path}; review it: gamestrategy review {path}")
+        save_transcript(self.ui, self.save_dir, f"jotto-{g.seed}.json", body)
+        return body
 
     def post_mortem(self, g: Game) -> None:
         """Beeler's "WHAT WAS YOUR SECRET WORD? ... YOU GAVE ME 2 JOTS ON TEARS AND THAT HAS 3 JOTS"."""
@@ -403,7 +397,7 @@ class Jotto:
                     f"a {self.L}-letter word and take turns guessing; ? for help.")
         n = 0
         while True:
-            self.play_game(n)
+            offer_review(self.ui, self.service, self.play_game(n))
             n += 1
             if not self.ui.yes_no("ANOTHER GAME?"):
                 return

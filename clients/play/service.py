@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 import grpc
+from google.protobuf import json_format
 
 from clients.client import GameStrategyClient
 from protos import gamestrategy_pb2 as pb
@@ -59,6 +60,14 @@ class Service:
                 own_dice=own, opponent_dice=opp, roll=list(roll),
                 history=[pb.DudoClaim(count=n, face=f) for n, f in history], requester_opened=opened)))
         return r.move
+
+    # ---------------------------------------------------------------- review
+    def analyze(self, body: dict, seconds: float = 120.0) -> pb.AnalyzeGameReply:
+        """A finished game's transcript (AnalyzeGameRequest's JSON form) reviewed; a review waits at least
+        ``seconds`` (it is live work on the server)."""
+        request = json_format.ParseDict(body, pb.AnalyzeGameRequest())
+        return self.client.stub.AnalyzeGame(request, timeout=max(self.client.timeout, seconds),
+                                            metadata=self.client.metadata)
 
     # ---------------------------------------------------------------- Hangman
     def hangman_word(self, variant: str, strategy: str, seed: int) -> str:

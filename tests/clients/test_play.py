@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -61,8 +62,11 @@ def words(server):
     return list(r.words), list(r.common)
 
 
+DATA_HOME = tempfile.mkdtemp(prefix="play-data-")  # where the games save their transcripts by default
+
+
 def spawn(port: int, *args: str, color: bool = False, sigint_ignored: bool = False) -> pexpect.spawn:
-    env = dict(os.environ, PYTHONUNBUFFERED="1", COLUMNS="100", LINES="40")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", COLUMNS="100", LINES="40", XDG_DATA_HOME=DATA_HOME)
     env.pop("NO_COLOR", None)
     cmd = [sys.executable, "-m", "clients.play", *args, "--target", f"127.0.0.1:{port}"]
     if not color:
@@ -135,7 +139,7 @@ def jotto_game(c, person_secret: str, my_tests, program_secret: str, lie=None, s
         i = c.expect([r"YOUR TEST WORD:", r"MY TEST WORD: (\w+)", r"IS YOUR WORD (\w+)\?",
                       r"DO YOU WANT ME TO CONTINUE GUESSING YOUR WORD\?", r"DO YOU WANT TO CONTINUE GUESSING MY WORD\?",
                       r"ANOTHER GAME\?", r"WANT TO TAKE BACK AN ANSWER\?", r"DO YOU WANT TO TRY TO GUESS MY WORD\?",
-                      r"WHAT WAS YOUR SECRET WORD\?", r"HOW MANY JOTS DOES (\w+) HAVE\?"])
+                      r"WHAT WAS YOUR SECRET WORD\?", r"HOW MANY JOTS DOES (\w+) HAVE\?", r"REVIEW THIS GAME\?"])
         if i == 0:
             c.sendline(tests.pop(0) if tests else program_secret)
         elif i in (1, 2):
@@ -156,7 +160,7 @@ def jotto_game(c, person_secret: str, my_tests, program_secret: str, lie=None, s
         elif i == 5:
             c.sendline("n")
             return asked
-        elif i == 6:
+        elif i in (6, 10):
             c.sendline("n")
         elif i == 8:
             c.sendline(person_secret)
@@ -249,10 +253,22 @@ def test_jotto_program_wins_first_and_offers_to_continue(server, words):
         if t != secret:
             c.expect(f"{t.upper()}: {jots(t, secret)} JOT")
     c.expect("YOU GOT IT")
-    c.expect("ANOTHER GAME\\?")
+    c.expect("Game saved to ([^;]+); review it")
+    saved = Path(c.match.group(1).strip())
+    c.expect("REVIEW THIS GAME\\?")  # offered at the end, answered with the CLI's table
+    c.sendline("y")
+    c.expect(r"losses in guesses", timeout=150)  # live work on the server
+    c.expect("costliest|ANOTHER GAME")
+    if "ANOTHER" not in c.match.group(0):
+        c.expect("ANOTHER GAME\\?")
     c.sendline("n")
     out = finish(c)
     assert "I GOT IT IN" in out and "YOU GOT IT! MY WORD WAS " + secret.upper() in out
+    assert saved == Path(DATA_HOME, "gamestrategy", "games", "jotto-5.json") and saved.exists()
+    review = out.split("losses in guesses", 1)[1]
+    tested = [t.upper() for t in re.findall(r"YOUR TEST WORD: (\w+)", out)]
+    rows = re.findall(r"^\s+(\d+)\s+(\w+)\s+\d+->\d+", review, re.M)  # one row per test word, in order
+    assert [w.upper() for _, w in rows] == tested and "accuracy" in out
 
 
 def test_jotto_undo_replays_the_deduction(server, words):
@@ -339,7 +355,14 @@ def test_dudo_full_game(server):
     bad_inputs = ["dudo", "banana", "9x2", "1x7"]
     games = 1
     while True:
-        i = c.expect([r"Legal claims, weakest first: ([^\n]*)\n", r"ANOTHER GAME\?", r"OPEN THE FIRST ROUND\?"])
+        i = c.expect([r"Legal claims, weakest first: ([^\n]*)\n", r"ANOTHER GAME\?", r"OPEN THE FIRST ROUND\?",
+                      r"REVIEW THIS GAME\?"])
+        if i == 3:  # the first game reviewed: one row per claim or challenge of the person's
+            c.sendline("y" if games == 1 else "n")
+            if games == 1:
+                c.expect(r"losses in win probability[^\n]*\n((?:  [^\n]*\n)+)", timeout=150)  # live work
+                reviewed = len(re.findall(r"^\s+\d+\s+\d+\s", c.match.group(1), re.M))
+            continue
         if i == 1:
             if games == 6:
                 break
@@ -377,6 +400,10 @@ def test_dudo_full_game(server):
         rounds += 1
         wild += r != 1 and 1 in faces
     assert rounds >= 8 and wild >= 2 and out.count("win the game") == 6
+    first = out.split("REVIEW THIS GAME?", 1)[0]
+    mine = len(re.findall(r"Your claim[^\n]*\n", first))  # the person's moves in game 1 (claims and Dudo)
+    assert reviewed >= 1 and reviewed <= mine
+    assert Path(DATA_HOME, "gamestrategy", "games", "dudo-7-1.json").exists()
 
 
 def finish_after_another(c, games: int = 1) -> str:
