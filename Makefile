@@ -3,6 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 export PYTHONDONTWRITEBYTECODE := 1
 
@@ -10,11 +11,17 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 venv: $(STAMP)
 
+# what serving needs (and grpcurl for the README's tour); the test, docs and code-generation tools on top only
+# for the targets that use them, so a fresh clone's `make serve` downloads less before its first answer
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[tools]'
 	touch $(STAMP)
+
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e '.[tools,dev]'
+	touch $(DEV_STAMP)
 
 ## Start the server at once and build the missing default stores beside it (python -m launcher: a process of
 ## its own at nice 19, smallest first; each store comes online as it is published; Ctrl-C stops both and the
@@ -30,11 +37,11 @@ chromium:
 	  else echo "the browser tests need Debian's chromium: sudo apt-get install chromium"; fi; }
 
 ## Run the test suite.
-test: $(STAMP) chromium
+test: $(DEV_STAMP) chromium
 	$(BIN)/python -m pytest -q $(ARGS)
 
 ## Check the import contracts of the one-way architecture (pyproject.toml, [tool.importlinter]).
-check-imports: $(STAMP)
+check-imports: $(DEV_STAMP)
 	$(BIN)/lint-imports
 
 ## Rebuild every store (full solves).
@@ -58,15 +65,15 @@ bench-refresh: $(STAMP)
 	$(BIN)/python -m bench.load refresh-run $(LOADARGS)
 
 ## Build the measurement and design pages (docs/) as a site in site/, strictly: a broken link fails.
-docs: $(STAMP)
+docs: $(DEV_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict  # not --quiet: it hides the warnings strict mode fails on
 
 ## Regenerate the committed protobuf/gRPC code with the pinned grpcio-tools.
-protos: $(STAMP)
+protos: $(DEV_STAMP)
 	$(BIN)/python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. --grpc_python_out=. protos/gamestrategy.proto
 
 ## Fail if the committed generated code differs from what the pinned tools produce.
-check-protos: $(STAMP)
+check-protos: $(DEV_STAMP)
 	@tmp=$$(mktemp -d) && mkdir -p $$tmp/protos && cp protos/gamestrategy.proto $$tmp/protos/ && \
 	$(BIN)/python -m grpc_tools.protoc -I$$tmp --python_out=$$tmp --pyi_out=$$tmp --grpc_python_out=$$tmp $$tmp/protos/gamestrategy.proto && \
 	for f in gamestrategy_pb2.py gamestrategy_pb2.pyi gamestrategy_pb2_grpc.py; do \
