@@ -3,6 +3,13 @@ self-played games, in one process (the first review of a store, which opens it a
 the rows earlier ones decoded, as in a live worker that has reviewed before).
 
   python -m bench.review --dudo STORE_DIR [--jotto STORE_DIR] [--games 50] [--rounds 6] [--seed 0]
+  python -m bench.review --served ROOT [--dudo-variant V] [--jotto-variant V] [--games 50] [--calls 600]
+
+``--served``: the same games reviewed over gRPC by a server process on the store root ROOT (AnalyzeGame's
+p50 / p99 as a client sees it, the live worker's start included in the first), and the book-hit SampleMove
+latency (a Jotto guesser's first move and a 5v5 Dudo opening, alternately, one caller pausing ``--pause`` s
+between calls) idle and while a second
+caller reviews the games one after another: p50 / p99 and the ratio of the p99s (issue 38: at most 2).
 
 Dudo games: both players play the store's strategy (seeded draws from its rows), from max_dice v max_dice,
 for at most ``--rounds`` rounds, the first player reviewed; a challenge's loser loses one die (so that a game
@@ -14,6 +21,7 @@ names the secret. Prints one row per game kind: games, reviewed moves, p50 / p99
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -78,6 +86,118 @@ def _row(name: str, times: list, moves: int) -> str:
             f" {t.max():9.3f}")
 
 
+def _store_games(root: Path, dudo_variant: str, jotto_variant: str, n: int, rounds: int, rng) -> list:
+    """AnalyzeGameRequests of self-played games on the stores under ``root`` (Dudo and Jotto alternately)."""
+    from protos import gamestrategy_pb2 as pb
+    from games.storage import Store, current_stores
+    reqs: list = []
+    dudo = current_stores(root, "dudo").get(dudo_variant)
+    jotto = current_stores(root, "jotto").get(jotto_variant)
+    if dudo is not None:
+        from games.dudo import review as dr
+        store = Store(dudo)
+        tables = dr.StoreTables.of_store(store)
+        md = int(store.manifest["parameters"]["max_dice"])
+        for _ in range(n):
+            g = dudo_game(tables, md, rounds, rng)
+            reqs.append(("dudo", pb.AnalyzeGameRequest(variant=dudo_variant, dudo=[pb.DudoRound(
+                own_dice=r["own"], opponent_dice=r["opp"], roll=r["roll"], opponent_roll=r.get("opp_roll") or [],
+                reviewed_opened=r["opened"], claims=[pb.DudoClaim(count=c, face=f) for c, f in r["claims"]],
+                unfinished=not r.get("challenged", True)) for r in g])))
+    if jotto is not None:
+        from games.jotto.dictionary import Variant, dictionary_from_words
+        from games.jotto.oracle import JottoOracle
+        from games.jotto.store import COMMON, read_strategies
+        store = Store(jotto)
+        m = store.manifest
+        oracle = JottoOracle(dictionary_from_words(Variant.parse(m["variant"]), list(m["words"]),
+                                                   common=store.array(COMMON)))
+        hider = read_strategies(store)[m["served"]].hider
+        for _ in range(n):
+            turns, secret = jotto_game(oracle, hider, rng)
+            reqs.append(("jotto", pb.AnalyzeGameRequest(variant=jotto_variant, jotto=pb.JottoGame(
+                role=pb.JottoState.GUESSER, secret=secret, turns=[pb.JottoTurn(guess=w, jots=j) for w, j in turns]))))
+    return reqs
+
+
+def served(args) -> int:
+    """Reviews over gRPC and the book-hit latency beside them (see the module's docstring)."""
+    import tempfile
+    import threading
+
+    import grpc
+
+    from bench.load import _pct, _start, _stop
+    from protos import gamestrategy_pb2 as pb
+    from protos import gamestrategy_pb2_grpc as pb_grpc
+
+    rng = np.random.default_rng(args.seed)
+    reqs = _store_games(Path(args.served), args.dudo_variant, args.jotto_variant, args.games, args.rounds, rng)
+    if not reqs:
+        raise SystemExit(f"neither {args.dudo_variant} nor {args.jotto_variant} is built under {args.served}")
+    book = [pb.SampleMoveRequest(variant=args.jotto_variant, game_seed=k,
+                                 jotto=pb.JottoState(role=pb.JottoState.GUESSER)) for k in range(16)]
+    book += [pb.SampleMoveRequest(variant=args.dudo_variant, game_seed=k, dudo=pb.DudoState(
+        own_dice=5, opponent_dice=5, roll=[1 + (k + i) % 6 for i in range(5)], requester_opened=True))
+        for k in range(16)]
+    kinds = {r.variant for _, r in reqs}
+    book = [b for b in book if b.variant in kinds]
+    with tempfile.TemporaryDirectory(prefix="review-bench-") as tmp, open(Path(tmp) / "server.log", "wb") as log:
+        sp, port = _start([sys.executable, "-m", "server", "--root", str(args.served), "--port", "0", "--workers", "1",
+                           "--metrics-port", "-1", "--http-port", "-1", "--log-level", "WARNING",
+                           "--port-file", str(Path(tmp) / "server.json")], Path(tmp) / "server.json", log)
+        try:
+            ch = grpc.insecure_channel(f"127.0.0.1:{port}")
+            stub = pb_grpc.GameStrategyStub(ch)
+            for b in book:  # warm: each store opened, rows decoded once
+                stub.SampleMove(b, timeout=60)
+
+            def hits(n: int) -> list[float]:
+                out = []
+                for k in range(n):
+                    t = time.perf_counter()
+                    stub.SampleMove(book[k % len(book)], timeout=10)
+                    out.append(time.perf_counter() - t)
+                    time.sleep(args.pause)  # a paced caller, not a flood that would itself take the cores
+                return out
+
+            idle = hits(args.calls)
+            times: dict[str, list[float]] = {"dudo": [], "jotto": []}
+            moves: dict[str, int] = {"dudo": 0, "jotto": 0}
+            done = threading.Event()
+
+            def reviewer():
+                rch = grpc.insecure_channel(f"127.0.0.1:{port}")
+                rstub = pb_grpc.GameStrategyStub(rch)
+                for game, r in reqs:
+                    t = time.perf_counter()
+                    reply = rstub.AnalyzeGame(r, timeout=300)
+                    times[game].append(time.perf_counter() - t)
+                    moves[game] += len(reply.moves)
+                rch.close()
+                done.set()
+
+            th = threading.Thread(target=reviewer, daemon=True)
+            th.start()
+            during: list[float] = []
+            while not done.is_set():
+                during += hits(20)
+            th.join()
+            ch.close()
+        finally:
+            _stop(sp)
+    print(f"{'AnalyzeGame over gRPC (s a game)':34s} {'games':>6s} {'moves':>8s} {'p50':>9s} {'p99':>9s} {'max':>9s}")
+    for game in ("dudo", "jotto"):
+        if times[game]:
+            v = args.dudo_variant if game == "dudo" else args.jotto_variant
+            print(_row(v, times[game], moves[game]))
+    i50, i99, d50, d99 = (_pct(idle, 0.5) * 1e3, _pct(idle, 0.99) * 1e3, _pct(during, 0.5) * 1e3,
+                          _pct(during, 0.99) * 1e3)
+    print(f"book-hit SampleMove (ms)            idle p50 {i50:.2f} p99 {i99:.2f} ({len(idle)} calls); during reviews "
+          f"p50 {d50:.2f} p99 {d99:.2f} ({len(during)} calls); p99 ratio {d99 / i99:.2f}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.review")
     ap.add_argument("--dudo", type=Path, help="a Dudo store's directory (its version or `current`)")
@@ -85,7 +205,14 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--served", type=Path, help="a store root: review over gRPC, with book hits beside (docstring)")
+    ap.add_argument("--dudo-variant", default="dudo-5dice-default")
+    ap.add_argument("--jotto-variant", default="jotto-en_US80-5-ganzfried")
+    ap.add_argument("--calls", type=int, default=600, help="--served: idle book hits")
+    ap.add_argument("--pause", type=float, default=0.01, help="--served: seconds between book hits")
     args = ap.parse_args(argv)
+    if args.served:
+        return served(args)
     rng = np.random.default_rng(args.seed)
     print(f"{'reviews (seconds a game)':34s} {'games':>6s} {'moves':>8s} {'p50':>9s} {'p99':>9s} {'max':>9s}")
     if args.dudo:
