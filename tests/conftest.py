@@ -10,6 +10,12 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parent.par
 # before it execs (6 of 200 spawns next to an in-process server here, 0 of 200 with this). The tests fork
 # such children while an in-process server runs; gRPC's fork support serves no test.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
+# numba's parallel kernels (FastSolver(threads=k), SharedCores) run on libgomp, whose threads spin while they wait
+# at a barrier: on a machine with more runnable processes than cores (the test run beside the nice-19 live workers,
+# other builds) a spinning thread holds the core its partner needs. Measured at load 14 on 2 cores, 3 iterations
+# of 2v2 at m = 3 on 2 threads: 6.8 s of CPU and 16.7 s wall spinning, 0.13 s and 0.47 s with threads that sleep
+# (1 thread: 0.08 s). Set for this process and every one the tests start, before numba starts its threads.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 SMALL_VARIANT = "jotto-en_US80-2-ganzfried"
 

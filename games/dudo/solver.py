@@ -63,7 +63,7 @@ class FastSolver:
         self.reachable = structural_reach(g.ns, g.oth, g.root_w, g.order, g.act_off, g.child, g.NW)
         pair = int(g.ns[0]) * int(g.ns[-1])
         if kernel == "blocked":
-            self.blocks = suffix_classes(g)
+            self.blocks = group_suffix_classes(g)
             nvals = self.blocks["nslots"] * pair
         else:
             sizes = [g.NW * pair for s in range(g.nsides)]
@@ -119,8 +119,8 @@ class FastSolver:
                             self.voff)
             return
         b = self.blocks
-        if choice is None:
-            choice = np.zeros(1, dtype=np.int64)
+        if choice is None:      # int8 as abstract_best_response's: one compiled kernel for both (a fresh clone
+            choice = np.zeros(1, dtype=np.int8)     # compiled blocked_backward twice, 12 s of CPU more)
         args = (strat, self.reg, self.ssum, self.V, self.mreach, self.oreach, g.ns, g.oth, g.rc, g.claim_r,
                 g.terminal, g.rbase, g.act_off, g.last, g.child, self.reachable, update, avg_w,
                 self.MODES[self.mode], pos, neg, self.pred, self.seat, phase, b["side"], b["rep"], b["off"],
@@ -226,17 +226,14 @@ def abstract_best_response(g: Group, strat: np.ndarray, br_side: int, kernel: st
                 vals[s] = expected_value(g.probs[g.oth[s], :no], solver.root_matrix(s), g.probs[s, :g.ns[s]])
         if not build_response:
             return vals, None
-    # the response as a strategy table
+    # the response as a strategy table: at each window and roll the chosen slot, at an unreachable node
+    # (no choice) the window's first legal action
     resp = strat.copy()
     resp[lo:hi] = 0.0
-    for w in range(g.NW):
-        base = lo + int(g.act_off[w]) * n
-        for x in range(n):
-            j = int(choice[base + x])
-            if j >= 0:
-                resp[base + j * n + x] = 1.0
-            else:   # unreachable node: any legal action
-                resp[base + (1 if g.last[w] < 0 else 0) * n + x] = 1.0
+    rows = lo + g.act_off[:g.NW, None] * n + np.arange(n)[None, :]      # (window, roll) -> its slot-0 row
+    j = choice[rows].astype(np.int64)
+    j = np.where(j >= 0, j, (g.last[:g.NW] < 0).astype(np.int64)[:, None])
+    resp[rows + j * n] = 1.0
     if kernel == "reference":
         return evaluate(solver, resp), resp
     return vals, resp
@@ -247,6 +244,15 @@ def abstract_best_response(g: Group, strat: np.ndarray, br_side: int, kernel: st
 
 CLASS_CAP = 64   # members per block: bounds the workspace (windows ending in the last claim share
                  # the empty child list, up to C(K-1, m-1) of them)
+
+
+def group_suffix_classes(g: Group) -> dict:
+    """``suffix_classes(g)``, computed once per group object and kept on it: they depend on the DAG alone, and
+    CFR-BR and the memory bounds build a solver on the same group every iteration (the kernels only read them)."""
+    blocks = g.__dict__.get("_suffix_classes")
+    if blocks is None:
+        blocks = g.__dict__["_suffix_classes"] = suffix_classes(g)
+    return blocks
 
 
 def suffix_classes(g: Group, reachable=None, cap: int = CLASS_CAP):

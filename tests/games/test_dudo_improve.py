@@ -21,8 +21,10 @@ def _strategy(a, b, m, its):
     return g, FastSolver(g).solve(its, progress=False).average_strategy()
 
 
-@pytest.mark.parametrize("a,b,m,its,opener", [(1, 2, 1, 60, 1), (1, 2, 1, 60, 2), (2, 2, 1, 20, 2),
-                                              (1, 3, 2, 40, 3)])
+# two sides (1v2, each opener, memory 1 and 2) and one side (1v1); 2v2 and 1v3 (4 dice in play) took 15 s of
+# CPU each in the exact perfect-recall walk, for no path these do not take
+@pytest.mark.parametrize("a,b,m,its,opener", [(1, 2, 1, 60, 1), (1, 2, 1, 60, 2), (1, 1, 1, 60, 1),
+                                              (1, 2, 2, 40, 2)])
 def test_improvement_lies_between_the_memory_bound_and_the_exact_best_response(a, b, m, its, opener):
     g, st = _strategy(a, b, m, its)
     cont = (BR_OPEN, BR_OTHER)

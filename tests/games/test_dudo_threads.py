@@ -26,7 +26,7 @@ def test_threads_give_the_serial_bits(dice, m, threads):
     for s in range(g.nsides):
         a = FastSolver(g, train=False)
         b = FastSolver(g, train=False, threads=threads)
-        ca, cb = np.zeros(g.nrows, dtype=np.int64), np.zeros(g.nrows, dtype=np.int64)
+        ca, cb = np.zeros(g.nrows, dtype=np.int8), np.zeros(g.nrows, dtype=np.int8)   # as abstract_best_response's
         for solver, choice in ((a, ca), (b, cb)):
             solver._forward(strat)
             solver._backward(strat, False, br_side=s, choice=choice)
