@@ -24,6 +24,10 @@ from pathlib import Path
 # one BLAS thread in every process of a build (set before numpy loads): results must not depend on it
 for _k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_k, "1")
+# numba's OpenMP threads sleep at barriers instead of spinning: beside other work (make serve builds at nice 19
+# beside the server) a spinning thread holds the core its partner needs (2v2 memory 3, 2 threads at load 14:
+# 6.8 CPU s spinning, 0.13 passive)
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from builder import interrupt  # noqa: E402
 from builder.profiles import PROFILES  # noqa: E402

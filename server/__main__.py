@@ -22,6 +22,9 @@ import time
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+# numba's OpenMP threads (live workers) sleep at barriers rather than spin beside the serving threads
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 from games.storage import current_stores, stores_root
 from server import live
 from server.settings import HTTP_PORT
