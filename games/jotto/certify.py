@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from games.jotto.exact import ExactSolver
+from games.jotto.bitset_bb import BitsetExactSolver as ExactSolver
 from games.jotto.solvers import restricted_game
 
 EXACT = "exact"  # the bracket's kind: both ends exact figures of the strategies found
