@@ -9,10 +9,11 @@ plain arrays:
 - the memo is an open-addressing hash table in arrays keyed by the bitset itself (exact keys, no
   collisions), holding V(S) (> 0), or a proven lower bound (< 0, negated), and the optimal move; when a
   probe sequence is full the entry at its head is replaced (the table is a cache: every entry is proven);
-- at a state, candidates are scored first by the children's counting bounds (popcounts and bit scans),
-  then lazily refined with the memo's values of their children when they come up for expansion
-  (best-first selection); a test word splitting S as an earlier one did is skipped (its children are
-  compared exactly);
+- at a state, test words splitting S alike (the same children, compared exactly after a signature
+  match) are one move; the moves are scored first by their children's counting bounds (one bit scan of S
+  per test word), then lazily refined with the memo's values of their children when they come up for
+  expansion (best-first selection); when every move is cut, refinement continues until the least bound
+  is a refined one, so the node's stored lower bound is the same as with eager refinement;
 - the recursion keeps its scratch arrays per depth (no allocation per state).
 
 Values are exact up to floating rounding of the weights (relative 1e-12, as games.jotto.exact).
@@ -30,8 +31,7 @@ from games.jotto.kernels import CACHE
 _EPS = 1e-12
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 PROBES = 16  # probe sequence length of the memo table
-MAX_DEPTH = 96
-SCORE_ROW = 1  # the deepest state the search keeps scratch for (deeper: out of budget)
+MAX_DEPTH = 96  # the deepest state the search keeps scratch for (deeper: out of budget)
 
 
 @intrinsic
@@ -62,7 +62,7 @@ def _count(S):
     return c
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(cache=CACHE, nogil=True, inline="always")
 def _weight_and_bound(S, w, drow):
     """(W(S), counting bound of S with one depth-table row): the r-th set bit (heaviest first) at depth
     drow[r]."""
@@ -101,7 +101,7 @@ def _hash(S):
     return h
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(cache=CACHE, nogil=True, inline="always")
 def _find(S, keys, shift):
     """The slot holding S, or -1. keys[slot]: the set's nw words, its value's bits, its move + 1."""
     cap = keys.shape[0]
@@ -123,7 +123,7 @@ def _find(S, keys, shift):
     return -1
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(cache=CACHE, nogil=True, inline="always")
 def _lookup(S, keys, vals, shift):
     s = _find(S, keys, shift)
     return 0.0 if s < 0 else vals[s, S.shape[0]]
@@ -202,7 +202,7 @@ def _three(S, Cs, selfbit, w):
     return best, best_g
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(cache=CACHE, nogil=True, inline="always")
 def _child_bound(c, n_c, n_row, w, dr, m, r, keys, vals, shift, refine):
     """A lower bound on V(c) for a child of n_c words: exact for 1-2 words, else the counting bound with
     the parent's split width and reach, raised to the memo's value or bound if refine."""
@@ -228,9 +228,34 @@ def _child_bound(c, n_c, n_row, w, dr, m, r, keys, vals, shift, refine):
     return b
 
 
+@njit(cache=CACHE, nogil=True, inline="always")
+def _same_split(S, masks, cnt, ci, ce):
+    """Whether test words ci and ce split S into the same children (as sets, whatever their answers)."""
+    K = masks.shape[1]
+    nw = S.shape[0]
+    for a in range(K):
+        if cnt[ci, a] == 0:
+            continue
+        found = False
+        for a2 in range(K):
+            if cnt[ce, a2] != cnt[ci, a]:
+                continue
+            eq = True
+            for j in range(nw):
+                if (S[j] & masks[ci, a, j]) != (S[j] & masks[ce, a2, j]):
+                    eq = False
+                    break
+            if eq:
+                found = True
+                break
+        if not found:
+            return False
+    return True
+
+
 @njit(cache=CACHE, nogil=True)
 def best_response_bb(S, depth, beta, mpar, rpar, masks, selfbit, Cs, w, dr, keys, vals, moves, shift,
-                     ws_cnt, ws_bnd, ws_state, ws_sig, ws_child, ws_done, ws_order, ws_own, stats):
+                     ws_cnt, ws_cb, ws_bnd, ws_state, ws_sig, ws_child, ws_hts, ws_htc, ws_order, ws_own, stats):
     """V(S) if it is below beta (then stored as exact with its move); otherwise a lower bound >= beta
     (stored negated). S: bitset of weighted words; mpar, rpar: bounds on S's split width and reach.
     ws_*: scratch per depth. stats: [states expanded, out of budget, budget, memo replacements,
@@ -274,7 +299,14 @@ def best_response_bb(S, depth, beta, mpar, rpar, masks, selfbit, Cs, w, dr, keys
     state = ws_state[depth]
     sig = ws_sig[depth]
     child = ws_child[depth]
-    done = ws_done[depth]
+    cb = ws_cb[depth]
+    ht_stamp = ws_hts[depth]
+    ht_cand = ws_htc[depth]
+    HT = ht_stamp.shape[0]
+    hshift = 64
+    while (1 << (64 - hshift)) < HT:
+        hshift -= 1
+    stamp = stats[0]
     # pass 1: class sizes, split width and reach, the useful candidates, and each one's partition signature
     m = 0
     r = 0
@@ -301,12 +333,24 @@ def best_response_bb(S, depth, beta, mpar, rpar, masks, selfbit, Cs, w, dr, keys
         if member == 0 and big == n:
             state[ci] = 0
             continue
-        state[ci] = 1
-        sig[ci] = sg
         if n - member - big > m:
             m = n - member - big
         if n - big > r:
             r = n - big
+        # a test word splitting S as an earlier one does (the same children) is the same move: skipped
+        state[ci] = 1
+        sig[ci] = sg
+        p = np.int64(sg >> np.uint64(hshift))
+        while True:
+            p &= HT - 1
+            if ht_stamp[p] != stamp:
+                ht_stamp[p] = stamp
+                ht_cand[p] = ci
+                break
+            if sig[ht_cand[p]] == sg and _same_split(S, masks, cnt, ci, ht_cand[p]):
+                state[ci] = 0
+                break
+            p += 1
     m = min(m, mpar)
     r = min(r, rpar)
     drow = _bound_row(dr, m, r, n)
@@ -316,23 +360,35 @@ def best_response_bb(S, depth, beta, mpar, rpar, masks, selfbit, Cs, w, dr, keys
         if lb0 >= beta:
             _store(S, -lb0, -1, keys, vals, moves, shift, stats)
             return lb0
-    # pass 2: coarse bounds (the children's counting bounds)
+    # pass 2: coarse bounds, every child's counting bound with S's row (exact for 1-2 words), in one scan
+    # of S per test word
+    rk = ws_order[depth]
     for ci in range(G):
         if state[ci] == 0:
             continue
+        row = Cs[ci]
+        sb = selfbit[ci]
+        for a in range(K):
+            rk[a] = 0
+            cb[ci, a] = 0.0
+        for j in range(nw):
+            x = S[j]
+            while x != 0:
+                i = j * 64 + np.int64(_ctz(x))
+                x &= x - np.uint64(1)
+                if i == sb:
+                    continue
+                a = row[i]
+                cb[ci, a] += w[i] * drow[rk[a]]
+                rk[a] += 1
         b = W
         for a in range(K):
-            nc = cnt[ci, a]
-            if nc == 0:
-                continue
-            for j in range(nw):
-                child[0, j] = S[j] & masks[ci, a, j]
-            b += _child_bound(child[0], nc, SCORE_ROW * n + (1 - SCORE_ROW) * nc, w, dr, m, r, keys, vals, shift, False)
+            b += cb[ci, a]
         bnd[ci] = b
+    tmp = child[0]
     best = np.inf
     best_g = -1
     node_lb = np.inf
-    ndone = 0
     while True:
         ci = -1
         for cj in range(G):
@@ -346,51 +402,20 @@ def best_response_bb(S, depth, beta, mpar, rpar, masks, selfbit, Cs, w, dr, keys
             node_lb = min(node_lb, bnd[ci])
             break
         if state[ci] == 1:  # refine with the memo's values of its children, then select again
-            b = W
+            b = bnd[ci]
             for a in range(K):
-                nc = cnt[ci, a]
-                if nc == 0:
+                if cnt[ci, a] <= 2:
                     continue
                 for j in range(nw):
-                    child[0, j] = S[j] & masks[ci, a, j]
-                b += _child_bound(child[0], nc, SCORE_ROW * n + (1 - SCORE_ROW) * nc, w, dr, m, r, keys, vals, shift, nc > 2)
+                    tmp[j] = S[j] & masks[ci, a, j]
+                kv = _lookup(tmp, keys, vals, shift)
+                if kv > 0.0 or -kv > cb[ci, a]:
+                    b += abs(kv) - cb[ci, a]
             bnd[ci] = b
             state[ci] = 2
             stats[4] += 1
             continue
         state[ci] = 0
-        # a test word splitting S as an expanded one did: same children, same cost
-        dup = False
-        for e in range(ndone):
-            ce = done[e]
-            if sig[ce] != sig[ci]:
-                continue
-            same = True
-            for a in range(K):
-                if cnt[ci, a] == 0:
-                    continue
-                found = False
-                for a2 in range(K):
-                    if cnt[ce, a2] != cnt[ci, a]:
-                        continue
-                    eq = True
-                    for j in range(nw):
-                        if (S[j] & masks[ci, a, j]) != (S[j] & masks[ce, a2, j]):
-                            eq = False
-                            break
-                    if eq:
-                        found = True
-                        break
-                if not found:
-                    same = False
-                    break
-            if same:
-                dup = True
-                break
-        if dup:
-            continue
-        done[ndone] = ci
-        ndone += 1
         stats[5] += 1
         # children, largest first, with their current bounds
         nk = 0
@@ -420,7 +445,7 @@ def best_response_bb(S, depth, beta, mpar, rpar, masks, selfbit, Cs, w, dr, keys
                 break
             rest = cost - own[k]
             v = best_response_bb(child[k + 1], depth + 1, lim - rest, m, r, masks, selfbit, Cs, w, dr, keys,
-                                 vals, moves, shift, ws_cnt, ws_bnd, ws_state, ws_sig, ws_child, ws_done, ws_order,
+                                 vals, moves, shift, ws_cnt, ws_cb, ws_bnd, ws_state, ws_sig, ws_child, ws_hts, ws_htc, ws_order,
                                  ws_own, stats)
             cost = rest + v
             if cost >= lim * (1.0 - _EPS):
@@ -501,10 +526,12 @@ class BitsetExactSolver:
         self.Cs = np.ascontiguousarray(Cs_all[keep])
         self.dr = depth_table(max(n, 1), self.k)
         G = len(keep)
+        HT = 1 << int(2 * G - 1).bit_length()  # the per-state table of splits: at most half full
         dmax = min(n + 2, MAX_DEPTH)  # a deeper line counts as out of budget
-        self.ws = (np.zeros((dmax, G, K), dtype=np.int64), np.zeros((dmax, G)), np.zeros((dmax, G), dtype=np.int8),
+        self.ws = (np.zeros((dmax, G, K), dtype=np.int64), np.zeros((dmax, G, K)), np.zeros((dmax, G)), np.zeros((dmax, G), dtype=np.int8),
                    np.zeros((dmax, G), dtype=np.uint64), np.zeros((dmax, K + 1, nw), dtype=np.uint64),
-                   np.zeros((dmax, G), dtype=np.int64), np.zeros((dmax, K), dtype=np.int64), np.zeros((dmax, K)))
+                   np.full((dmax, HT), -1, dtype=np.int64), np.zeros((dmax, HT), dtype=np.int64),
+                   np.zeros((dmax, K), dtype=np.int64), np.zeros((dmax, K)))
         root = np.zeros(nw, dtype=np.uint64)
         for i in range(n):
             root[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
