@@ -1,7 +1,7 @@
 """Issue 39: the exact double oracle on a published Jotto store, a table per round.
 
   python -m bench.jotto_exact [--root stores] --variant jotto-en_US80-2-ganzfried [--rounds 60]
-                              [--nodes 20000000] [--smoothing 0.5] [--log FILE]
+                              [--nodes 20000000] [--smoothing 0.5] [--lp-hider-too] [--log FILE]
 
 Seeds the restricted game with the store's members (its double oracle's member trees, the benchmark's and
 the people's), solves the served hider exactly first (the first centre) and runs
@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--nodes", type=int, default=20_000_000)
     ap.add_argument("--smoothing", type=float, default=0.5)
+    ap.add_argument("--lp-hider-too", action="store_true", help="two exact trees a round (smoothed and LP hider)")
     ap.add_argument("--log", default=None, help="also append each round's line to this file")
     a = ap.parse_args(argv)
     path = all_current_stores(a.root).get(a.variant)
@@ -66,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
 
     res = solve_exact_double_oracle(o.C, o.L, seeds, tol=1e-6, max_rounds=a.rounds, max_nodes=a.nodes,
                                     extra_columns=lambda y: [o.tree(y, GBR).guesses, o.tree(y, ROLLOUT).guesses],
-                                    hiders=[served], smoothing=a.smoothing, on_round=line)
+                                    hiders=[served], smoothing=a.smoothing, on_round=line,
+                                    lp_hider_too=a.lp_hider_too)
     print(f"bracket [{res.hider_value:.6f}, {res.guarantee:.6f}] gap {res.gap:.6f} ({res.kind}); guesser support "
           f"{int(np.count_nonzero(res.weights))}, hider support {int(np.count_nonzero(res.hider))}; "
           f"{len(res.rounds)} rounds")

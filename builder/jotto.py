@@ -20,7 +20,7 @@ from games.jotto.dictionary import load_dictionary
 from builder.executor import BuildExecutor
 from builder.recorded import recorded_parameters
 from games.jotto.certify import BOUNDED, EXACT, solve_exact_double_oracle
-from games.jotto.exact import ExactSolver
+from games.jotto.bitset_bb import BitsetExactSolver as ExactSolver
 from games.jotto.oracle import ENTROPY, GBR, KIND_NAMES, KINDS, ROLLOUT, ROLLOUT_WIDTH, JottoOracle, Tree, build_tree
 from games.jotto.people import guesses_figures, secret_distribution
 from games.jotto.solvers import (

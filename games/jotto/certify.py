@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from games.jotto.exact import ExactSolver
+from games.jotto.bitset_bb import BitsetExactSolver as ExactSolver
 from games.jotto.solvers import restricted_game
 
 EXACT = "exact"  # the bracket's kind: both ends exact figures of the strategies found
@@ -63,7 +63,7 @@ class CertifiedDO:
 def solve_exact_double_oracle(C: np.ndarray, L: int, seed_columns: list[np.ndarray], tol: float = 1e-6,
                               max_rounds: int = 200, max_nodes: int = 50_000_000, time_budget: float = np.inf,
                               lower_steps: int = 10, extra_columns=None, hiders: list[np.ndarray] = (),
-                              smoothing: float = 0.5, on_round=None) -> CertifiedDO:
+                              smoothing: float = 0.5, on_round=None, lp_hider_too: bool = False) -> CertifiedDO:
     """The double oracle with exact oracles on both sides (McMahan, Gordon & Blum 2003), seeded with
     `seed_columns` (guesses per word of guesser pure strategies, e.g. a store's members).
     extra_columns(y), if given, returns more columns to add each round beside the exact one (e.g. the greedy
@@ -74,7 +74,9 @@ def solve_exact_double_oracle(C: np.ndarray, L: int, seed_columns: list[np.ndarr
     stability centre; `hiders` are candidates for it, e.g. a store's served hiders, each solved exactly
     once first) and y the restricted game's hider. Every such hider is a hider strategy, so its exact
     value is a lower end of the bracket; its tree either improves the restricted game or its hider
-    becomes the new centre (V* is concave), so the bracket narrows every round."""
+    becomes the new centre (V* is concave), so the bracket narrows every round.
+    lp_hider_too: every round also adds the exact best response to the restricted game's own hider y (two
+    exact trees a round)."""
     t0 = time.perf_counter()
     solver = ExactSolver(C, L)
     columns = [np.asarray(c, dtype=np.int32) for c in seed_columns]
@@ -136,6 +138,21 @@ def solve_exact_double_oracle(C: np.ndarray, L: int, seed_columns: list[np.ndarr
         trees[len(columns)] = (r.node_states, r.node_moves)
         inputs[len(columns)] = y
         columns.append(col)
+        if lp_hider_too and y is not y_lp:
+            ts = time.perf_counter()
+            r2 = solver.solve(y_lp, upper=float((y_lp @ G).min()), max_nodes=max_nodes)
+            if r2 is not None:
+                rounds.append(Round(len(columns), guarantee, r2.value, True, time.perf_counter() - ts, r2.nodes))
+                if on_round is not None:
+                    on_round(rounds[-1])
+                if r2.value > best_lo:
+                    best_lo, best_y, kind = r2.value, y_lp, EXACT
+                c2 = r2.tree_guesses.astype(np.int32)
+                if c2.tobytes() not in seen:
+                    seen.add(c2.tobytes())
+                    trees[len(columns)] = (r2.node_states, r2.node_moves)
+                    inputs[len(columns)] = y_lp
+                    columns.append(c2)
         for c in (extra_columns(y) if extra_columns is not None else []):
             c = np.asarray(c, dtype=np.int32)
             if c.tobytes() not in seen:

@@ -97,15 +97,16 @@ def test_split_width_bound_is_below_every_tree(length, seed):
         assert bound <= float(best) + 1e-12
 
 
-@pytest.mark.parametrize("length,seed,n", [(2, 30, 6), (2, 31, 7), (3, 32, 6)])
-def test_exact_double_oracle_finds_the_value_of_the_whole_games_lp(length, seed, n):
+@pytest.mark.parametrize("length,seed,n,lp_too", [(2, 30, 6, False), (2, 31, 7, False), (3, 32, 6, False),
+                                                  (2, 31, 7, True), (3, 33, 6, True)])
+def test_exact_double_oracle_finds_the_value_of_the_whole_games_lp(length, seed, n, lp_too):
     """Seeded with one tree, the double oracle's bracket closes on the value of the LP whose columns are
     every tree of the list."""
     words, C = tiny(length, n, seed)
     trees = {tuple(t[s] for s in range(n)) for t in ref.all_trees(words, range(n))}
     G = np.array(sorted(trees), dtype=np.float64).T
     _, value, _ = restricted_game(G)
-    res = solve_exact_double_oracle(C, length, [G[:, 0].astype(np.int32)], tol=1e-9)
+    res = solve_exact_double_oracle(C, length, [G[:, 0].astype(np.int32)], tol=1e-9, lp_hider_too=lp_too)
     assert res.kind == EXACT
     assert res.hider_value - 1e-9 <= value <= res.guarantee + 1e-9
     assert res.gap <= 1e-6
