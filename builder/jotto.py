@@ -79,6 +79,9 @@ class JottoParams:
     certify_rounds: int = 200
     certify_nodes: int = 50_000_000
     certify_steps: int = 10
+    # "exact": each round also adds the exact best response to the restricted game's own hider (lp_hider_too:
+    # two exact trees a round; it closed the 2-letter gap where one tree a round stalled, docs/jotto-exact.md)
+    certify_both: bool = False
 
     def as_dict(self) -> dict:
         """The parameters as recorded; people_lookahead and the Hedge parameters only when set, so stores
@@ -92,6 +95,8 @@ class JottoParams:
             del d["hedge_iterations"], d["hedge_eta"]
         if not d["robust_hider"]:
             del d["robust_hider"]
+        if not d["certify_both"]:
+            del d["certify_both"]
         if not d["certify"]:
             for k in ("certify", "certify_rounds", "certify_nodes", "certify_steps"):
                 del d[k]
@@ -489,7 +494,8 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
         res = solve_exact_double_oracle(
             oracle.C, oracle.L, [t.guesses for t in seed_trees], tol=1e-6, max_rounds=params.certify_rounds,
             max_nodes=params.certify_nodes, lower_steps=params.certify_steps,
-            extra_columns=extra, hiders=[b.arrays[array_key(HIDER, served)]], on_round=tick)
+            extra_columns=extra, hiders=[b.arrays[array_key(HIDER, served)]], on_round=tick,
+            lp_hider_too=params.certify_both)
         cpu = time.process_time() - cpu0
     support = np.flatnonzero(res.weights > 0)
     w = res.weights[support]

@@ -118,9 +118,11 @@ _NO_ROLLOUT = dict(people_oracle="gbr")
 # search, a few CPU seconds); the full 2-letter store runs the double oracle with exact oracles on both sides
 # (strategy exact_do, served where its guarantee is the smallest) and 3-5 letters state the bracket around the
 # served pair with the lower end from a bounded search (labelled with its budget). docs/jotto-exact.md.
-# Measured on the full 2-letter store (bench.jotto_exact, one core): each exact search against its hiders
-# expands about 5 million states, 125-150 CPU s, so the full profile runs 3 rounds (about 7 CPU minutes:
-# bracket [7.912179, 8.0556]); the 3-5 letter budgets are not measured yet (no full build ran with them).
+# With the bitset kernel (games.jotto.bitset_bb, about 8 CPU s an exact search on 2 letters) and two exact
+# trees a round (certify_both), the double oracle seeded with either store's members closed the 2-letter gap
+# to under 1e-6 (value 7.689873) in 37-49 exact searches, about 330 CPU s (bench.jotto_exact --lp-hider-too,
+# docs/jotto-exact.md), so the full profile runs it to the end; the default one keeps one exact search (the
+# default set's 10 minutes). The 3-5 letter budgets are not measured yet (no full build ran with them).
 DEFAULT = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, certify="served",
                                              certify_nodes=5_000_000, **_NO_ROLLOUT),
@@ -140,7 +142,8 @@ DEFAULT = {
 FULL = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=22212, do_iterations=150, do_oracles=_ROLLOUT_DO,
                                              rollout_figures=True, exact_max_words=100, hedge_iterations=200,
-                                             certify="exact", certify_rounds=3, certify_nodes=20_000_000),
+                                             certify="exact", certify_rounds=200, certify_nodes=20_000_000,
+                                             certify_both=True),
     "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=10694, do_iterations=100, do_oracles=_ROLLOUT_DO,
                                              rollout_figures=True, hedge_iterations=300, certify="served",
                                              certify_nodes=200_000, certify_steps=8),
