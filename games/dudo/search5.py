@@ -411,12 +411,15 @@ class AbstractResolver(ContinualResolver):
         self.Vf = cont.Vc if cont.Vc.dtype == np.float32 else np.ascontiguousarray(cont.Vc, dtype=np.float32)
         self.cache = {} if cache else None
 
-    def resolve(self, history, reach_req, target=None) -> AbstractResolve:
+    def resolve(self, history, reach_req, target=None, opp_range=None) -> AbstractResolve:
+        """Re-solve after ``history`` with the requester's range ``reach_req`` and the opponent's targets
+        (gadget), or without a gadget the opponent entering with ``opp_range`` (default its prior)."""
         history = tuple(int(c) for c in history)
         key = None
         if self.cache is not None:
             key = (history, np.asarray(reach_req).tobytes(),
-                   None if target is None else np.asarray(target).tobytes())
+                   None if target is None else np.asarray(target).tobytes(),
+                   None if opp_range is None else np.asarray(opp_range).tobytes())
             if key in self.cache:
                 return self.cache[key]
         t0 = time.perf_counter()
@@ -447,7 +450,9 @@ class AbstractResolver(ContinualResolver):
         qroot = np.zeros(nO)
         cfr_plus_abstract(self.iterations, GADGETS[self.gadget], use_gadget, last, cfirst, nch, mover, leaf, off,
                           lbase, reg, ssum, sig, rR, rO, vR, vO, ns, self.rc, self.claim_r, self.U, self.Vf, K,
-                          self.D, np.asarray(reach_req, dtype=np.float64), self.prior_opp, tgt, greg, qroot)
+                          self.D, np.asarray(reach_req, dtype=np.float64),
+                          self.prior_opp if opp_range is None else np.asarray(opp_range, dtype=np.float64), tgt, greg,
+                          qroot)
         root = None
         if p0 == REQ:
             root = np.zeros((K - L0, nR))
@@ -463,3 +468,59 @@ class AbstractResolver(ContinualResolver):
         if key is not None:
             self.cache[key] = res
         return res
+
+
+def blueprint_ranges(g, strat: np.ndarray, own: int, opp: int, opened: bool, history):
+    """(requester's, opponent's) ranges per roll after ``history``: chance's prior times the blueprint's
+    (``strat`` on group ``g``) probability of each claim its player made.  A claim the blueprint never
+    makes with any roll of its player leaves that range as it was (the range would vanish)."""
+    K = g.K
+    sides = [(0 if g.nsides == 1 else g.dice.index(d)) for d in (own, opp)]
+    rng = [g.probs[s, :int(g.ns[s])].copy() for s in sides]
+    L = -1
+    for k, c in enumerate(history):
+        p = REQ if (k % 2 == 0) == opened else OPP
+        s, n = sides[p], int(g.ns[sides[p]])
+        w = history_window(tuple(history[:k]), K, g.m)
+        row = strat[int(g.rbase[s] + g.act_off[w] * n + (c - L) * n):][:n]
+        new = rng[p] * row
+        if new.sum() > 0:
+            rng[p] = new
+        L = c
+    return rng[REQ], rng[OPP]
+
+
+class BlueprintRangeResolver(AbstractResolver):
+    """One re-solve per request, no chain: the requester's and the opponent's ranges are the blueprint's
+    along the history (``blueprint_ranges``), the opponent enters with its range (no gadget: unsafe
+    re-solving, Brown & Sandholm 2017's term), so a request costs one re-solve and depends on its history
+    only.  ``g``, ``strat``: the blueprint's group and strategy (the stored rows)."""
+
+    def __init__(self, own, opp, opened, W, cont, top, g, strat, **kw):
+        super().__init__(own, opp, opened, W, cont, top, **kw)
+        self.g, self.strat = g, strat
+
+    def resolve(self, history, reach_req=None, target=None, opp_range=None) -> AbstractResolve:
+        rr, ro = blueprint_ranges(self.g, self.strat, self.own, self.opp, self.opened, tuple(history))
+        return super().resolve(history, rr, None, ro)
+
+
+class BlueprintTargetResolver(BlueprintRangeResolver):
+    """One safe re-solve per request, no chain: the requester's range is the blueprint's along the history,
+    the opponent enters through the gadget with targets its best-response counterfactual values against
+    the blueprint at this history, read from the "br" continuation matrix of the history's window (the
+    blueprint's value below a history depends on its window only), as ``endgame`` does for the endgame."""
+
+    def resolve(self, history, reach_req=None, target=None, opp_range=None) -> AbstractResolve:
+        history = tuple(int(c) for c in history)
+        rr, _ = blueprint_ranges(self.g, self.strat, self.own, self.opp, self.opened, history)
+        if self.mover(len(history)) != REQ:     # the opponent opens: the round's root, chance's ranges
+            return AbstractResolver.resolve(self, history, rr)
+        cont = self.cont
+        c = list(cont.names).index("br")
+        w0 = history_window(history, self.K, cont.memory)
+        nR, nO = int(self.ns[REQ]), int(self.ns[OPP])
+        base = int(cont.voff[cont.side[REQ]] + w0 * (nR * nO))
+        tgt = np.zeros(nO)
+        _leaf_opp(self.Vf[c], base, True, rr, nR, nO, tgt)
+        return AbstractResolver.resolve(self, history, rr, tgt if history else None)
