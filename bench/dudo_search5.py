@@ -82,7 +82,8 @@ def exact(a, b, m, its, depths, As, iterations, gadget, log=print):
                     f"{np.mean(times):.4f} / {np.max(times):.3f} |")
 
 
-def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, seed, log=print):
+def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, seed, train_missing=None,
+            log=print):
     """The sampled responder (``games.dudo.search_lbr``) against the stored rows and against search on
     them, one table row per (round, policy); the responder plays on at the store's values once the round
     is over (the round's own share)."""
@@ -116,12 +117,25 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
             mems[(a, b)] = (j["inputs"]["m"], f.with_suffix(".npy"))
             max_dice = int(j["inputs"]["max_dice"])
         log(f"checkpoints of a running build ({ckpt}): groups {sorted(mems)}; unquantised strategies")
+    if train_missing:
+        from .dudo import fake_W
+        fW = fake_W(max_dice)
+        missing = sorted(r for r in fW if r not in W)
+        W = {**fW, **W}
+        bo, bt = local_continuations(W)
+        log(f"groups without a checkpoint: trained here, memory {train_missing[0]}, {train_missing[1]} CFR+ "
+            f"iterations; placeholder values (bench.dudo.fake_W) of the rounds without one: {missing}")
     bo, bt = local_continuations(W)
     log("| round | policy | responder (sum of seats - 1) | +- | paired difference to stored | games per seat | "
-        "re-solves | move CPU s (mean / p99 / max) | CPU s |\n|---|---|---|---|---|---|---|---|---|")
+        "re-solves | re-solve wall s (mean / p99 / max) | CPU s |\n|---|---|---|---|---|---|---|---|---|")
     for op, oth in rounds:
         key = (min(op, oth), max(op, oth))
-        if store is not None:
+        if key not in mems and train_missing:
+            m = train_missing[0]
+            c0 = time.process_time()
+            g, st, _ = train(key[0], key[1], m, train_missing[1], W)
+            log(f"  {key[0]}v{key[1]} memory {m}: {train_missing[1]} iterations in {time.process_time() - c0:.0f} CPU s")
+        elif store is not None:
             m = mems[key]
             g = make_group(key[0], key[1], m, W, max_dice)
             st = store_group_strategy(lambda k: store.get("windows", k), g)
@@ -182,6 +196,7 @@ def main(argv=None):
     ap.add_argument("--m-resp", type=int, default=2)
     ap.add_argument("--kinds", default="ranges", help="searched policies: chain (continual), targets (blueprint ranges and targets), ranges (unsafe)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--train-missing", default="", help="memory:iterations of groups without a checkpoint")
     ap.add_argument("--round", default="5v5")
     ap.add_argument("--group", default="1v1")
     ap.add_argument("--memory", type=int, default=1)
@@ -199,7 +214,9 @@ def main(argv=None):
     elif t.what == "respond":
         rounds = [tuple(int(x) for x in r.split("v")) for r in t.rounds.split(",")]
         respond(t.root, t.variant, rounds, t.games, t.m_resp, As[0], int(t.iterations.split(",")[0]), t.depth,
-                tuple(filter(None, t.kinds.split(","))), t.seed, log=lambda r: print(r, flush=True))
+                tuple(filter(None, t.kinds.split(","))), t.seed,
+                tuple(int(x) for x in t.train_missing.split(":")) if t.train_missing else None,
+                log=lambda r: print(r, flush=True))
     else:
         ga, gb = (int(x) for x in t.group.split("v"))
         m, its = (int(x) for x in t.blueprint.split(":"))

@@ -45,14 +45,15 @@ def test_abstracted_subgame_keeps_every_first_reply(coarse):
     cont = continuation_values(1, 1, 1, st, {}, 1, True)
     ab = AbstractResolver(1, 1, True, {}, cont, top_claims(st, g, 2), depth=2, iterations=5, A=2)
     res = ab.resolve((), ab.prior_req.copy())
-    assert res.nch[0] == 11                           # the round's root keeps every claim (computed once)
+    assert res.nch[0] == 12                           # the round's root keeps every claim (computed once)
     res = ab.resolve((0, 1), ab.prior_req.copy(), np.zeros(int(ab.ns[1])))
     assert res.nch[0] == 2
     for c in res.last[1:3]:
         assert res.nch[res.last[:3].tolist().index(c)] == 11 - c
         res.target((c, 11))
+    outside = next(c for c in range(2, 12) if c not in res.last[1:3])
     with pytest.raises(KeyError):
-        res.target((10,)) if 10 not in res.last[1:3] else res.target((9, 9))
+        res.target((outside,))
     assert np.all(np.isin(np.flatnonzero(res.root_strategy.sum(axis=1)), [0] + [c - 1 for c in res.last[1:3]]))
 
 
