@@ -4,7 +4,11 @@ keeps on the exact rounds.
     nice -n 10 .venv/bin/python -m bench.dudo_search5 timing [--round 5v5] [--memory 1] [--A 3,6]
         [--iterations 30,50] [--depth 2]
     nice -n 10 .venv/bin/python -m bench.dudo_search5 exact [--group 1v1] [--blueprint 1:200]
-        [--depths 2,4] [--A 3,6] [--iterations 200]
+        [--depths 2,4] [--A 3,6] [--iterations 200] [--policies full,chain,targets,ranges]
+    nice -n 10 .venv/bin/python -m bench.dudo_search5 check [--group 1v1] [--blueprint 1:200] [--depth 2]
+        [--A 6] [--iterations 200] [--games 4000] [--m-resp 2]
+    nice -n 10 .venv/bin/python -m bench.dudo_search5 respond --root stores [--rounds 3v3,5v5] [--games 200]
+        [--m-resp 2] [--A 3] [--iterations 30] [--kinds chain,targets] [--train-missing 2:50]
 
 ``timing``: CPU seconds of one re-solve against the history (placeholder continuation values,
 ``bench.dudo.fake_W``, and a 20-iteration blueprint: the work does not depend on the values); the
@@ -55,31 +59,66 @@ def timing(a, b, m, depth, As, iterations, lasts=(-1, 11, 19, 29, 39, 44, 54), l
                 break
 
 
-def exact(a, b, m, its, depths, As, iterations, gadget, log=print):
+def exact(a, b, m, its, depths, As, iterations, gadget, policies=("full", "chain"), log=print):
+    """Exact exploitability (both seats) of each policy: ``full`` continual.py's full-width chain, ``chain``
+    the abstracted chain, ``targets`` / ``ranges`` the one-re-solve policies (max-margin gadget for
+    ``targets``)."""
+    from games.dudo.search5 import BlueprintRangeResolver, BlueprintTargetResolver
     W, bo, bn = continuations(a + b, log=lambda *x: None)
     g, st, _ = train(a, b, m, its, W)
     top = top_claims(st, g, max(As))
-    log("| round | blueprint | depth | lookahead | exploitability (exact) | move CPU s (mean / max) |\n"
+    log("| round | blueprint | depth | policy | exploitability (exact) | re-solve wall s (mean / max) |\n"
         "|---|---|---|---|---|---|")
-    rounds = {(a, b), (b, a)}
-    for op, oth in sorted(rounds):
+    for op, oth in sorted({(a, b), (b, a)}):
         for d in depths:
-            for A in [None] + list(As):
-                total, times = 0.0, []
-                for resp_opens in (True, False):
-                    own, opp = (oth, op) if resp_opens else (op, oth)
-                    cont = continuation_values(a, b, m, st, W, own, not resp_opens)
-                    if A is None:
-                        pol = ContinualResolver(own, opp, not resp_opens, W, cont, depth=d, iterations=iterations,
-                                                gadget=gadget)
-                    else:
-                        pol = AbstractResolver(own, opp, not resp_opens, W, cont, top, depth=d,
-                                               iterations=iterations, gadget=gadget, A=A, near=1)
-                    total += seat_best_response(pol, payoff_tables(own, opp, W, bo, bn))
-                    times += pol.stats["times"]
-                look = "full width" if A is None else f"A={A}"
-                log(f"| {op}v{oth} | m={m} ({its} it) | {d} | {look} | {total - 1:.5f} | "
-                    f"{np.mean(times):.4f} / {np.max(times):.3f} |")
+            for kind in policies:
+                for A in ([None] if kind == "full" else As):
+                    total, times = 0.0, []
+                    for resp_opens in (True, False):
+                        own, opp = (oth, op) if resp_opens else (op, oth)
+                        cont = continuation_values(a, b, m, st, W, own, not resp_opens)
+                        kw = dict(depth=d, iterations=iterations, A=A, near=1)
+                        if kind == "full":
+                            pol = ContinualResolver(own, opp, not resp_opens, W, cont, depth=d,
+                                                    iterations=iterations, gadget=gadget)
+                        elif kind == "chain":
+                            pol = AbstractResolver(own, opp, not resp_opens, W, cont, top, gadget=gadget, **kw)
+                        elif kind == "targets":
+                            pol = BlueprintTargetResolver(own, opp, not resp_opens, W, cont, top, g, st,
+                                                          gadget="maxmargin", **kw)
+                        else:
+                            pol = BlueprintRangeResolver(own, opp, not resp_opens, W, cont, top, g, st, **kw)
+                        total += seat_best_response(pol, payoff_tables(own, opp, W, bo, bn))
+                        times += pol.stats["times"]
+                    look = "full width" if A is None else f"{kind} A={A}"
+                    log(f"| {op}v{oth} | m={m} ({its} it) | {d} | {look} | {total - 1:.5f} | "
+                        f"{np.mean(times):.4f} / {np.max(times):.3f} |")
+
+
+def check(a, b, m, its, depth, A, iterations, games, m_resp, log=print):
+    """The sampled responder (``search_lbr``) against the abstracted chain and against the stored rows,
+    beside the exact best response against the chain (``continual.seat_best_response``), per seat."""
+    from games.dudo.lbr import responder_tables
+    from games.dudo.search_lbr import SearchedPolicy, sample_response, stored_policy
+    W, bo, bn = continuations(a + b, log=lambda *x: None)
+    g, st, _ = train(a, b, m, its, W)
+    top = top_claims(st, g, A)
+    log("| round | responder seat | exact best response vs search | sampled vs search | sampled vs stored |\n"
+        "|---|---|---|---|---|")
+    for op, oth in sorted({(a, b), (b, a)}):
+        for resp_opens in (True, False):
+            own, opp = (oth, op) if resp_opens else (op, oth)
+            cont = continuation_values(a, b, m, st, W, own, not resp_opens)
+            kw = dict(depth=depth, iterations=iterations, gadget="resolve", A=A, near=1)
+            ex = seat_best_response(AbstractResolver(own, opp, not resp_opens, W, cont, top, **kw),
+                                    payoff_tables(own, opp, W, bo, bn))
+            t = responder_tables(g, st, op, resp_opens, m_resp, W, bo, bn, 5)
+            s = sample_response(t, SearchedPolicy(AbstractResolver(own, opp, not resp_opens, W, cont, top, **kw)),
+                                resp_opens, games, seed=1)
+            s0 = sample_response(t, stored_policy(g, st, 0 if g.nsides == 1 else g.dice.index(own)), resp_opens,
+                                 games, seed=1)
+            log(f"| {op}v{oth} | {'opens' if resp_opens else 'other'} | {ex:.5f} | {s.value:.5f} +- {s.stderr:.5f} | "
+                f"{s0.value:.5f} +- {s0.stderr:.5f} |")
 
 
 def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, seed, train_missing=None,
@@ -188,7 +227,8 @@ def main(argv=None):
     import sys
     argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("timing", "exact", "respond"))
+    ap.add_argument("what", choices=("timing", "exact", "check", "respond"))
+    ap.add_argument("--policies", default="full,chain", help="exact: full, chain, targets, ranges")
     ap.add_argument("--root", default="stores")
     ap.add_argument("--variant", default="dudo-5dice-default")
     ap.add_argument("--rounds", default="3v3,5v5")
@@ -220,8 +260,12 @@ def main(argv=None):
     else:
         ga, gb = (int(x) for x in t.group.split("v"))
         m, its = (int(x) for x in t.blueprint.split(":"))
-        exact(ga, gb, m, its, tuple(int(x) for x in t.depths.split(",")), As, int(t.iterations.split(",")[0]),
-              t.gadget)
+        T = int(t.iterations.split(",")[0])
+        if t.what == "check":
+            check(ga, gb, m, its, t.depth, As[0], T, t.games, t.m_resp)
+        else:
+            exact(ga, gb, m, its, tuple(int(x) for x in t.depths.split(",")), As, T, t.gadget,
+                  tuple(t.policies.split(",")))
 
 
 if __name__ == "__main__":
