@@ -157,13 +157,17 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
             max_dice = int(j["inputs"]["max_dice"])
         log(f"checkpoints of a running build ({ckpt}): groups {sorted(mems)}; unquantised strategies")
     if train_missing:
-        from .dudo import fake_W
-        fW = fake_W(max_dice)
-        missing = sorted(r for r in fW if r not in W)
-        W = {**fW, **W}
+        missing = []
+        for t in range(2, 2 * max_dice + 1):
+            for a_ in range(1, max_dice + 1):
+                b_ = t - a_
+                if 1 <= b_ <= max_dice and (a_, b_) not in W:   # the known round one die fewer each, same lead
+                    W[(a_, b_)] = W.get((a_ - 1, b_ - 1), 0.5)
+                    missing.append((a_, b_))
         bo, bt = local_continuations(W)
         log(f"groups without a checkpoint: trained here, memory {train_missing[0]}, {train_missing[1]} CFR+ "
-            f"iterations; placeholder values (bench.dudo.fake_W) of the rounds without one: {missing}")
+            f"iterations; placeholder values of the rounds without one (the value of the round with one die "
+            f"fewer each): {[(r, round(W[r], 4)) for r in missing]}")
     bo, bt = local_continuations(W)
     log("| round | policy | responder (sum of seats - 1) | +- | paired difference to stored | games per seat | "
         "re-solves | re-solve wall s (mean / p99 / max) | CPU s |\n|---|---|---|---|---|---|---|---|---|")
