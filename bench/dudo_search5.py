@@ -1,0 +1,276 @@
+"""What one abstracted re-solve (``games.dudo.search5``) costs on a large round, and what the abstraction
+keeps on the exact rounds.
+
+    nice -n 10 .venv/bin/python -m bench.dudo_search5 timing [--round 5v5] [--memory 1] [--A 3,6]
+        [--iterations 30,50] [--depth 2]
+    nice -n 10 .venv/bin/python -m bench.dudo_search5 exact [--group 1v1] [--blueprint 1:200]
+        [--depths 2,4] [--A 3,6] [--iterations 200] [--policies full,chain,targets,ranges]
+    nice -n 10 .venv/bin/python -m bench.dudo_search5 check [--group 1v1] [--blueprint 1:200] [--depth 2]
+        [--A 6] [--iterations 200] [--games 4000] [--m-resp 2]
+    nice -n 10 .venv/bin/python -m bench.dudo_search5 respond --root stores [--rounds 3v3,5v5] [--games 200]
+        [--m-resp 2] [--A 3] [--iterations 30] [--kinds chain,targets] [--train-missing 2:50]
+
+``timing``: CPU seconds of one re-solve against the history (placeholder continuation values,
+``bench.dudo.fake_W``, and a 20-iteration blueprint: the work does not depend on the values); the
+requester to move after four consecutive claims ending at the given strength.  ``exact``: the round's
+exploitability by the exact perfect-recall best response (``continual.seat_best_response``, both seats
+summed, win probability) of full-width re-solving (``continual.ContinualResolver``) beside the abstracted
+one at each A.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from games.dudo.continual import ContinualResolver, continuation_values, seat_best_response
+from games.dudo.rules import roll_arrays
+from games.dudo.search5 import AbstractResolver, float32_continuations, top_claims
+
+from .dudo_design import continuations, train
+from .endgame import payoff_tables
+
+
+def timing(a, b, m, depth, As, iterations, lasts=(-1, 11, 19, 29, 39, 44, 54), log=print):
+    from .dudo import fake_W
+    W = fake_W(5)
+    c0 = time.process_time()
+    g, st, _ = train(a, b, m, 20, W)
+    cont = float32_continuations(continuation_values(a, b, m, st, W, a, True))
+    top = top_claims(st, g, max(As))
+    log(f"{a}v{b} memory {m}: blueprint and value matrices {time.process_time() - c0:.1f} CPU s, "
+        f"{cont.Vc.nbytes / 1e6:.0f} MB of float32 value matrices (2 continuations)")
+    log("| last claim | claims left | depth | A | iterations | nodes | leaves | re-solve CPU s | wall s |\n"
+        "|---|---|---|---|---|---|---|---|---|")
+    rr = roll_arrays(a)[0].copy()
+    for L in lasts:
+        hist = () if L < 0 else tuple(range(L - 3, L + 1))
+        R = 6 * (a + b) - 1 - (hist[-1] if hist else -1)
+        for A in As:
+            for T in iterations:
+                pol = AbstractResolver(a, b, True, W, cont, top, depth=depth, iterations=T, A=A, near=1,
+                                       root_full=True)
+                c0, w0 = time.process_time(), time.perf_counter()
+                res = pol.resolve(hist, rr, None if not hist else np.zeros(int(pol.ns[1])))
+                log(f"| {'none (round start)' if L < 0 else L} | {R} | {depth} | {A if hist else 'all'} | {T} | "
+                    f"{res.nodes} | {res.leaves} | {time.process_time() - c0:.3f} | {time.perf_counter() - w0:.3f} |")
+            if not hist:
+                break
+
+
+def exact(a, b, m, its, depths, As, iterations, gadget, policies=("full", "chain"), log=print):
+    """Exact exploitability (both seats) of each policy: ``full`` continual.py's full-width chain, ``chain``
+    the abstracted chain, ``targets`` / ``ranges`` the one-re-solve policies (max-margin gadget for
+    ``targets``)."""
+    from games.dudo.search5 import BlueprintRangeResolver, BlueprintTargetResolver
+    W, bo, bn = continuations(a + b, log=lambda *x: None)
+    g, st, _ = train(a, b, m, its, W)
+    top = top_claims(st, g, max(As))
+    log("| round | blueprint | depth | policy | exploitability (exact) | re-solve wall s (mean / max) |\n"
+        "|---|---|---|---|---|---|")
+    for op, oth in sorted({(a, b), (b, a)}):
+        for d in depths:
+            for kind in policies:
+                for A in ([None] if kind == "full" else As):
+                    total, times = 0.0, []
+                    for resp_opens in (True, False):
+                        own, opp = (oth, op) if resp_opens else (op, oth)
+                        cont = continuation_values(a, b, m, st, W, own, not resp_opens)
+                        kw = dict(depth=d, iterations=iterations, A=A, near=1)
+                        if kind == "full":
+                            pol = ContinualResolver(own, opp, not resp_opens, W, cont, depth=d,
+                                                    iterations=iterations, gadget=gadget)
+                        elif kind == "chain":
+                            pol = AbstractResolver(own, opp, not resp_opens, W, cont, top, gadget=gadget, **kw)
+                        elif kind == "targets":
+                            pol = BlueprintTargetResolver(own, opp, not resp_opens, W, cont, top, g, st,
+                                                          gadget="maxmargin", **kw)
+                        else:
+                            pol = BlueprintRangeResolver(own, opp, not resp_opens, W, cont, top, g, st, **kw)
+                        total += seat_best_response(pol, payoff_tables(own, opp, W, bo, bn))
+                        times += pol.stats["times"]
+                    look = "full width" if A is None else f"{kind} A={A}"
+                    log(f"| {op}v{oth} | m={m} ({its} it) | {d} | {look} | {total - 1:.5f} | "
+                        f"{np.mean(times):.4f} / {np.max(times):.3f} |")
+
+
+def check(a, b, m, its, depth, A, iterations, games, m_resp, log=print):
+    """The sampled responder (``search_lbr``) against the abstracted chain and against the stored rows,
+    beside the exact best response against the chain (``continual.seat_best_response``), per seat."""
+    from games.dudo.lbr import responder_tables
+    from games.dudo.search_lbr import SearchedPolicy, sample_response, stored_policy
+    W, bo, bn = continuations(a + b, log=lambda *x: None)
+    g, st, _ = train(a, b, m, its, W)
+    top = top_claims(st, g, A)
+    log("| round | responder seat | exact best response vs search | sampled vs search | sampled vs stored |\n"
+        "|---|---|---|---|---|")
+    for op, oth in sorted({(a, b), (b, a)}):
+        for resp_opens in (True, False):
+            own, opp = (oth, op) if resp_opens else (op, oth)
+            cont = continuation_values(a, b, m, st, W, own, not resp_opens)
+            kw = dict(depth=depth, iterations=iterations, gadget="resolve", A=A, near=1)
+            ex = seat_best_response(AbstractResolver(own, opp, not resp_opens, W, cont, top, **kw),
+                                    payoff_tables(own, opp, W, bo, bn))
+            t = responder_tables(g, st, op, resp_opens, m_resp, W, bo, bn, 5)
+            s = sample_response(t, SearchedPolicy(AbstractResolver(own, opp, not resp_opens, W, cont, top, **kw)),
+                                resp_opens, games, seed=1)
+            s0 = sample_response(t, stored_policy(g, st, 0 if g.nsides == 1 else g.dice.index(own)), resp_opens,
+                                 games, seed=1)
+            log(f"| {op}v{oth} | {'opens' if resp_opens else 'other'} | {ex:.5f} | {s.value:.5f} +- {s.stderr:.5f} | "
+                f"{s0.value:.5f} +- {s0.stderr:.5f} |")
+
+
+def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, seed, train_missing=None,
+            log=print):
+    """The sampled responder (``games.dudo.search_lbr``) against the stored rows and against search on
+    them, one table row per (round, policy); the responder plays on at the store's values once the round
+    is over (the round's own share)."""
+    from pathlib import Path
+
+    from games.dudo.endgame_store import store_W
+    from games.dudo.game import make_group
+    from games.dudo.lbr import responder_tables
+    from games.dudo.search5 import BlueprintRangeResolver, BlueprintTargetResolver
+    from games.dudo.search_lbr import SearchedPolicy, sample_response, stored_policy
+    from games.dudo.store import store_group_strategy, store_memories
+    from games.storage import Store
+
+    from .dudo_lbr import local_continuations
+
+    store = ckpt = None
+    if Path(root, "dudo", variant, "current").exists():
+        store = Store(Path(root) / "dudo" / variant / "current")
+        man = store.manifest
+        W = store_W(man)
+        mems = store_memories(man)
+        max_dice = int(man["parameters"]["max_dice"])
+    else:       # a build still running: its finished groups' checkpoints (unquantised strategies)
+        import json
+        ckpt = Path(root) / ".work" / "dudo" / variant
+        W, mems = {}, {}
+        for f in ckpt.glob("dudo_*.json"):
+            j = json.loads(f.read_text())
+            W.update({(a, b): v for a, b, v in j["inputs"]["W"] + j["W"]})
+            a, b = j["inputs"]["group"]
+            mems[(a, b)] = (j["inputs"]["m"], f.with_suffix(".npy"))
+            max_dice = int(j["inputs"]["max_dice"])
+        log(f"checkpoints of a running build ({ckpt}): groups {sorted(mems)}; unquantised strategies")
+    if train_missing:
+        missing = []
+        for t in range(2, 2 * max_dice + 1):
+            for a_ in range(1, max_dice + 1):
+                b_ = t - a_
+                if 1 <= b_ <= max_dice and (a_, b_) not in W:   # the known round one die fewer each, same lead
+                    W[(a_, b_)] = W.get((a_ - 1, b_ - 1), 0.5)
+                    missing.append((a_, b_))
+        bo, bt = local_continuations(W)
+        log(f"groups without a checkpoint: trained here, memory {train_missing[0]}, {train_missing[1]} CFR+ "
+            f"iterations; placeholder values of the rounds without one (the value of the round with one die "
+            f"fewer each): {[(r, round(W[r], 4)) for r in missing]}")
+    bo, bt = local_continuations(W)
+    log("| round | policy | responder (sum of seats - 1) | +- | paired difference to stored | games per seat | "
+        "re-solves | re-solve wall s (mean / p99 / max) | CPU s |\n|---|---|---|---|---|---|---|---|---|")
+    for op, oth in rounds:
+        key = (min(op, oth), max(op, oth))
+        if key not in mems and train_missing:
+            m = train_missing[0]
+            c0 = time.process_time()
+            g, st, _ = train(key[0], key[1], m, train_missing[1], W)
+            log(f"  {key[0]}v{key[1]} memory {m}: {train_missing[1]} iterations in {time.process_time() - c0:.0f} CPU s")
+        elif store is not None:
+            m = mems[key]
+            g = make_group(key[0], key[1], m, W, max_dice)
+            st = store_group_strategy(lambda k: store.get("windows", k), g)
+        else:
+            m, path = mems[key]
+            g = make_group(key[0], key[1], m, W, max_dice)
+            st = np.load(path)
+            if st.size != g.nrows:
+                raise ValueError(f"{path}: {st.size} entries, group {key} has {g.nrows}")
+        top = top_claims(st, g, A)
+        res = {}
+        for kind in ("stored",) + tuple(kinds):
+            c0 = time.process_time()
+            seats, times = [], []
+            for resp_opens in (True, False):
+                own, opp = (oth, op) if resp_opens else (op, oth)   # the fixed (policy) player's dice first
+                t = responder_tables(g, st, op, resp_opens, m_resp, W, bo, bt, max_dice)
+                if kind == "stored":
+                    pol = stored_policy(g, st, 0 if g.nsides == 1 else g.dice.index(own))
+                else:
+                    cont = float32_continuations(continuation_values(key[0], key[1], m, st, W, own, not resp_opens))
+                    kw = dict(depth=depth, iterations=iterations, gadget="maxmargin", A=A, near=1)
+                    if kind == "chain":
+                        r = AbstractResolver(own, opp, not resp_opens, W, cont, top, **kw)
+                        pol = SearchedPolicy(r)
+                    else:
+                        cls = BlueprintTargetResolver if kind == "targets" else BlueprintRangeResolver
+                        r = cls(own, opp, not resp_opens, W, cont, top, g, st, cache=True, **kw)
+                        pol = lambda h, r=r: r.resolve(h).root_strategy
+                    del cont
+                seats.append(sample_response(t, pol, resp_opens, games, seed=seed + (0 if resp_opens else 1)))
+                if kind != "stored":
+                    times += r.stats["times"]
+                del t
+            val = seats[0].value + seats[1].value - 1
+            se = float(np.hypot(seats[0].stderr, seats[1].stderr))
+            res[kind] = seats
+            diff = "-"
+            if kind != "stored":
+                d = [(s.values - b.values) for s, b in zip(seats, res["stored"])]
+                dv = sum(x.mean() for x in d)
+                dse = float(np.sqrt(sum(x.var(ddof=1) / x.size for x in d)))
+                diff = f"{dv:+.4f} +- {dse:.4f}"
+            mv = (f"{np.mean(times):.3f} / {np.percentile(times, 99):.3f} / {np.max(times):.3f}" if times else "-")
+            log(f"| {op}v{oth} | {kind} | {val:.4f} | {se:.4f} | {diff} | {games} | {len(times) or '-'} | {mv} | "
+                f"{time.process_time() - c0:.0f} |")
+
+
+def main(argv=None):
+    import sys
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=("timing", "exact", "check", "respond"))
+    ap.add_argument("--policies", default="full,chain", help="exact: full, chain, targets, ranges")
+    ap.add_argument("--root", default="stores")
+    ap.add_argument("--variant", default="dudo-5dice-default")
+    ap.add_argument("--rounds", default="3v3,5v5")
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--m-resp", type=int, default=2)
+    ap.add_argument("--kinds", default="ranges", help="searched policies: chain (continual), targets (blueprint ranges and targets), ranges (unsafe)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--train-missing", default="", help="memory:iterations of groups without a checkpoint")
+    ap.add_argument("--round", default="5v5")
+    ap.add_argument("--group", default="1v1")
+    ap.add_argument("--memory", type=int, default=1)
+    ap.add_argument("--blueprint", default="1:200", help="memory:iterations (exact)")
+    ap.add_argument("--depth", type=int, default=2)
+    ap.add_argument("--depths", default="2,4")
+    ap.add_argument("--A", default="3,6")
+    ap.add_argument("--iterations", default="30,50")
+    ap.add_argument("--gadget", default="resolve")
+    t = ap.parse_args(argv)
+    As = tuple(int(x) for x in t.A.split(","))
+    if t.what == "timing":
+        ra, rb = (int(x) for x in t.round.split("v"))
+        timing(ra, rb, t.memory, t.depth, As, tuple(int(x) for x in t.iterations.split(",")))
+    elif t.what == "respond":
+        rounds = [tuple(int(x) for x in r.split("v")) for r in t.rounds.split(",")]
+        respond(t.root, t.variant, rounds, t.games, t.m_resp, As[0], int(t.iterations.split(",")[0]), t.depth,
+                tuple(filter(None, t.kinds.split(","))), t.seed,
+                tuple(int(x) for x in t.train_missing.split(":")) if t.train_missing else None,
+                log=lambda r: print(r, flush=True))
+    else:
+        ga, gb = (int(x) for x in t.group.split("v"))
+        m, its = (int(x) for x in t.blueprint.split(":"))
+        T = int(t.iterations.split(",")[0])
+        if t.what == "check":
+            check(ga, gb, m, its, t.depth, As[0], T, t.games, t.m_resp)
+        else:
+            exact(ga, gb, m, its, tuple(int(x) for x in t.depths.split(",")), As, T, t.gadget,
+                  tuple(t.policies.split(",")))
+
+
+if __name__ == "__main__":
+    main()
