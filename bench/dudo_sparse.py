@@ -122,7 +122,8 @@ def main(argv=None):
             print(fmt_memory(r))
         return
     from .dudo_sparse_prune import prune_curves
-    prune_curves(groups, memories, a.seconds, W, bo, bn, [float(x) for x in a.warm.split(",")])
+    prune_curves(groups, memories, a.seconds, W, bo, bn, [float(x) for x in a.warm.split(",")],
+                 eps=float(a.eps.split(",")[0]))
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 (``games.dudo.pruning``), against dense CFR+ (``solver.FastSolver``, how the stores train) and dense Linear CFR,
 exploitability (exact perfect-recall best response, both seats, win probability) against CPU seconds and MB.
 
-Solvers per memory m: ``cfr+`` dense CFR+; ``lcfr`` dense Linear CFR (``PrunedSolver(prune=False)``); ``rbp``
-Linear CFR with regret-based pruning; ``rbp+warm`` the same warm-started from dense CFR+ on memory ``m - 1``
-(perfect recall: the longest plain memory of the list) after ``warm_it`` iterations, whose CPU seconds and
+Solvers per memory m: ``cfr+`` dense CFR+; ``lcfr`` Linear CFR with partial pruning only (exact:
+``PrunedSolver(prune=False)``); ``rbp`` Linear CFR with regret-based pruning; ``rbp+warm`` the same warm-started
+from dense CFR+ on memory ``m - 1`` (perfect recall: the longest plain memory of the list) after ``warm_it``
+iterations, the shorter strategy played where the opponent's reach stays at most ``eps``, whose CPU seconds and
 memory are counted in.  Points at doubling iterations until ``seconds`` of training CPU.  MB: ``dense`` the
 solver's regret + strategy-sum rows (16 bytes) and value matrices (4 bytes an entry); ``sparse`` the same for
 the nodes the run ever visited (``PrunedSolver.sparse_mb``), where the warm start's dense solve adds its own."""
@@ -35,7 +36,7 @@ def curve(g, solver, seconds, W, bo, bn, mb_of, extra_cpu=0.0, first=8):
         t *= 2
 
 
-def prune_curves(groups, memories, seconds, W, bo, bn, warms=(0.0,), warm_it=64, log=print):
+def prune_curves(groups, memories, seconds, W, bo, bn, warms=(0.0,), warm_it=64, eps=1e-4, log=print):
     rows = []
 
     def emit(group, m, kind, pts):
@@ -50,8 +51,8 @@ def prune_curves(groups, memories, seconds, W, bo, bn, warms=(0.0,), warm_it=64,
         for m in ms:
             g = make_group(a, b, m, W)
             emit((a, b), m, "cfr+ dense", curve(g, FastSolver(g), seconds, W, bo, bn, lambda: dense_mb(g)))
-            emit((a, b), m, "lcfr dense", curve(g, PrunedSolver(g, prune=False), seconds, W, bo, bn,
-                                                lambda: dense_mb(g)))
+            s = PrunedSolver(g, prune=False)
+            emit((a, b), m, "lcfr, partial pruning (exact)", curve(g, s, seconds, W, bo, bn, s.sparse_mb))
             s = PrunedSolver(g)
             emit((a, b), m, "lcfr+rbp", curve(g, s, seconds, W, bo, bn, s.sparse_mb))
             coarse_m = (m - 1) if m is not None else max(x for x in ms if x is not None)
@@ -61,12 +62,12 @@ def prune_curves(groups, memories, seconds, W, bo, bn, warms=(0.0,), warm_it=64,
                 gc = make_group(a, b, coarse_m, W)
                 fc = FastSolver(gc)
                 fc.solve(warm_it, progress=False)
-                s = PrunedSolver(g)
+                s = PrunedSolver(g, eps=eps)
                 c0 = time.process_time()
                 lifted = lift_shorter(g, gc, fc.average_strategy())
                 s.warm_start(lifted, wt)
                 extra = fc.cpu_seconds + time.process_time() - c0
-                emit((a, b), m, f"lcfr+rbp warm {wt:g} from m={coarse_m} ({warm_it} it)",
+                emit((a, b), m, f"lcfr+rbp warm {wt:g} from m={coarse_m} ({warm_it} it), eps {eps:g}",
                      curve(g, s, seconds, W, bo, bn, lambda: s.sparse_mb() + dense_mb(gc), extra_cpu=extra))
     print(f"\nDesign (b) on the exact rounds\n{HEADER}")
     for r in rows:

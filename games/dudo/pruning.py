@@ -96,17 +96,18 @@ def _rbp_pruned(reg, strat, base, n, j):
 
 
 @njit(cache=True)
-def _unreached(strat, mreach, s, w, base, n, j):
-    """Claim slot j of a node: no roll the mover reaches the node with plays it."""
+def _unreached(strat, mreach, s, w, base, n, j, eps):
+    """Claim slot j of a node: the rolls the mover reaches the node with play it with total probability at most
+    ``eps`` (0: none plays it)."""
+    tot = 0.0
     for x in range(n):
-        if mreach[s, w, x] != 0.0 and strat[base + j * n + x] != 0.0:
-            return False
-    return True
+        tot += mreach[s, w, x] * strat[base + j * n + x]
+    return tot <= eps
 
 
 @njit(cache=True)
 def active_reach(strat, reg, pruned, mreach, oreach, active, reached, own_reached, allocated, ns, oth, probs, root_w, rbase,
-                 order, act_off, child, NW, seat, phase, rbp, partial, warm):
+                 order, act_off, child, NW, seat, phase, rbp, partial, warm, eps):
     """Forward pass: the reach of each roll summed over paths at every node (``kernels.forward_reach``),
     ``reached[s, w]`` (some roll of either player reaches it), and the nodes this pass visits:
     ``active[s, w]``, the root and every child of an active node by a claim not pruned.  At the updating
@@ -114,7 +115,8 @@ def active_reach(strat, reg, pruned, mreach, oreach, active, reached, own_reache
     (``rbp``: every roll's regret negative and probability 0, at allocated nodes); at the other seat's nodes
     (``partial``) when no roll the mover reaches the node with plays it, which changes no regret of the
     updating seat (Lanctot et al. 2009's partial pruning: exact).  ``warm``: every claim no reached roll
-    plays is pruned (``PrunedSolver.warm_start``)."""
+    plays is pruned (``PrunedSolver.warm_start``).  With ``eps`` > 0 (a fallback strategy exists) "no roll"
+    and "reached" mean "with total probability at most / above eps"."""
     mreach[:] = 0.0
     oreach[:] = 0.0
     active[:] = False
@@ -141,7 +143,7 @@ def active_reach(strat, reg, pruned, mreach, oreach, active, reached, own_reache
             opp = 0.0
             for y in range(ns[o]):
                 opp += oreach[s, w, y]
-            reached[s, w] = opp > 0.0       # the opponent reaches it: the mover's regrets here can change
+            reached[s, w] = opp > eps       # the opponent reaches it: the mover's regrets here can change
             own = 0.0
             for x in range(n):
                 own += mreach[s, w, x]
@@ -160,11 +162,11 @@ def active_reach(strat, reg, pruned, mreach, oreach, active, reached, own_reache
                 if not active[s, w]:
                     continue
                 if warm:
-                    p = _unreached(strat, mreach, s, w, base, n, j)
+                    p = _unreached(strat, mreach, s, w, base, n, j, eps)
                 elif mine:
                     p = rbp and allocated[s, w] and _rbp_pruned(reg, strat, base, n, j)
                 else:
-                    p = partial and _unreached(strat, mreach, s, w, base, n, j)
+                    p = partial and _unreached(strat, mreach, s, w, base, n, j, eps)
                 pruned[s, e] = p
                 if not p:
                     active[o, c] = True
@@ -265,11 +267,12 @@ class PrunedSolver:
     where the seats own separate nodes (two sides, or perfect recall), as ``solver.FastSolver``."""
 
     def __init__(self, group: Group, prune: bool = True, partial: bool = True, exact_average: bool = False,
-                 value_dtype=None):
+                 eps: float = 0.0, value_dtype=None):
         g = self.g = group
         self.prune = prune
         self.partial = partial
         self.exact_average = exact_average
+        self.eps = float(eps)
         self.fallback = np.zeros(0)
         self.t = 0
         self.seconds = 0.0
@@ -304,7 +307,7 @@ class PrunedSolver:
         active_reach(self.strat, self.reg, self.pruned, self.mreach, self.oreach, self.active, self.reached,
                      self.own_reached,
                      self.allocated, g.ns, g.oth, g.probs, g.root_w, g.rbase, g.order, g.act_off, g.child, g.NW,
-                     self.seat, phase, self.prune, self.partial, warm)
+                     self.seat, phase, self.prune, self.partial, warm, self.eps if self.fallback.size else 0.0)
         self.allocated |= self.reached
         if not self.fallback.size:      # no shorter strategy to fall back on: keep every strategy sum
             self.allocated |= self.own_reached
