@@ -335,9 +335,9 @@ class PrunedSolver:
         return train(self, iterations, None, 0, progress, desc or f"dudo pruned {self.g.dice}")
 
     def warm_start(self, strat: np.ndarray, weight: float):
-        """Regrets from ``strat`` (a strategy on this group's DAG, e.g. ``lift_shorter``), as if it had been
-        played with total Linear CFR weight ``weight`` (see the module doc); only the nodes it reaches are
-        allocated.  Before the first iteration."""
+        """Regrets and strategy sums from ``strat`` (a strategy on this group's DAG, e.g. ``lift_shorter``), as if
+        it had been played with total Linear CFR weight ``weight`` (see the module doc); only the nodes it reaches
+        are allocated.  Before the first iteration."""
         if self.t:
             raise ValueError("warm_start goes before the first iteration")
         g = self.g
@@ -345,8 +345,8 @@ class PrunedSolver:
         self.strat[:] = strat
         self.fallback = np.array(strat, dtype=np.float64)
         for phase in ((0, 1) if self.alternate else (-1,)):
-            self._pass(weight, phase, bound_sign=-1.0, warm=True)
-        self.ssum[:] = 0.0
+            self._pass(weight, phase, bound_sign=-1.0, warm=True)     # the strategy sums too: the shorter
+        # strategy counts in the average with the weight of ``weight`` (Linear CFR: iteration t weighs t)
         self.cpu_seconds += time.process_time() - c0
 
     def average_strategy(self) -> np.ndarray:
