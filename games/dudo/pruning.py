@@ -11,12 +11,15 @@ average strategy weighted by t), not CFR+'s.  Full width over every pair of roll
   counterfactual value, ``G[j, x] = -sum_y q[y] V_child[y, x]``, is replaced by the bound ``sum_y q[y]`` (node
   values are win probabilities in +-1 units), so the regret kept for it is an upper bound on its true
   regret; it comes back once that bound turns positive.
-* **Active nodes.**  A node is visited only if some visited parent has an unpruned claim into it (the root
-  always): below pruned claims the opponent's reach is zero, so no regret there would change.  Nodes never
-  visited keep zero regrets and strategy sums: uniform play, which a table sparse by reach need not store.
-* **Allocation count.**  ``allocated[s, w]`` marks the nodes ever visited: the rows (node, action, roll) a
-  table allocated on first visit holds (``sparse_rows``); the arrays here are dense, the count is what a
-  sparse layout would keep.
+* **Partial pruning** (Lanctot et al. 2009), exact: during one seat's update the other seat's claims that no roll
+  it reaches the node with plays are not visited: nothing below them changes a regret of the updating seat.
+* **Active nodes.**  A node is visited only if some visited parent has a claim into it that is not pruned (the
+  root always).
+* **Tables sparse by reach.**  ``allocated[s, w]`` marks the nodes whose mover's opponent ever reaches them (with
+  total probability above ``eps`` when a fallback exists): where a regret can change.  ``sparse_rows`` /
+  ``sparse_mb`` count what a table holding only those needs; the arrays here are dense.  Without a fallback the
+  strategy sums of every node the mover reaches are kept too (so the run is exactly Linear CFR with pruning);
+  with one (``warm_start``) a node never allocated plays the fallback and keeps no sums.
 
 ``warm_start`` starts the regrets from a strategy of a shorter memory (Brown & Sandholm 2016, "Strategy-Based
 Warm Starting for Regret Minimization in Games", simplified): one pass evaluating the shorter memory's
