@@ -4,8 +4,8 @@
         --memories 2,3,4,2+1f,1+first,2+count,2+first --points 64,128,256,512
     nice -n 10 .venv/bin/python -m bench.dudo_sparse prune --groups 1v2,2v2 --memories 2,3,4,perfect \\
         --seconds 60
-    nice -n 10 .venv/bin/python -m bench.dudo_sparse reach --round 5v5 --memory 2 --iterations 60 \\
-        --fine 3,4 --eps 1e-6
+    nice -n 10 .venv/bin/python -m bench.dudo_sparse reach --round 5v5 --memory 2 --iterations 20 \\
+        --fine 3 --eps 1e-2,1e-4,1e-6,0
 
 ``memory`` (design c, memory that keeps older claims coarsely): CFR+ (``solver.FastSolver``, as the stores
 train) on each memory's windows, the exact perfect-recall best response of every round of the group at each
