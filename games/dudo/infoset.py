@@ -245,6 +245,8 @@ def _schedule_windows(K: int, m: Schedule):
 
 
 def num_windows(K: int, m) -> int:
+    if hasattr(m, "summary_tables"):     # summary.Summary: the last claims plus a summary of older ones
+        return len(m.summary_tables(K)[0])
     if isinstance(m, Faces):
         return len(_faces_tables(K, m)[0])
     if isinstance(m, Schedule):     # C(L, k - 1) windows of k claims end at L, where m(L) >= k
@@ -461,6 +463,8 @@ def window_tables(K: int, m: int | None):
     ``n_act = K - last``; ``child[act_off[w] + j]`` is the window after claiming ``last + j``
     (-1 for the Dudo slot).
     """
+    if hasattr(m, "summary_tables"):     # summary.Summary
+        return m.summary_tables(K)
     if isinstance(m, Faces):
         return _faces_tables(K, m)
     if isinstance(m, Schedule):
