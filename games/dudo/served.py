@@ -15,6 +15,15 @@ from .endgame import REQ, EndgamePolicy, endgame_root, node_id, resolve_endgame
 # per-round label ``served``)
 SERVED_BOOK = "stored rows"
 SERVED_RESOLVED = "stored rows, endgames re-solved live (the figures are of the stored rows)"
+# a round answered by continual re-solving on the stored rows (``games.dudo.searched``): its figures are the
+# searched policy's, exact (``search_walk``); the stored rows' are kept beside them (``stored_*``)
+SERVED_SEARCHED = "continual re-solving on the stored rows (the figures are of the searched policy)"
+
+
+def serves_search(stored_exploitability: float, searched_exploitability: float) -> bool:
+    """Whether a round with an exact figure is served by search: only where the searched policy's exact
+    exploitability (both seats summed) is lower than the stored rows'."""
+    return searched_exploitability < stored_exploitability
 
 
 def resolves_round(kind: str) -> bool:
