@@ -159,6 +159,50 @@ def decisions(K: int, req_first: bool, depth: int):
     return res, nodes
 
 
+def timed_cost(a: int, b: int, depth: int, iterations: int, r_max: int = 12, log=print):
+    """The CPU seconds of an exact evaluation of each seat of round ``a``v``b``, projected from one re-solve
+    timed per number of claims left R <= ``r_max`` (``search_walk.resolve_at`` at a history of that many
+    claims left, placeholder values: a 5-iteration memory-1 blueprint, as the work does not depend on them)
+    times the requester decisions with R claims left; beyond ``r_max`` at the per-node rate of R = ``r_max``
+    (those decisions are few)."""
+    from math import comb
+
+    from games.dudo.endgame import GADGETS
+    from games.dudo.search_walk import resolve_at
+    from .dudo import fake_W
+    W = fake_W(5)
+    g, st, _ = train(a, b, 1, 5, W)
+    K = 6 * (a + b)
+    out = {}
+    for req_first in (True, False):
+        own, opp = (a, b) if req_first else (b, a)
+        cont = C.continuation_values(a, b, 1, st, W, own, req_first)
+        pol = C.ContinualResolver(own, opp, req_first, W, cont, depth=depth, iterations=iterations,
+                                  gadget="maxmargin")
+        per_R = {}
+        for R in range(0, min(r_max, K - 1) + 1):
+            L = K - 1 - R
+            P = np.zeros((K + 1, int(pol.ns[0])))
+            T2 = np.zeros((K + 1, K + 1, int(pol.ns[1])))
+            w0 = int(cont.child[cont.act_off[0] + L + 1])     # the window after the single claim L
+            c0 = time.process_time()
+            resolve_at(L, 0, w0, depth, iterations, GADGETS["maxmargin"], True, K, a + b, pol.ns, pol.rc,
+                       pol.claim_r, pol.U, cont.Vc, cont.voff, cont.side, cont.act_off, cont.child,
+                       pol.prior_req.copy(), pol.prior_opp, np.zeros(int(pol.ns[1])), P, T2)
+            per_R[R] = time.process_time() - c0
+        total = 0.0
+        for L in range(-1, K):
+            R = K - 1 - L
+            n = sum(comb(L, k - 1) for k in range(1, L + 2) if (k % 2 == 0) == req_first) if L >= 0 else int(req_first)
+            t = per_R[R] if R in per_R else per_R[r_max] * _subgame_nodes(R, depth) / _subgame_nodes(r_max, depth)
+            total += n * t
+        out[req_first] = (total, per_R)
+        log(f"{a}v{b} requester {'opens' if req_first else 'second'}, depth {depth}, {iterations} it: projected "
+            f"{total:.0f} CPU s ({total / 3600:.1f} h); one re-solve by claims left: "
+            + ", ".join(f"R={R} {1e3 * t:.2f} ms" for R, t in per_R.items()))
+    return out
+
+
 def main(argv=None):
     import sys
     argv = sys.argv[1:] if argv is None else argv
@@ -172,7 +216,8 @@ def main(argv=None):
     ap.add_argument("--iterations", type=int, default=200)
     ap.add_argument("--gadget", default="maxmargin", choices=("resolve", "maxmargin"))
     ap.add_argument("--cap", type=int, default=0, help="cap on the blueprint's iterations (0: the profile's)")
-    ap.add_argument("--rate", type=float, default=0.0, help="cost: us per node-iteration (0: print counts)")
+    ap.add_argument("--rate", type=float, default=0.0,
+                    help="cost: us per node-iteration (0: counts only; -1: time one re-solve per claims left)")
     t = ap.parse_args(rest)
     depths = [int(x) for x in t.depths.split(",")]
     if cmd == "profile":
@@ -180,6 +225,11 @@ def main(argv=None):
         profile_python_walk(ga, gb, t.memory, depths[-1], t.iterations, t.gadget, log=lambda s: print(s, flush=True))
         return
     groups = [tuple(int(x) for x in g.split("v")) for g in t.groups.split(",")]
+    if cmd == "cost" and t.rate < 0:
+        for a, b in groups:
+            for d in depths:
+                timed_cost(a, b, d, t.iterations, log=lambda s: print(s, flush=True))
+        return
     if cmd == "cost":
         print("| round seat | depth | re-solves | subgame nodes | CPU h at the rate |\n|---|---|---|---|---|")
         for a, b in groups:
