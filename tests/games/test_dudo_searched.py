@@ -58,3 +58,14 @@ def test_bad_search_specs_are_refused():
     for bad in (dict(depth=3), dict(depth=0), dict(iterations=0), dict(gadget="unsafe")):
         with pytest.raises(ValueError):
             SearchSpec(**bad)
+
+
+def test_search_by_round_round_trips_through_the_manifest():
+    import json
+
+    from games.dudo.searched import search_specs
+    from games.dudo.store import manifest_parameters
+    back = json.loads(json.dumps(manifest_parameters(PARAMS)))       # as a backend reads the manifest
+    assert back["search_by_round"] == [[[1, 1], 2, 40, "maxmargin"]]
+    assert search_specs(DudoParams(**back).search_by_round) == {(1, 1): SearchSpec(2, 40, "maxmargin")}
+    assert "search_by_round" not in manifest_parameters(DudoParams(max_dice=1, iterations=10))
