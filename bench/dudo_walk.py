@@ -185,11 +185,14 @@ def timed_cost(a: int, b: int, depth: int, iterations: int, r_max: int = 12, log
             P = np.zeros((K + 1, int(pol.ns[0])))
             T2 = np.zeros((K + 1, K + 1, int(pol.ns[1])))
             w0 = int(cont.child[cont.act_off[0] + L + 1])     # the window after the single claim L
-            c0 = time.process_time()
-            resolve_at(L, 0, w0, depth, iterations, GADGETS["maxmargin"], True, K, a + b, pol.ns, pol.rc,
-                       pol.claim_r, pol.U, cont.Vc, cont.voff, cont.side, cont.act_off, cont.child,
-                       pol.prior_req.copy(), pol.prior_opp, np.zeros(int(pol.ns[1])), P, T2)
-            per_R[R] = time.process_time() - c0
+            best = float("inf")
+            for _ in range(2):          # the first call may compile; the faster of two
+                c0 = time.process_time()
+                resolve_at(L, 0, w0, depth, iterations, GADGETS["maxmargin"], True, K, a + b, pol.ns, pol.rc,
+                           pol.claim_r, pol.U, cont.Vc, cont.voff, cont.side, cont.act_off, cont.child,
+                           pol.prior_req.copy(), pol.prior_opp, np.zeros(int(pol.ns[1])), P, T2)
+                best = min(best, time.process_time() - c0)
+            per_R[R] = best
         total = 0.0
         for L in range(-1, K):
             R = K - 1 - L
