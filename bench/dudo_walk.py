@@ -2,6 +2,7 @@
 
     nice -n 10 .venv/bin/python -m bench.dudo_walk compare --groups 1v2 --profile default --depths 2,4 \
         [--iterations 200] [--gadget maxmargin] [--cap 0]
+    nice -n 10 .venv/bin/python -m bench.dudo_walk seat --round 2v1 --responder-opens 0 --profile default --depths 4
     nice -n 10 .venv/bin/python -m bench.dudo_walk profile [--group 1v2] [--memory 2]
     nice -n 10 .venv/bin/python -m bench.dudo_walk cost --groups 2v2,1v3 --depths 2,4
 
@@ -37,6 +38,32 @@ from .endgame import payoff_tables
 def _profile_params(name: str):
     from builder.profiles import DUDO_DEFAULT, DUDO_FULL
     return {"default": DUDO_DEFAULT, "full": DUDO_FULL}[name]
+
+
+def one_seat(opener, other, resp_opens: bool, profile, depth, iterations, gadget, cap=0, log=print):
+    """One seat of ``compare``'s search row (the round's exploitability is the two seats' sum - 1), for
+    running the seats of a round as separate processes: the same blueprint, value matrices and walk."""
+    params = _profile_params(profile)
+    a, b = min(opener, other), max(opener, other)
+    m = params.memories()[(a, b)]
+    its = params.group_iterations(a, b)
+    its = min(its, cap) if cap else its
+    W, bo, bn = continuations(a + b, log=lambda *x: None)
+    g, st, secs = train(a, b, m, its, W)
+    own, opp = (other, opener) if resp_opens else (opener, other)
+    c0 = time.process_time()
+    cont = C.continuation_values(a, b, m, st, W, own, not resp_opens, ("blueprint", "br"))
+    t_cont = time.process_time() - c0
+    pol = C.ContinualResolver(own, opp, not resp_opens, W, cont, depth=depth, iterations=iterations, gadget=gadget)
+    v, info = timed_search_best_response(pol, payoff_tables(own, opp, W, bo, bn))
+    c0 = time.process_time()
+    pol.resolve((), pol.prior_req.copy())
+    root = time.process_time() - c0
+    log(f"{opener}v{other} d={depth} {iterations} it {gadget}, blueprint m={m} ({its} it, {secs:.1f} s), responder "
+        f"{'opens' if resp_opens else 'second'}: BR {v:.8f}; walk {info['cpu']:.1f} s CPU ({info['wall']:.1f} s "
+        f"wall), {info['resolves']} re-solves, {info['nodes']} subgame nodes, pruned {info['pruned']}; value "
+        f"matrices {t_cont:.1f} s, {cont.Vc.size * 4 / 1e6 / (2 if a == b else 1):.3f} MB; root re-solve {root:.3f} s")
+    return v
 
 
 def search_seats(a, b, m, st, W, bo, bn, depth, iterations, gadget, log=print):
@@ -209,11 +236,14 @@ def timed_cost(a: int, b: int, depth: int, iterations: int, r_max: int = 12, log
 def main(argv=None):
     import sys
     argv = sys.argv[1:] if argv is None else argv
-    cmd, rest = (argv[0], argv[1:]) if argv and argv[0] in ("compare", "profile", "cost") else ("compare", argv)
+    cmd, rest = ((argv[0], argv[1:]) if argv and argv[0] in ("compare", "profile", "cost", "seat")
+                 else ("compare", argv))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--groups", default="1v2")
     ap.add_argument("--group", default="1v2")
     ap.add_argument("--memory", type=int, default=2)
+    ap.add_argument("--round", default="1v2", help="seat: the round (opener v other)")
+    ap.add_argument("--responder-opens", type=int, default=1, help="seat: 1 the responder opens, 0 not")
     ap.add_argument("--profile", default="default", choices=("default", "full"))
     ap.add_argument("--depths", default="2,4")
     ap.add_argument("--iterations", type=int, default=200)
@@ -223,6 +253,11 @@ def main(argv=None):
                     help="cost: us per node-iteration (0: counts only; -1: time one re-solve per claims left)")
     t = ap.parse_args(rest)
     depths = [int(x) for x in t.depths.split(",")]
+    if cmd == "seat":
+        op, oth = (int(x) for x in t.round.split("v"))
+        one_seat(op, oth, bool(t.responder_opens), t.profile, depths[-1], t.iterations, t.gadget, t.cap,
+                 log=lambda s: print(s, flush=True))
+        return
     if cmd == "profile":
         ga, gb = (int(x) for x in t.group.split("v"))
         profile_python_walk(ga, gb, t.memory, depths[-1], t.iterations, t.gadget, log=lambda s: print(s, flush=True))
