@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from builder import interrupt
+from games.dudo.searched import state_searched_rounds
 from games.dudo.solve import clear_running, solve_params
 from builder.recorded import recorded_parameters
 from games.dudo.store import DudoParams, format_fields, iter_rows, round_curves, round_stats
@@ -21,11 +22,15 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1)
     work.mkdir(parents=True, exist_ok=True)
     sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,
                        cores=cores)
+    rounds = round_stats(sol)
+    if params.search_by_round:      # rounds served by search where it lowers their exact figure
+        for name, upd in state_searched_rounds(sol, params.search_by_round, params.exact_br_total).items():
+            rounds[name].update(upd)
     with StoreWriter(root, "dudo", params.variant) as writer:
         n = writer.put_many("windows", iter_rows(sol))
         curves = round_curves(sol)
         manifest = dict(game="dudo", variant=params.variant, parameters=recorded_parameters(params),
-                        **format_fields(params), windows=n, rounds=round_stats(sol),
+                        **format_fields(params), windows=n, rounds=rounds,
                         **({"curves": curves} if curves else {}), code_version=code_version(),
                         build_seconds=time.perf_counter() - t0)
         path = writer.publish(manifest)

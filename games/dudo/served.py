@@ -1,7 +1,8 @@
 """The policy a Dudo server serves, as a function of the round's whole claim history: the store's row, or
 in an endgame the requester's strategy re-solved with perfect recall (``endgame.resolve_endgame``, the
 function the server's live worker runs through ``endgame_store.resolve_from_store``), without a deadline
-(what an idle server with a free live slot answers).  ``exact_check`` measures it like any policy.  Which
+(what an idle server with a free live slot answers); in a round the builder measured lower under search
+(``serves_search``), continual re-solving on the stored rows (``games.dudo.searched``).  ``exact_check`` measures it like any policy.  Which
 rounds get their endgames re-solved (``resolves_round``) is decided here, and recorded per round in the
 manifest (``served_label``) by the builder."""
 from __future__ import annotations
@@ -15,6 +16,15 @@ from .endgame import REQ, EndgamePolicy, endgame_root, node_id, resolve_endgame
 # per-round label ``served``)
 SERVED_BOOK = "stored rows"
 SERVED_RESOLVED = "stored rows, endgames re-solved live (the figures are of the stored rows)"
+# a round answered by continual re-solving on the stored rows (``games.dudo.searched``): its figures are the
+# searched policy's, exact (``search_walk``); the stored rows' are kept beside them (``stored_*``)
+SERVED_SEARCHED = "continual re-solving on the stored rows (the figures are of the searched policy)"
+
+
+def serves_search(stored_exploitability: float, searched_exploitability: float) -> bool:
+    """Whether a round with an exact figure is served by search: only where the searched policy's exact
+    exploitability (both seats summed) is lower than the stored rows'."""
+    return searched_exploitability < stored_exploitability
 
 
 def resolves_round(kind: str) -> bool:
@@ -32,16 +42,22 @@ def served_label(kind: str) -> str:
     return SERVED_RESOLVED if resolves_round(kind) else SERVED_BOOK
 
 
-def served_policy(stored, blueprint, W, endgame: EndgamePolicy | None, rounds=None):
+def served_policy(stored, blueprint, W, endgame: EndgamePolicy | None, rounds=None, searched=None):
     """``policy(own, opp, history) -> P[slot, roll]`` as served: ``stored`` is the store's rows as a
     policy (``exact_check.stored_policy``), ``blueprint`` the same rows as an endgame blueprint
     (``endgame_store.store_blueprint``, or ``endgame.SolutionBlueprint`` of the same quantised strategy),
     ``W`` the round values the re-solve's terminals use (``endgame_store.store_W``), ``endgame`` the
     policy (None: never re-solved); ``rounds``: a predicate ``(opener, other) -> bool`` of the rounds
-    whose endgames are re-solved (default all).  Each endgame is re-solved once per requester seat."""
+    whose endgames are re-solved (default all).  Each endgame is re-solved once per requester seat.
+    ``searched``: {(opener, other): policy} of the rounds served by search (``searched_store.searched_strategy``
+    of the store, as ``lambda own, opp, hist: ...``), answered by it whatever the rest says."""
     solved = {}
 
     def policy(own, opp, hist):
+        opened = len(hist) % 2 == 0
+        rnd = (own, opp) if opened else (opp, own)
+        if searched and rnd in searched:
+            return searched[rnd](own, opp, hist)
         if endgame is None:
             return stored(own, opp, hist)
         opened = len(hist) % 2 == 0          # the mover made the round's first claim

@@ -71,6 +71,10 @@ class DudoParams:
     # responders remembering m_fine claims (``cfrbr.CFRBR``, the least exploitable strategy of memory m
     # rather than the equilibrium of the abstract game); its responders' tables are not stored
     train_memory_by_group: tuple = ()
+    # ((opener, other), depth, iterations, gadget): rounds with an exact figure where the server answers
+    # continual re-solving on the stored rows (``games.dudo.searched``) if the builder's exact figure of
+    # it is lower than the stored rows' (``served.serves_search``); chosen by measurement (bench.dudo_walk)
+    search_by_round: tuple = ()
 
     @property
     def budgeted(self) -> bool:
@@ -373,6 +377,10 @@ def manifest_parameters(params: DudoParams) -> dict:
             del d[k]
         else:
             d[k] = [[list(g), x] for g, x in d[k]]
+    if not d["search_by_round"]:
+        del d["search_by_round"]
+    else:
+        d["search_by_round"] = [[list(r), int(dp), int(it), str(gd)] for r, dp, it, gd in d["search_by_round"]]
     return d
 
 

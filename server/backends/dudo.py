@@ -4,7 +4,9 @@ games/dudo/endgame.py) and answered LIVE; from the store (BOOK) where the policy
 marked DEGRADED where the re-solve cannot finish before the caller's deadline or the live pool refuses (an
 idle server answers it LIVE). Rounds whose stated figure is exact are always answered from the store
 (games.dudo.served.resolves_round: re-solving raised their measured exploitability), so their figure is the
-served policy's; rounds the store's game never plays are solved live. Live work runs in the server's live
+served policy's; rounds the builder measured lower under search (games.dudo.searched: continual re-solving on
+the stored rows, its exact figure stated) are answered by search (LIVE, DEGRADED with the store's row where it
+cannot be had); rounds the store's game never plays are solved live. Live work runs in the server's live
 pool (a worker process, within the caller's deadline and the caps)."""
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from games.dudo.endgame import EndgamePolicy
 from games.dudo.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
 from games.dudo.game import round_reachable
 from games.dudo.live import live_cost, solve_live
-from games.dudo.served import SERVED_BOOK, SERVED_RESOLVED, served_label
+from games.dudo.searched_store import search_seconds, searched_move_from_store, searched_rounds
+from games.dudo.served import SERVED_BOOK, SERVED_RESOLVED, SERVED_SEARCHED, served_label
 from games.dudo.review import TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
@@ -46,7 +49,8 @@ PROCESS_BYTES = 300 << 20
 
 class DudoBackend:
     game = "dudo"
-    live_modules = ("games.dudo.live", "games.dudo.endgame_store", "games.dudo.live_warm", "games.dudo.review")
+    live_modules = ("games.dudo.live", "games.dudo.endgame_store", "games.dudo.live_warm", "games.dudo.review",
+                    "games.dudo.searched_store")
     endgame: EndgamePolicy | None = ENDGAME  # None: every decision the store holds is answered from it
 
     def __init__(self, store: Store):
@@ -63,6 +67,11 @@ class DudoBackend:
         # for a store built before that, by the rule (not where the stated figure is exact)
         self.resolved_rounds = {tuple(int(x) for x in name.split("v")): st.get("served", served_label(kind_of(st)))
                                 != SERVED_BOOK for name, st in m["rounds"].items()}
+        # rounds served by continual re-solving on the stored rows (where the builder measured it lower):
+        # {(opener, other): SearchSpec}
+        self.searched = searched_rounds(m)
+        for r in self.searched:
+            self.resolved_rounds[r] = False
 
     def warm(self) -> None:
         pass
@@ -130,6 +139,30 @@ class DudoBackend:
             return DEGRADED
         return np.array(out[0]), np.array(out[1])
 
+    def _searched(self, own, opp, roll, history, opened: bool, spec, live: LiveCall):
+        """(actions, probs) of the searched policy (``games.dudo.searched_store``, in the live pool: each worker
+        keeps the round's re-solves by history prefix, so the answer is the same bits whether cached or
+        not); ``DEGRADED`` (the store's row) where it cannot be had: no live pool, no free slot or worker, the
+        deadline, or a fault. A caller gone (CANCELLED) raises."""
+        if live.pool is None:
+            return DEGRADED
+        seconds = search_seconds(own, opp, history, opened, spec.depth, spec.iterations)
+        cost = Cost(seconds, PROCESS_BYTES, f"continual re-solving of a {own}v{opp} Dudo decision ({spec.label()})")
+        deadline = time.monotonic() + live.time_left() - ENDGAME_MARGIN_SECONDS
+        try:
+            out = live.submit(searched_move_from_store, str(self.store.path), own, opp, tuple(roll), tuple(history),
+                              opened, cost=cost, deadline=deadline, ready_only=True)
+        except Refused:
+            return DEGRADED
+        except Stopped as e:
+            if e.status == "CANCELLED":
+                raise
+            return DEGRADED
+        except LiveError as e:
+            log.warning("search failed", extra={"fields": {"variant": self.variant, "error": str(e)}})
+            return DEGRADED
+        return np.array(out[0]), np.array(out[1])
+
     def _not_resolved(self, own, opp, history, opened: bool) -> str:
         """A re-solve the server could not run: DEGRADED where it would have re-solved, else BOOK."""
         return DEGRADED if would_resolve(self.store, self.memories, own, opp, history, opened, self.endgame) else BOOK
@@ -173,7 +206,11 @@ class DudoBackend:
         if need is None:
             raise BadRequest(f"no Dudo game reaches a round opened by a player with {opener} dice against {other}")
         if need <= self.max_dice:
-            res = self._endgame(own, opp, roll, history, bool(request.dudo.requester_opened), live)
+            spec = self.searched.get((opener, other))
+            if spec is not None:
+                res = self._searched(own, opp, roll, history, bool(request.dudo.requester_opened), spec, live)
+            else:
+                res = self._endgame(own, opp, roll, history, bool(request.dudo.requester_opened), live)
             if isinstance(res, str):    # BOOK by policy, or DEGRADED: the policy's live answer could not be had
                 actions, probs = self._row(own, opp, roll, history)  # exact units / UNIT
                 source = res
@@ -238,4 +275,5 @@ class DudoBackend:
                     s.figures[k] = float(val)
             s.labels["br_kind"] = kind_of(st)    # a store built before the kinds: "none" or missing
             op, oth = (int(x) for x in name.split("v"))
-            s.labels["served"] = SERVED_RESOLVED if self.resolves(op, oth) else SERVED_BOOK
+            s.labels["served"] = (SERVED_SEARCHED if (op, oth) in self.searched else
+                                  SERVED_RESOLVED if self.resolves(op, oth) else SERVED_BOOK)
