@@ -32,8 +32,8 @@ def test_full_width_abstraction_is_the_full_width_resolve(coarse):
     top = top_claims(st, g, 12)
     for opened in (True, False):
         cont = continuation_values(1, 1, 1, st, {}, 1, opened)
-        ref = ContinualResolver(1, 1, opened, {}, cont, depth=2, iterations=60)
-        ab = AbstractResolver(1, 1, opened, {}, cont, top, depth=2, iterations=60, gadget="resolve", A=12)
+        ref = ContinualResolver(1, 1, opened, {}, cont, depth=2, iterations=20)
+        ab = AbstractResolver(1, 1, opened, {}, cont, top, depth=2, iterations=20, gadget="resolve", A=12)
         hist = (0, 3) if opened else (2,)
         assert np.abs(ab.strategy(hist) - ref.strategy(hist)).max() < 1e-4
         assert seat_best_response(ab, V) == pytest.approx(seat_best_response(ref, V), abs=1e-4)
