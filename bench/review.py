@@ -165,17 +165,24 @@ def served(args) -> int:
             times: dict[str, list[float]] = {"dudo": [], "jotto": []}
             moves: dict[str, int] = {"dudo": 0, "jotto": 0}
             done = threading.Event()
+            failed: list = []
 
             def reviewer():
                 rch = grpc.insecure_channel(f"127.0.0.1:{port}")
                 rstub = pb_grpc.GameStrategyStub(rch)
-                for game, r in reqs:
-                    t = time.perf_counter()
-                    reply = rstub.AnalyzeGame(r, timeout=300)
-                    times[game].append(time.perf_counter() - t)
-                    moves[game] += len(reply.moves)
-                rch.close()
-                done.set()
+                try:
+                    for game, r in reqs:
+                        t = time.perf_counter()
+                        try:
+                            reply = rstub.AnalyzeGame(r, timeout=args.review_timeout)
+                        except grpc.RpcError as e:  # counted, not fatal: a review past its deadline is a finding
+                            failed.append((game, e.code().name, time.perf_counter() - t))
+                            continue
+                        times[game].append(time.perf_counter() - t)
+                        moves[game] += len(reply.moves)
+                finally:
+                    rch.close()
+                    done.set()
 
             th = threading.Thread(target=reviewer, daemon=True)
             th.start()
@@ -191,6 +198,8 @@ def served(args) -> int:
         if times[game]:
             v = args.dudo_variant if game == "dudo" else args.jotto_variant
             print(_row(v, times[game], moves[game]))
+    for game, code, secs in failed:
+        print(f"  a {game} review failed: {code} after {secs:.1f} s")
     i50, i99, d50, d99 = (_pct(idle, 0.5) * 1e3, _pct(idle, 0.99) * 1e3, _pct(during, 0.5) * 1e3,
                           _pct(during, 0.99) * 1e3)
     print(f"book-hit SampleMove (ms)            idle p50 {i50:.2f} p99 {i99:.2f} ({len(idle)} calls); during reviews "
@@ -209,6 +218,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dudo-variant", default="dudo-5dice-default")
     ap.add_argument("--jotto-variant", default="jotto-en_US80-5-ganzfried")
     ap.add_argument("--calls", type=int, default=600, help="--served: idle book hits")
+    ap.add_argument("--review-timeout", type=float, default=300.0, help="--served: each AnalyzeGame's deadline")
     ap.add_argument("--pause", type=float, default=0.01, help="--served: seconds between book hits")
     args = ap.parse_args(argv)
     if args.served:
