@@ -31,7 +31,7 @@ from games.dudo import continual as C
 from games.dudo.search_walk import _subgame_nodes, timed_search_best_response
 
 from .dudo import _round_exploitability
-from .dudo_design import continuations, stored_mb, train
+from .dudo_design import continuations, fmt, stored_mb, train
 from .endgame import payoff_tables
 
 
@@ -117,13 +117,6 @@ def compare(groups, profile, depths, iterations, gadget, cap, log=print):
                              mb + vmb, (mean, root), cpu))
                 log(fmt(rows[-1]))
     return rows
-
-
-def fmt(row) -> str:
-    rnd, design, e, secs, mb, mv, ev = row
-    mvs = f"{mv[0]:.4f} / {mv[1]:.3f}" if mv else "-"
-    evs = f"{ev:.0f}" if ev is not None else "-"
-    return f"| {rnd} | {design} | {e:.5f} | {secs:.1f} | {mb:.3f} | {mvs} | {evs} |"
 
 
 HEADER = ("| round | design | exploitability (exact) | build s | stored MB | move s (mean / root) | eval CPU s |\n"

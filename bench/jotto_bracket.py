@@ -21,7 +21,9 @@ import numpy as np
 from games.jotto.bitset_bb import BitsetExactSolver
 from games.jotto.dictionary import load_dictionary
 from games.jotto.oracle import ROLLOUT, JottoOracle
-from games.storage import Store, all_current_stores, stores_root
+from games.storage import stores_root
+
+from .jotto_exact import open_store
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,11 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, default=2_000_000)
     ap.add_argument("--steps", type=int, default=8)
     a = ap.parse_args(argv)
-    path = all_current_stores(a.root).get(a.variant)
-    if path is None:
-        print(f"no store for {a.variant} under {a.root}", file=sys.stderr)
+    st = open_store(a.root, a.variant)
+    if st is None:
         return 2
-    st = Store(path)
     m = st.manifest
     name = min(("double_oracle", "fp"), key=lambda k: m["strategies"][k]["figures"]["guarantee"])
     upper = m["strategies"][name]["figures"]["guarantee"]

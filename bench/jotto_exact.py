@@ -24,6 +24,15 @@ from games.jotto.oracle import GBR, KINDS, ROLLOUT, JottoOracle
 from games.storage import Store, all_current_stores, stores_root
 
 
+def open_store(root: str, variant: str) -> Store | None:
+    """The current store of ``variant`` under ``root``; None (and a line on stderr) if there is none."""
+    path = all_current_stores(root).get(variant)
+    if path is None:
+        print(f"no store for {variant} under {root}", file=sys.stderr)
+        return None
+    return Store(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench.jotto_exact", description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=str(stores_root()))
@@ -34,11 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lp-hider-too", action="store_true", help="two exact trees a round (smoothed and LP hider)")
     ap.add_argument("--log", default=None, help="also append each round's line to this file")
     a = ap.parse_args(argv)
-    path = all_current_stores(a.root).get(a.variant)
-    if path is None:
-        print(f"no store for {a.variant} under {a.root}", file=sys.stderr)
+    st = open_store(a.root, a.variant)
+    if st is None:
         return 2
-    st = Store(path)
     m = st.manifest
     o = JottoOracle(load_dictionary(a.variant))
     hs = st.array("member_hiders:double_oracle")
