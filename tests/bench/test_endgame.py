@@ -18,17 +18,26 @@ def test_endgame_bench_prints_the_exact_exploitability_table(tmp_path, capsys):
     assert rs <= bp + 1e-4
 
 
-def test_endgame_bench_serve_plays_rounds_against_a_server(tmp_path, capsys):
-    """The served-latency section: a server process on a store root, self-play rounds, every move counted
-    once by what answered it, re-solved moves among them."""
-    from bench.endgame import main
+@pytest.fixture(scope="module")
+def endgame_root(tmp_path_factory):
+    """A store root whose rounds of 3 and 4 dice have no exact figure: their endgames are re-solved
+    (games.dudo.served)."""
     from builder.dudo import build_dudo_store
     from games.dudo.store import DudoParams
 
-    # rounds of 3 and 4 dice without an exact figure: their endgames are re-solved (games.dudo.served)
     params = DudoParams(max_dice=2, iterations=30, exact_br_total=2)
-    build_dudo_store(params, tmp_path)
-    main(["serve", "--root", str(tmp_path), "--variant", params.variant, "--serve-rounds", "3", "--deadline", "60"])
+    root = tmp_path_factory.mktemp("endgame-root")
+    build_dudo_store(params, root)
+    return root, params.variant
+
+
+def test_endgame_bench_serve_plays_rounds_against_a_server(endgame_root, capsys):
+    """The served-latency section: a server process on a store root, self-play rounds, every move counted
+    once by what answered it, re-solved moves among them."""
+    from bench.endgame import main
+
+    root, variant = endgame_root
+    main(["serve", "--root", str(root), "--variant", variant, "--serve-rounds", "3", "--deadline", "60"])
     out = capsys.readouterr().out
     table, by_dice = out.split("\n\n")[:2]
     rows = {line.split(" | ")[0].strip("| "): int(line.split(" | ")[1]) for line in table.splitlines()
@@ -80,3 +89,24 @@ def test_fast_evaluation_matches_the_direct_one_and_resumes(tmp_path):
                             threads=1, chunk=50)
         assert again[:2] == want[:2]
         assert [s for _, s in again[2]["times"]] == [s for _, s in got[2]["times"]]   # loaded, not re-timed
+
+
+def test_served_load_counts_every_answer_by_its_source(endgame_root, capsys):
+    """bench.dudo_served: under load each reply is counted once by how the server says it made it; the re-solved rounds give
+    LIVE (or DEGRADED) answers, the exact 1v1 round BOOK ones, and the degraded share is the counts' own."""
+    from bench.dudo_served import main
+
+    root, variant = endgame_root
+    main(["--root", str(root), "--variant", variant, "--games", "4", "--concurrency", "3",
+          "--seconds", "2", "--deadline", "30"])
+    out = capsys.readouterr().out
+    n_dec = int(re.match(r"(\d+) decisions", out).group(1))
+    idle = next(line for line in out.splitlines() if line.startswith("idle"))
+    load = next(line for line in out.splitlines() if line.startswith("load"))
+    for line, total in ((idle, n_dec), (load, None)):
+        n = int(re.search(r": (\d+) answers", line).group(1))
+        counts = {k: int(v) for k, v in re.findall(r"(BOOK|LIVE|DEGRADED) (\d+)", line)}
+        assert sum(counts.values()) == n and (total is None or n == total)
+        deg = float(re.search(r"degraded ([\d.]+) %", line).group(1))
+        assert abs(deg - 100.0 * counts.get("DEGRADED", 0) / n) < 0.01
+    assert "BOOK" in idle and re.search(r"(LIVE|DEGRADED) \d+", idle)
