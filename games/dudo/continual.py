@@ -48,6 +48,7 @@ from .game import make_group
 from .infoset import history_window
 from .kernels import br_backward
 from .rules import roll_arrays
+from .tree import regret_match
 
 
 # --------------------------------------------------------------------------------------------
@@ -109,31 +110,12 @@ def _leaf_value(Vc, c, voff, side, win, mover, nR, nO, x, y):
 
 
 @njit(cache=True, nogil=True)
-def _regret_match(reg, sig, lo, na, n, a0):
-    for x in range(n):
-        tot = 0.0
-        for j in range(a0, na):
-            r = reg[lo + j * n + x]
-            if r > 0:
-                tot += r
-        for j in range(a0, na):
-            r = reg[lo + j * n + x]
-            sig[lo + j * n + x] = (r / tot if r > 0 else 0.0) if tot > 0 else 1.0 / (na - a0)
-        if a0 == 1:
-            sig[lo + x] = 0.0
-
-
-@njit(cache=True, nogil=True)
-def _pass(upd, t, last, cfirst, nch, mover, leaf, off, win, reg, ssum, sig, rR, rO, vR, vO, ns, rc,
-          claim_r, U, Vc, voff, side, K, D, cnt, gc, br):
-    """One CFR+ pass (``upd`` the updating seat; ``upd < 0``: no update) given the strategies ``sig``
-    and the root reaches rR[0], rO[0]: forward reaches, then counterfactual values vR, vO (requester,
-    opponent) bottom-up; with ``br`` the opponent best-responds (its values maximised per roll)."""
-    N = last.size
+def forward_reaches(cfirst, nch, mover, off, sig, rR, rO, ns):
+    """Both seats' reaches of every node from the root's (rows 0 of rR, rO), top-down: the mover's reach
+    times its strategy for the child's claim (slot j + 1 of the node's rows; slot 0 is Dudo)."""
     nR = ns[REQ]
     nO = ns[OPP]
-    C = Vc.shape[0]
-    for i in range(N):
+    for i in range(nch.size):
         if nch[i] == 0:
             continue
         p = mover[i]
@@ -151,6 +133,19 @@ def _pass(upd, t, last, cfirst, nch, mover, leaf, off, win, reg, ssum, sig, rR, 
                     rO[ch, y] = rO[i, y] * sig[lo + j * n + y]
                 for x in range(nR):
                     rR[ch, x] = rR[i, x]
+
+
+@njit(cache=True, nogil=True)
+def _pass(upd, t, last, cfirst, nch, mover, leaf, off, win, reg, ssum, sig, rR, rO, vR, vO, ns, rc,
+          claim_r, U, Vc, voff, side, K, D, cnt, gc, br):
+    """One CFR+ pass (``upd`` the updating seat; ``upd < 0``: no update) given the strategies ``sig``
+    and the root reaches rR[0], rO[0]: forward reaches, then counterfactual values vR, vO (requester,
+    opponent) bottom-up; with ``br`` the opponent best-responds (its values maximised per roll)."""
+    N = last.size
+    nR = ns[REQ]
+    nO = ns[OPP]
+    C = Vc.shape[0]
+    forward_reaches(cfirst, nch, mover, off, sig, rR, rO, ns)
     for i in range(N - 1, -1, -1):
         lo = off[i]
         for x in range(nR):
@@ -259,10 +254,10 @@ def _strategies(reg, sig, last, mover, leaf, off, ns, K, C):
     """Regret matching (Neller & Hnath Eq. 5) at every node and leaf choice."""
     for i in range(last.size):
         if leaf[i]:
-            _regret_match(reg, sig, off[i], C, ns[OPP], 0)
+            regret_match(reg, sig, off[i], C, ns[OPP], 0)
         else:
             L = last[i]
-            _regret_match(reg, sig, off[i], K - L, ns[mover[i]], 1 if L < 0 else 0)
+            regret_match(reg, sig, off[i], K - L, ns[mover[i]], 1 if L < 0 else 0)
 
 
 @njit(cache=True, nogil=True)

@@ -35,6 +35,7 @@ from numba import njit
 
 from .game import Group
 from .infoset import is_perfect_recall, window_from_index, window_index
+from .tree import regret_match
 
 
 @njit(cache=True)
@@ -51,17 +52,7 @@ def lcfr_strategy(reg, strat, ns, rbase, NW, act_off, last, allocated, fallback)
                 for idx in range(base, base + na * n):
                     strat[idx] = fallback[idx] if fallback.size else (0.0 if idx < base + a0 * n else 1.0 / (na - a0))
                 continue
-            for x in range(n):
-                tot = 0.0
-                for j in range(a0, na):
-                    r = reg[base + j * n + x]
-                    if r > 0:
-                        tot += r
-                for j in range(a0, na):
-                    r = reg[base + j * n + x]
-                    strat[base + j * n + x] = (r / tot if r > 0 else 0.0) if tot > 0 else 1.0 / (na - a0)
-                if a0 == 1:
-                    strat[base + x] = 0.0
+            regret_match(reg, strat, base, na, n, a0)
 
 
 @njit(cache=True)

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .continual import Continuations, ContinualResolver
+from .continual import Continuations, ContinualResolver, forward_reaches
 from .endgame import GADGETS, OPP, REQ, _gadget_update, _root_reach
 from .infoset import history_window
+from .tree import regret_match
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,27 +150,12 @@ def _leaf_opp(V, base, req_moves, rR, nR, nO, out):
 
 
 @njit(cache=True, nogil=True)
-def _regret_match(reg, sig, lo, na, n, a0):
-    for x in range(n):
-        tot = 0.0
-        for j in range(a0, na):
-            r = reg[lo + j * n + x]
-            if r > 0:
-                tot += r
-        for j in range(a0, na):
-            r = reg[lo + j * n + x]
-            sig[lo + j * n + x] = (r / tot if r > 0 else 0.0) if tot > 0 else 1.0 / (na - a0)
-        if a0 == 1:
-            sig[lo + x] = 0.0
-
-
-@njit(cache=True, nogil=True)
 def _strategies(reg, sig, last, nch, mover, leaf, off, ns, C):
     for i in range(last.size):
         if leaf[i]:
-            _regret_match(reg, sig, off[i], C, ns[OPP], 0)
+            regret_match(reg, sig, off[i], C, ns[OPP], 0)
         else:
-            _regret_match(reg, sig, off[i], nch[i] + 1, ns[mover[i]], 1 if last[i] < 0 else 0)
+            regret_match(reg, sig, off[i], nch[i] + 1, ns[mover[i]], 1 if last[i] < 0 else 0)
 
 
 @njit(cache=True, nogil=True)
@@ -220,24 +206,7 @@ def _pass(u, best, t, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig
     nO = ns[OPP]
     C = V.shape[0]
     nu = ns[u]
-    for i in range(N):
-        if nch[i] == 0:
-            continue
-        p = mover[i]
-        n = ns[p]
-        lo = off[i]
-        for j in range(nch[i]):
-            ch = cfirst[i] + j
-            if p == REQ:
-                for x in range(nR):
-                    rR[ch, x] = rR[i, x] * sig[lo + (j + 1) * n + x]
-                for y in range(nO):
-                    rO[ch, y] = rO[i, y]
-            else:
-                for y in range(nO):
-                    rO[ch, y] = rO[i, y] * sig[lo + (j + 1) * n + y]
-                for x in range(nR):
-                    rR[ch, x] = rR[i, x]
+    forward_reaches(cfirst, nch, mover, off, sig, rR, rO, ns)
     for i in range(N - 1, -1, -1):
         lo = off[i]
         vi = v[i]

@@ -33,6 +33,23 @@ def node_reached(rp, rq, cp, cq, n, no):
 
 
 @njit(cache=True)
+def regret_match(reg, sig, lo, na, n, a0):
+    """Regret matching (Neller & Hnath Eq. 5) at one node, flat rows: sig[lo + j * n + x] from
+    reg[lo + j * n + x] (uniform where none is positive; slot 0, Dudo, is illegal when ``a0 == 1``)."""
+    for x in range(n):
+        tot = 0.0
+        for j in range(a0, na):
+            r = reg[lo + j * n + x]
+            if r > 0:
+                tot += r
+        for j in range(a0, na):
+            r = reg[lo + j * n + x]
+            sig[lo + j * n + x] = (r / tot if r > 0 else 0.0) if tot > 0 else 1.0 / (na - a0)
+        if a0 == 1:
+            sig[lo + x] = 0.0
+
+
+@njit(cache=True)
 def node_strategy(reg, base, n, na, a0, sg):
     """Regret matching (Neller & Hnath Eq. 5) at one node for every roll x of the mover:
     sg[j, x] from the regrets at ``reg[base + j * n + x]`` (uniform where none is positive;
