@@ -36,9 +36,9 @@ chromium:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "the browser tests need Debian's chromium: sudo apt-get install chromium"; fi; }
 
-## Run the test suite.
+## Run the test suite, one test file a worker process at a time on every core (pytest-xdist).
 test: $(DEV_STAMP) chromium
-	$(BIN)/python -m pytest -q $(ARGS)
+	$(BIN)/python -m pytest -q -n auto --dist loadfile $(ARGS)
 
 ## Check the import contracts of the one-way architecture (pyproject.toml, [tool.importlinter]).
 check-imports: $(DEV_STAMP)
