@@ -59,6 +59,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.load http $(LOADARGS)
 	$(BIN)/python -m bench.liveload $(LIVEARGS)
 	$(BIN)/python -m bench.abuse $(ABUSEARGS)
+	$(BIN)/python -m bench.dudo_served $(DUDOARGS)
 
 ## 60 s of load at concurrency 16 with a new store published and swapped in half-way.
 bench-refresh: $(STAMP)

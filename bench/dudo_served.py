@@ -1,7 +1,7 @@
 """The served Dudo under load (issue 35): every decision of self-played games asked of a server process by
 ``--concurrency`` callers for ``--seconds``; how each answer was made (BOOK, LIVE, DEGRADED) and its latency.
 
-  python -m bench.dudo_served --root ROOT [--variant dudo-5dice-default] [--concurrency 16] [--seconds 60]
+  python -m bench.dudo_served [--root stores] [--variant dudo-5dice-default] [--concurrency 16] [--seconds 60]
 
 The requests: every decision, both seats, of ``--games`` games the store's strategy plays against itself
 from max_dice v max_dice (bench.review.dudo_game: seeded draws from the stored rows, a challenge's loser
@@ -32,11 +32,8 @@ def decisions(root: Path, variant: str, games: int, rng: np.random.Generator) ->
     from games.dudo import review as dr
     from games.storage import current_stores
     from protos import gamestrategy_pb2 as pb
-    path = current_stores(root, "dudo").get(variant)
-    if path is None:
-        raise SystemExit(f"{variant} is not built under {root}")
     from games.storage import Store
-    store = Store(path)
+    store = Store(current_stores(root, "dudo")[variant])
     tables = dr.StoreTables.of_store(store)
     md = int(store.manifest["parameters"]["max_dice"])
     out = []
@@ -116,7 +113,7 @@ def _print(name: str, top, sources: Counter, errors: Counter, lat: dict, secs: f
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.dudo_served", description=__doc__.splitlines()[0])
-    ap.add_argument("--root", type=Path, required=True, help="a store root holding the variant")
+    ap.add_argument("--root", type=Path, default=None, help="a store root holding the variant (default: stores/)")
     ap.add_argument("--variant", default="dudo-5dice-default")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--concurrency", type=int, default=16)
@@ -129,6 +126,11 @@ def main(argv=None) -> int:
 
     from bench.load import _start, _stop
     from protos import gamestrategy_pb2_grpc as pb_grpc
+    from games.storage import current_stores, stores_root
+    a.root = a.root or stores_root()
+    if a.variant not in current_stores(a.root, "dudo"):
+        print(f"bench.dudo_served: {a.variant} is not built under {a.root}; skipped")
+        return 0
     md, reqs = decisions(a.root, a.variant, a.games, np.random.default_rng(a.seed))
     top = (md, md)
     print(f"{len(reqs)} decisions of {a.games} self-played games of {a.variant} "
