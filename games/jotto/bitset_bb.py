@@ -102,8 +102,9 @@ def _hash(S):
 
 
 @njit(cache=CACHE, nogil=True, inline="always")
-def _find(S, keys, shift):
-    """The slot holding S, or -1. keys[slot]: the set's nw words, its value's bits, its move + 1."""
+def _probe(S, keys, shift):
+    """(slot, found): the slot holding S (found), else the first empty slot on its probe path, else -1.
+    keys[slot]: the set's nw words, its value's bits, its move + 1."""
     cap = keys.shape[0]
     h = np.int64(_hash(S) >> np.uint64(shift))
     nw = S.shape[0]
@@ -117,10 +118,17 @@ def _find(S, keys, shift):
             if keys[s, j] != S[j]:
                 same = False
         if same:
-            return s
+            return s, True
         if empty:
-            return -1
-    return -1
+            return s, False
+    return -1, False
+
+
+@njit(cache=CACHE, nogil=True, inline="always")
+def _find(S, keys, shift):
+    """The slot holding S, or -1."""
+    s, found = _probe(S, keys, shift)
+    return s if found else -1
 
 
 @njit(cache=CACHE, nogil=True, inline="always")
@@ -131,26 +139,11 @@ def _lookup(S, keys, vals, shift):
 
 @njit(cache=CACHE, nogil=True)
 def _store(S, v, g, keys, vals, moves, shift, stats):
-    cap = keys.shape[0]
-    h = np.int64(_hash(S) >> np.uint64(shift))
+    s, _ = _probe(S, keys, shift)
+    if s < 0:          # the probe path is full: S replaces its first slot's set
+        stats[3] += 1
+        s = np.int64(_hash(S) >> np.uint64(shift)) & (keys.shape[0] - 1)
     nw = S.shape[0]
-    for p in range(PROBES):
-        s = (h + p) & (cap - 1)
-        empty = True
-        same = True
-        for j in range(nw):
-            if keys[s, j] != 0:
-                empty = False
-            if keys[s, j] != S[j]:
-                same = False
-        if same or empty:
-            for j in range(nw):
-                keys[s, j] = S[j]
-            vals[s, nw] = v
-            keys[s, nw + 1] = np.uint64(g + 1)
-            return
-    stats[3] += 1  # replaced
-    s = h & (cap - 1)
     for j in range(nw):
         keys[s, j] = S[j]
     vals[s, nw] = v
