@@ -45,6 +45,7 @@ class FastSolver:
         if kernel not in ("blocked", "reference"):
             raise ValueError(kernel)
         self.kernel = kernel
+        self.tiled = True       # blocked kernel: ``kernels._gemm_fixed`` (False: the reference order, same bits)
         self.mode = mode
         self.avg_power = avg_power
         self.alpha, self.beta = alpha, beta
@@ -124,7 +125,7 @@ class FastSolver:
         args = (strat, self.reg, self.ssum, self.V, self.mreach, self.oreach, g.ns, g.oth, g.rc, g.claim_r,
                 g.terminal, g.rbase, g.act_off, g.last, g.child, self.reachable, update, avg_w,
                 self.MODES[self.mode], pos, neg, self.pred, self.seat, phase, b["side"], b["rep"], b["off"],
-                b["members"], b["vslot"], b["maxp"], br_side, choice)
+                b["members"], b["vslot"], b["maxp"], br_side, choice, self.tiled)
         threads = self.threads() if callable(self.threads) else self.threads
         if threads > 1:
             blocked_backward_threads(*args, threads)
