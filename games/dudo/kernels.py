@@ -242,6 +242,69 @@ def fsicfr_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, t
 
 
 @njit(cache=True)
+def _br_choices(bestj, q, V, rc, terminal, child, s, o, n, no, L, r, a0, na, vo, aw):
+    """``br_backward``'s choice for every roll x of side s at one node: the first action of the best
+    counterfactual value sum_y q[y] u(x, y), each sum over y in order (one accumulator per roll, as the
+    reference loop).  Four rolls at a time: four independent accumulators keep the adder busy where one
+    waited for the previous sum (the choices and values are the same bits; 4v4's improvement spent 23 of
+    its 30 s in the one-roll loop)."""
+    x = 0
+    while x < n:
+        nx = min(4, n - x)
+        v0 = v1 = v2 = v3 = -1e300
+        b0 = b1 = b2 = b3 = -1
+        for j in range(a0, na):
+            c0 = 0.0
+            c1 = 0.0
+            c2 = 0.0
+            c3 = 0.0
+            if j == 0:
+                cx0 = rc[s, x, r]
+                cx1 = rc[s, x + 1, r] if nx > 1 else cx0
+                cx2 = rc[s, x + 2, r] if nx > 2 else cx0
+                cx3 = rc[s, x + 3, r] if nx > 3 else cx0
+                for y in range(no):
+                    qy = q[y]
+                    t = rc[o, y, r]
+                    c0 += qy * terminal[s, L, cx0 + t]
+                    c1 += qy * terminal[s, L, cx1 + t]
+                    c2 += qy * terminal[s, L, cx2 + t]
+                    c3 += qy * terminal[s, L, cx3 + t]
+            else:
+                vb = vo + child[aw + j] * (no * n)
+                r0 = vb + x * no
+                r1 = r0 + no if nx > 1 else r0
+                r2 = r0 + 2 * no if nx > 2 else r0
+                r3 = r0 + 3 * no if nx > 3 else r0
+                for y in range(no):
+                    qy = q[y]
+                    c0 -= qy * V[r0 + y]
+                    c1 -= qy * V[r1 + y]
+                    c2 -= qy * V[r2 + y]
+                    c3 -= qy * V[r3 + y]
+            if c0 > v0:
+                v0 = c0
+                b0 = j
+            if c1 > v1:
+                v1 = c1
+                b1 = j
+            if c2 > v2:
+                v2 = c2
+                b2 = j
+            if c3 > v3:
+                v3 = c3
+                b3 = j
+        bestj[x] = b0
+        if nx > 1:
+            bestj[x + 1] = b1
+        if nx > 2:
+            bestj[x + 2] = b2
+        if nx > 3:
+            bestj[x + 3] = b3
+        x += nx
+
+
+@njit(cache=True)
 def br_backward(strat, V, oreach, ns, oth, rc, claim_r, terminal, rbase, order, act_off, last,
                 child, NW, reachable, br_side, voff, choice):
     """Backward pass where side ``br_side`` plays the action with the best counterfactual value
@@ -252,6 +315,7 @@ def br_backward(strat, V, oreach, ns, oth, rc, claim_r, terminal, rbase, order, 
     for s in range(nsd):
         maxn = max(maxn, ns[s])
     B = np.zeros(maxn * maxn)
+    bestj = np.zeros(maxn, dtype=np.int64)
     for k in range(NW - 1, -1, -1):
         w = order[k]
         na = act_off[w + 1] - act_off[w]
@@ -266,24 +330,13 @@ def br_backward(strat, V, oreach, ns, oth, rc, claim_r, terminal, rbase, order, 
             base = rbase[s] + act_off[w] * n
             B[:n * no] = 0.0
             r = claim_r[L] - 1 if L >= 0 else 0
+            if s == br_side:
+                _br_choices(bestj, oreach[s, w], V, rc, terminal, child, s, o, n, no, L, r, a0, na,
+                            voff[o], act_off[w])
+                for x in range(n):
+                    choice[base + x] = bestj[x]
             for x in range(n):
-                best = -1
-                if s == br_side:
-                    bestv = -1e300
-                    for j in range(a0, na):
-                        acc = 0.0
-                        if j == 0:
-                            cx = rc[s, x, r]
-                            for y in range(no):
-                                acc += oreach[s, w, y] * terminal[s, L, cx + rc[o, y, r]]
-                        else:
-                            vb = voff[o] + child[act_off[w] + j] * (no * n)
-                            for y in range(no):
-                                acc -= oreach[s, w, y] * V[vb + x * no + y]
-                        if acc > bestv:
-                            bestv = acc
-                            best = j
-                    choice[base + x] = best
+                best = bestj[x] if s == br_side else -1
                 for j in range(a0, na):
                     sg = strat[base + j * n + x] if s != br_side else (1.0 if j == best else 0.0)
                     if sg == 0.0:
