@@ -1,6 +1,7 @@
 """The blocked kernel's counterfactual values by ``kernels._gemm_fixed`` (vectorised over the rolls) give the
 bits of the reference order (one ``dot_fixed`` per parent, action and roll: ``FastSolver.tiled = False``), in
-training, evaluation and best responses, serial and on threads, with float64 and float32 node values; and both
+training, evaluation and best responses, serial and on threads, with float64 and float32 node values (every block
+through ``_gemm_fixed``, ``tiled = 1``, and the builds' choice, ``test_default_choice_same_bits``); and both
 stay within 1e-9 of the independent per-node kernel (``fsicfr_backward``, ``test_dudo_blocked``)."""
 import numpy as np
 import pytest
@@ -16,9 +17,10 @@ W = {(a, b): 0.5 + 0.1 * (a - b) / max(a, b) for a in range(1, 4) for b in range
 
 def _pair(g, threads, dtype):
     ref = FastSolver(g, threads=threads, value_dtype=dtype)
-    ref.tiled = False
+    ref.tiled = 0
     new = FastSolver(g, threads=threads, value_dtype=dtype)
-    assert new.tiled and new.kernel == "blocked"
+    assert new.tiled == 32 and new.kernel == "blocked"
+    new.tiled = 1       # every block through _gemm_fixed, even the small ones the builds leave to dot_fixed
     return ref, new
 
 
@@ -41,7 +43,7 @@ def test_tiled_gives_the_reference_bits(dice, m, threads, dtype):
     assert np.array_equal(ref.root_values(strat), new.root_values(strat))
     for s in range(g.nsides):      # best responses through the same pass (br_side)
         a, b = (FastSolver(g, train=False, threads=threads, value_dtype=dtype) for _ in range(2))
-        a.tiled = False
+        a.tiled, b.tiled = 0, 1
         ca, cb = np.zeros(g.nrows, dtype=np.int8), np.zeros(g.nrows, dtype=np.int8)
         for solver, choice in ((a, ca), (b, cb)):
             solver._forward(strat)
@@ -75,3 +77,15 @@ def test_gemm_fixed_is_dot_fixed(no, x0, x1):
         for x in range(x0, x1):
             assert G[p, 1, x] == -dot(Q, p * no, M, x * no, no)
         assert np.isnan(G[p, 1, :x0]).all() and np.isnan(G[p, 1, x1:]).all() and np.isnan(G[p, 0]).all()
+
+
+def test_default_choice_same_bits():
+    """The builds' setting (``_gemm_fixed`` only on blocks of 4 parents and 32 rolls) on 3v3, where both kinds occur."""
+    g = make_group(3, 3, 2, W, max_dice=3)
+    ref, new = FastSolver(g), FastSolver(g)
+    ref.tiled = 0
+    assert new.tiled == 32
+    for _ in range(5):
+        ref.fsicfr_iteration()
+        new.fsicfr_iteration()
+    assert np.array_equal(ref.reg, new.reg) and np.array_equal(ref.ssum, new.ssum)
