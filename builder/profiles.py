@@ -28,9 +28,10 @@ from builder.jotto import JottoParams
 # two groups' levels take about 50 s more, 2v3 31 s and 3v3 51 s alone in a level on 2 cores)
 # A fresh clone's `make serve` at 4335129 took 834 s for this store (the estimate said 464). The kernels of
 # docs/dudo-speed.md build the same store (content hash 9ac1e712...) in 915 CPU s serially (cold numba cache, shared
-# machine), 1.41x faster an iteration at 5v5 and 1.13x at 5v4; builder.dudo_estimate models 622 s on 2 cores. The
-# groups up to 8 dice in play alone take about 418 s there, so 400 s needs the profile to change: 30 iterations at
-# 5v4 and 5v5 (instead of 60) would model 541 s and take the 5v5 figure from 0.244 to 0.280 (5v4 0.213 -> 0.225).
+# machine), 1.41x faster an iteration at 5v5 and 1.13x at 5v4, and 3v3 (CFR-BR) starts first in its level;
+# builder.dudo_estimate models 588 s on 2 cores. The groups up to 8 dice in play alone take about 387 s there, so
+# 400 s needs the profile to change: 30 iterations at 5v4 and 5v5 (instead of 60) would model 507 s and take the
+# 5v5 figure from 0.244 to 0.280 (5v4 0.213 -> 0.225).
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
                           iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 60), (10, 60)),
                           bound_memory=1, bound_budget=4 << 30, bound_time_budget=30.0, improve_games=30,

@@ -1,7 +1,7 @@
 """The first build's estimate of the default Dudo store (``builder.dudo_estimate``): the builder's schedule of
 groups over levels and workers, checked on a build whose every group wall was measured, and the profile's figure
 is the model's."""
-from builder.dudo_estimate import GROUP_CPU, dudo_default_seconds, level_seconds, levels
+from builder.dudo_estimate import GROUP_CPU, TRAINED_FIRST, dudo_default_seconds, level_seconds, levels
 from builder.profiles import DUDO_DEFAULT, EXPECTED_SECONDS
 from games.dudo.solve import groups_in_order
 
@@ -23,3 +23,6 @@ def test_every_default_group_has_a_figure_and_the_profile_uses_the_model():
     assert set(GROUP_CPU) == set(groups_in_order(DUDO_DEFAULT.max_dice))
     assert EXPECTED_SECONDS[DUDO_DEFAULT.variant] == round(dudo_default_seconds(), 1)
     assert dudo_default_seconds(workers=1) > dudo_default_seconds()
+    assert TRAINED_FIRST == set(DUDO_DEFAULT.train_memories())
+    # 3v3 (CFR-BR) starts first at 6 dice in play and no longer waits for 2v4
+    assert levels(GROUP_CPU, TRAINED_FIRST)[4] == [(3, 3), (1, 5), (2, 4)]
