@@ -51,10 +51,12 @@ build-stores: $(STAMP)
 build-default-stores: $(STAMP)
 	$(BIN)/python -m builder --profile default --missing-only $(ARGS)
 
-## Print the performance tables (solver, in-process serving, the load benchmark against a server process, then
-## normal calls beside each abuse of the network surface under ulimit -n 1024).
+## Print the performance tables (solver, the Dudo kernel's reference and vectorised order per iteration, in-process
+## serving, the load benchmark against a server process, then normal calls beside each abuse of the network surface
+## under ulimit -n 1024).
 bench: $(STAMP)
 	$(BIN)/python -m bench.jotto $(ARGS)
+	$(BIN)/python -m bench.dudo_kernel $(DUDOARGS)
 	$(BIN)/python -m bench.load $(LOADARGS)
 	$(BIN)/python -m bench.load http $(LOADARGS)
 	$(BIN)/python -m bench.liveload $(LIVEARGS)

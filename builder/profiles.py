@@ -26,6 +26,12 @@ from builder.jotto import JottoParams
 # 0.088 / 0.097 to 0.047 / 0.048, and the rounds above them inherit it: 4v4 0.263 -> 0.224, 5v5 (the whole
 # game) 0.272 -> 0.242; the first run went from 8 min 18 s to 10 min 18 s (its Dudo build 340 -> 464 s; the
 # two groups' levels take about 50 s more, 2v3 31 s and 3v3 51 s alone in a level on 2 cores)
+# A fresh clone's `make serve` at 4335129 took 834 s for this store (the estimate said 464). The kernels of
+# docs/dudo-speed.md build the same store (content hash 9ac1e712...) in 915 CPU s serially (cold numba cache, shared
+# machine), 1.41x faster an iteration at 5v5 and 1.13x at 5v4, and 3v3 (CFR-BR) starts first in its level;
+# builder.dudo_estimate models 588 s on 2 cores. The groups up to 8 dice in play alone take about 387 s there, so
+# 400 s needs the profile to change: 30 iterations at 5v4 and 5v5 (instead of 60) would model 507 s and take the
+# 5v5 figure from 0.244 to 0.280 (5v4 0.213 -> 0.225).
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
                           iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 60), (10, 60)),
                           bound_memory=1, bound_budget=4 << 30, bound_time_budget=30.0, improve_games=30,
@@ -181,16 +187,19 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 
 # Expected build seconds of the default stores (the build order, smallest first, and the progress file's
 # estimates until a build on this root measures its own: games.buildprogress.TIMES_FILE). Jotto: a fresh
-# clone's first `make serve` at ca4999c (2 workers, quiet machine, numba's compile included); Dudo: its build
-# in the first run after 2v3 / 3v3 trained against CFR+ responders (the comment above DUDO_DEFAULT);
+# clone's first `make serve` at ca4999c (2 workers, quiet machine, numba's compile included); Dudo: the model of
+# builder.dudo_estimate (measured CPU seconds per group with numba's compile, scheduled on 2 workers as the
+# builder runs the levels; it said 464 s where a fresh clone took 834 s, docs/dudo-speed.md);
 # Guess Who and Hangman: `python -m builder --profile default --variant V` alone at nice 19 on 2 shared cores
 # (load average about 8), wall seconds of the whole command, 2026-11-27.
+from builder.dudo_estimate import dudo_default_seconds  # noqa: E402
+
 EXPECTED_SECONDS = {
     "jotto-en_US80-2-ganzfried": 11.2,
     "jotto-en_US80-3-ganzfried": 13.7,
     "jotto-en_US80-4-ganzfried": 30.4,
     "jotto-en_US80-5-ganzfried": 96.4,
-    "dudo-5dice-default": 464.0,
+    "dudo-5dice-default": round(dudo_default_seconds(), 1),
     "guesswho-24": 19.9,
     "hangman-en_US50-5": 25.9,
 }

@@ -14,6 +14,9 @@ from .kernels import (assign_slots, blocked_backward, blocked_backward_threads, 
 from .training import train
 
 
+TILED = 32      # FastSolver.tiled (``kernels.blocked_backward``): below it ``_gemm_fixed`` lost to the dot products
+
+
 class FastSolver:
     """Full-width FSICFR + CFR+ on one group; resumable via ``save``/``load``."""
 
@@ -45,6 +48,9 @@ class FastSolver:
         if kernel not in ("blocked", "reference"):
             raise ValueError(kernel)
         self.kernel = kernel
+        # blocked kernel: ``kernels._gemm_fixed`` on blocks of at least 4 parents and 32 rolls a side (0: never,
+        # 1: everywhere; the same bits)
+        self.tiled = TILED
         self.mode = mode
         self.avg_power = avg_power
         self.alpha, self.beta = alpha, beta
@@ -124,7 +130,7 @@ class FastSolver:
         args = (strat, self.reg, self.ssum, self.V, self.mreach, self.oreach, g.ns, g.oth, g.rc, g.claim_r,
                 g.terminal, g.rbase, g.act_off, g.last, g.child, self.reachable, update, avg_w,
                 self.MODES[self.mode], pos, neg, self.pred, self.seat, phase, b["side"], b["rep"], b["off"],
-                b["members"], b["vslot"], b["maxp"], br_side, choice)
+                b["members"], b["vslot"], b["maxp"], br_side, choice, int(self.tiled))
         threads = self.threads() if callable(self.threads) else self.threads
         if threads > 1:
             blocked_backward_threads(*args, threads)

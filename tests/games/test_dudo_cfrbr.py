@@ -170,3 +170,33 @@ def test_a_trained_group_is_measured_by_a_responder_remembering_as_much_as_its_t
     assert trained.bound_memories()[(2, 3)] == 3 and trained.bound_memories()[(3, 4)] == 4
     assert {k: v for k, v in trained.bound_memories().items() if k not in ((2, 3), (3, 4))} == \
         {k: v for k, v in plain.bound_memories().items() if k not in ((2, 3), (3, 4))}
+
+
+def test_groups_training_against_responders_start_first_and_the_order_changes_nothing(tmp_path):
+    """``solve.started_first``: a level's CFR-BR groups go to ``map`` first (the longest, so they do not wait behind
+    the others on 2 workers); the result is the same whatever order the tasks run in."""
+    import numpy as np
+    from games.dudo.solve import solve_game, started_first
+    assert started_first([(1, 5), (2, 4), (3, 3)], {(2, 3): 3, (3, 3): 3}) == [(3, 3), (1, 5), (2, 4)]
+    assert started_first([(1, 4), (2, 3)], None) == [(1, 4), (2, 3)]
+    seen = []
+
+    def recording(fn, items):
+        items = list(items)
+        seen.append(items)
+        return [fn(x) for x in items]
+
+    def backwards(fn, items):       # runs the last task first, returns the results in the tasks' order
+        items = list(items)
+        return [fn(x) for x in reversed(items)][::-1]
+
+    kw = dict(max_dice=3, m={(1, 1): None, (1, 2): 1, (1, 3): 1, (2, 2): 1}, iterations=10, progress=False,
+              log=None, max_total=4, exact_br_total=3, train_memory={(2, 2): 2})
+    a = solve_game(checkpoint_dir=str(tmp_path / "a"), map_fn=recording, **kw)
+    b = solve_game(checkpoint_dir=str(tmp_path / "b"), map_fn=backwards, **kw)
+    assert seen[-1] == [(2, 2), (1, 3)]
+    for key in a.strategies:
+        assert np.array_equal(np.asarray(a.strategies[key]), np.asarray(b.strategies[key]))
+    strip = lambda st: {k: v for k, v in st.items() if "seconds" not in k}   # noqa: E731
+    assert {k: strip(v) for k, v in a.stats.items()} == {k: strip(v) for k, v in b.stats.items()}
+    assert a.stats[(2, 2)]["train_memory"] == "2"

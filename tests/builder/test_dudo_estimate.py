@@ -1,0 +1,28 @@
+"""The first build's estimate of the default Dudo store (``builder.dudo_estimate``): the builder's schedule of
+groups over levels and workers, checked on a build whose every group wall was measured, and the profile's figure
+is the model's."""
+from builder.dudo_estimate import GROUP_CPU, TRAINED_FIRST, dudo_default_seconds, level_seconds, levels
+from builder.profiles import DUDO_DEFAULT, EXPECTED_SECONDS
+from games.dudo.solve import groups_in_order
+
+# group walls of a fresh clone's `make serve` (2 workers, cold numba cache) whose Dudo store took 834 s
+# (docs/dudo-speed.md, "Before")
+MEASURED_WALLS = {(1, 1): 7, (1, 2): 57, (1, 3): 59, (2, 2): 57, (1, 4): 19, (2, 3): 63, (1, 5): 37, (2, 4): 31,
+                  (3, 3): 94, (2, 5): 62, (3, 4): 70, (3, 5): 101, (4, 4): 82, (4, 5): 183, (5, 5): 163}
+
+
+def test_the_schedule_gives_the_measured_build():
+    assert [len(lv) for lv in levels(MEASURED_WALLS)] == [1, 1, 2, 2, 3, 2, 2, 1, 1]
+    total = sum(level_seconds([MEASURED_WALLS[g] for g in lv], 2) for lv in levels(MEASURED_WALLS))
+    assert total == 828      # 3v3 waits for 2v4 (31 + 94 s) at 6 dice in play
+    assert abs(total - 834) / 834 < 0.02
+    assert level_seconds([37, 31, 94], 1) == 162 and level_seconds([37, 31, 94], 3) == 94
+
+
+def test_every_default_group_has_a_figure_and_the_profile_uses_the_model():
+    assert set(GROUP_CPU) == set(groups_in_order(DUDO_DEFAULT.max_dice))
+    assert EXPECTED_SECONDS[DUDO_DEFAULT.variant] == round(dudo_default_seconds(), 1)
+    assert dudo_default_seconds(workers=1) > dudo_default_seconds()
+    assert TRAINED_FIRST == set(DUDO_DEFAULT.train_memories())
+    # 3v3 (CFR-BR) starts first at 6 dice in play and no longer waits for 2v4
+    assert levels(GROUP_CPU, TRAINED_FIRST)[4] == [(3, 3), (1, 5), (2, 4)]
