@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.jotto import kernels
+from games.jotto import kernels, review_kernels
 from games.jotto.exact import ExactSolver
 from games.jotto.oracle import GBR, JottoOracle
 
@@ -113,13 +113,19 @@ def parse_turns(oracle: JottoOracle, turns: list[tuple[str, int]], secret: str =
 
 
 class Valuer:
-    """Expected guesses of test words at states, against one weight vector."""
+    """Expected guesses of test words at states, against one weight vector (the reviewed game's states in
+    turn). The greedy continuation's tree costs are remembered by set (``review_kernels.memo_cost``: the
+    same trees as ``kernels.tree_cost``'s), the exact ones too (``exact_memo``)."""
 
     def __init__(self, oracle: JottoOracle, w: np.ndarray):
         self.o, self.w = oracle, np.ascontiguousarray(w, dtype=np.float64)
         self.solver = ExactSolver(oracle.C, oracle.L)
-        self.scratch = np.zeros(oracle.D, dtype=np.int32)
         self.cand = oracle.candidates(GBR)
+        self.k1, self.k2 = review_kernels.zobrist(oracle.D)
+        self.memo = review_kernels.new_memo()       # greedy cost(T) against self.w
+        self.memo_flat = review_kernels.new_memo()  # ... against uniform (states self.w gives no weight)
+        self.exact_memo: dict = {}                   # (flat, T's bytes) -> exact unnormalised value
+        self.stats = np.zeros(2, dtype=np.int64)     # greedy tree nodes walked, memo hits
 
     def weights_on(self, S: np.ndarray) -> np.ndarray:
         w = np.zeros(self.o.D)
@@ -128,33 +134,40 @@ class Valuer:
             w[S] = 1.0
         return w
 
-    def exact(self, T: np.ndarray, w: np.ndarray) -> float | None:
+    def _flat(self, S: np.ndarray) -> bool:
+        return not float(self.w[S].sum()) > 0
+
+    def exact(self, T: np.ndarray, w: np.ndarray, flat: bool = False) -> float | None:
         """Unnormalised optimal expected guesses from T (weights w), None if the search is too large."""
         WT = float(w[T].sum())
         if T.size == 0 or WT <= 0:
             return 0.0
-        h = np.zeros(self.o.D)
-        h[T] = w[T]
-        r = self.solver.solve(h, max_nodes=EXACT_NODES)
-        return None if r is None else r.value * WT
+        key = (flat, T.tobytes())
+        if key not in self.exact_memo:
+            h = np.zeros(self.o.D)
+            h[T] = w[T]
+            r = self.solver.value(h, max_nodes=EXACT_NODES)
+            self.exact_memo[key] = None if r is None else r[0] * WT
+        return self.exact_memo[key]
 
-    def greedy(self, T: np.ndarray, w: np.ndarray) -> float:
-        if T.size == 0:
-            return 0.0
-        return float(kernels.tree_cost(self.o.C, self.o.counts, np.ascontiguousarray(T, dtype=np.int32), w, w,
-                                       self.cand, self.o.L, GBR, self.scratch))
+    def greedy(self, S: np.ndarray, words, w: np.ndarray, flat: bool = False) -> np.ndarray:
+        """The greedy continuation's unnormalised value of each test word of `words` at S (W(S) + the
+        oracle trees' costs of its answers' sets)."""
+        return review_kernels.greedy_after(self.o.C, self.o.counts, np.ascontiguousarray(S, dtype=np.int32),
+                                           np.asarray(words, dtype=np.int32), w, self.cand, self.o.L, GBR,
+                                           self.k1, self.k2, self.memo_flat if flat else self.memo, self.stats)
 
     def children(self, S: np.ndarray, g: int):
         row = self.o.C[g]
         rest = S[S != g]
         return [rest[row[rest] == a] for a in range(self.o.L + 1)]
 
-    def after(self, S: np.ndarray, g: int, w: np.ndarray, exact: bool) -> float | None:
+    def after_exact(self, S: np.ndarray, g: int, w: np.ndarray, flat: bool = False) -> float | None:
         W = float(w[S].sum())
         tot = W
         for T in self.children(S, g):
             if T.size:
-                v = self.exact(T, w) if exact else self.greedy(T, w)
+                v = self.exact(T, w, flat)
                 if v is None:
                     return None
                 tot += v
@@ -163,25 +176,32 @@ class Valuer:
     def state(self, S: np.ndarray, played: int):
         """(continuation kind, {word: value}) at state S: the played word's and the candidates' values."""
         w = self.weights_on(S)
+        flat = self._flat(S)
         if S.size <= EXACT_WORDS:
             h = np.zeros(self.o.D)
             h[S] = w[S]
-            r = self.solver.solve(h, max_nodes=EXACT_NODES)
+            r = self.solver.value(h, max_nodes=EXACT_NODES)
             if r is not None:
-                vals = {played: self.after(S, played, w, True)}
-                if r.first not in vals:
-                    vals[r.first] = self.after(S, r.first, w, True)
+                vals = {played: self.after_exact(S, played, w, flat)}
+                if r[1] not in vals:
+                    vals[r[1]] = self.after_exact(S, r[1], w, flat)
                 if all(v is not None for v in vals.values()):
                     return "exact", vals
         in_S = np.zeros(self.o.D, dtype=np.bool_)
         in_S[S] = True
         Si = np.ascontiguousarray(S, dtype=np.int32)
         picks = kernels.rollout_picks(self.o.C, self.o.counts, Si, in_S, w, self.cand, self.o.L, GBR, WIDTH)
-        vals = {}
-        for g in [played] + [int(x) for x in picks]:
-            if g not in vals:
-                vals[g] = self.after(S, g, w, False)
-        return "greedy", vals
+        words = list(dict.fromkeys([played] + [int(x) for x in picks]))
+        W = float(w[S].sum())
+        return "greedy", {g: float(v) / W for g, v in zip(words, self.greedy(Si, words, w, flat))}
+
+
+def _uniform_on(w: np.ndarray, S: np.ndarray) -> bool:
+    """The weights are the same positive number on every word of S (then a valuer against them values
+    every test word at S as the uniform one does: the oracle's choices and the normalised costs do not
+    depend on the weights' scale)."""
+    x = w[S]
+    return bool(x[0] > 0 and (x == x[0]).all())
 
 
 def review_turns(oracle: JottoOracle, hider: np.ndarray, turns: list[Turn]) -> list[JottoMoveReview]:
@@ -191,8 +211,11 @@ def review_turns(oracle: JottoOracle, hider: np.ndarray, turns: list[Turn]) -> l
     out = []
     for k, t in enumerate(turns):
         S = np.flatnonzero(mask).astype(np.int32)
-        kind, vals = served.state(S, t.word)
         kind_u, vals_u = uniform.state(S, t.word)
+        if _uniform_on(served.w, S) or not float(served.w[S].sum()) > 0:
+            kind, vals = kind_u, vals_u  # the served valuer's weights on S are uniform's
+        else:
+            kind, vals = served.state(S, t.word)
         best = min(vals, key=lambda g: (vals[g], g != t.word))
         best_u = min(vals_u, key=lambda g: (vals_u[g], g != t.word))
         loss = max(0.0, vals[t.word] - vals[best])
