@@ -23,7 +23,7 @@ import numpy as np
 
 from games.jotto import kernels, review_kernels
 from games.jotto.exact import ExactSolver
-from games.jotto.oracle import GBR, JottoOracle
+from games.jotto.oracle import GBR, JottoOracle, state_key
 
 THRESHOLDS = (("blunder", 1.0), ("mistake", 0.5), ("inaccuracy", 0.2))  # in expected guesses
 EXACT_WORDS = 12  # exact search at 21 words took 1.2 s on 2 letters, 16 words kept reviews at 5 s (bench.review)
@@ -113,9 +113,19 @@ def parse_turns(oracle: JottoOracle, turns: list[tuple[str, int]], secret: str =
 
 
 class Valuer:
-    """Expected guesses of test words at states, against one weight vector (the reviewed game's states in
-    turn). The greedy continuation's tree costs are remembered by set (``review_kernels.memo_cost``: the
-    same trees as ``kernels.tree_cost``'s), the exact ones too (``exact_memo``)."""
+    """Expected guesses of test words at states, against one weight vector. Kept by a live worker from one
+    review to the next (``review_from_store``), so what it remembers is bounded (``new_review``):
+
+    * the greedy continuation's tree costs by set (``review_kernels.memo_cost``: the same trees as
+      ``kernels.tree_cost``'s), the exact continuation's values by set;
+    * per state, the candidates' values other than the played word's (``bases``): every game starts at the
+      whole dictionary, so its 16 candidates are valued once per worker, not once per review.
+
+    Every value is the one the direct computation gives (tests/games/test_jotto_review_memo.py)."""
+
+    MEMO_ENTRIES = 400_000   # tree costs kept per weight vector (about 60 bytes each)
+    EXACT_ENTRIES = 100_000
+    STATES = 20_000
 
     def __init__(self, oracle: JottoOracle, w: np.ndarray):
         self.o, self.w = oracle, np.ascontiguousarray(w, dtype=np.float64)
@@ -125,7 +135,17 @@ class Valuer:
         self.memo = review_kernels.new_memo()       # greedy cost(T) against self.w
         self.memo_flat = review_kernels.new_memo()  # ... against uniform (states self.w gives no weight)
         self.exact_memo: dict = {}                   # (flat, T's bytes) -> exact unnormalised value
+        self.bases: dict = {}                        # (kind, state key) -> {candidate: value}, or None
         self.stats = np.zeros(2, dtype=np.int64)     # greedy tree nodes walked, memo hits
+
+    def new_review(self) -> None:
+        """Called before each review: forgets what has grown past its bound."""
+        if len(self.memo) + len(self.memo_flat) > self.MEMO_ENTRIES:
+            self.memo, self.memo_flat = review_kernels.new_memo(), review_kernels.new_memo()
+        if len(self.exact_memo) > self.EXACT_ENTRIES:
+            self.exact_memo = {}
+        if len(self.bases) > self.STATES:
+            self.bases = {}
 
     def weights_on(self, S: np.ndarray) -> np.ndarray:
         w = np.zeros(self.o.D)
@@ -173,27 +193,44 @@ class Valuer:
                 tot += v
         return tot / W
 
+    def _base(self, kind: str, S: np.ndarray, w: np.ndarray, flat: bool):
+        """The candidates' values at S but the played word's: exact, the optimal first word's (None if the
+        search is too large); greedy, those of the WIDTH words rollout_picks ranks first."""
+        key = (kind, flat, state_key(self.o.D, S))
+        if key in self.bases:
+            return self.bases[key]
+        if kind == "exact":
+            h = np.zeros(self.o.D)
+            h[S] = w[S]
+            r = self.solver.value(h, max_nodes=EXACT_NODES)
+            v = None if r is None else self.after_exact(S, r[1], w, flat)
+            base = None if v is None else {r[1]: v}
+        else:
+            in_S = np.zeros(self.o.D, dtype=np.bool_)
+            in_S[S] = True
+            Si = np.ascontiguousarray(S, dtype=np.int32)
+            picks = kernels.rollout_picks(self.o.C, self.o.counts, Si, in_S, w, self.cand, self.o.L, GBR, WIDTH)
+            words = list(dict.fromkeys(int(x) for x in picks))
+            W = float(w[S].sum())
+            base = {g: float(v) / W for g, v in zip(words, self.greedy(Si, words, w, flat))}
+        self.bases[key] = base
+        return base
+
     def state(self, S: np.ndarray, played: int):
         """(continuation kind, {word: value}) at state S: the played word's and the candidates' values."""
         w = self.weights_on(S)
         flat = self._flat(S)
         if S.size <= EXACT_WORDS:
-            h = np.zeros(self.o.D)
-            h[S] = w[S]
-            r = self.solver.value(h, max_nodes=EXACT_NODES)
-            if r is not None:
-                vals = {played: self.after_exact(S, played, w, flat)}
-                if r[1] not in vals:
-                    vals[r[1]] = self.after_exact(S, r[1], w, flat)
-                if all(v is not None for v in vals.values()):
-                    return "exact", vals
-        in_S = np.zeros(self.o.D, dtype=np.bool_)
-        in_S[S] = True
-        Si = np.ascontiguousarray(S, dtype=np.int32)
-        picks = kernels.rollout_picks(self.o.C, self.o.counts, Si, in_S, w, self.cand, self.o.L, GBR, WIDTH)
-        words = list(dict.fromkeys([played] + [int(x) for x in picks]))
-        W = float(w[S].sum())
-        return "greedy", {g: float(v) / W for g, v in zip(words, self.greedy(Si, words, w, flat))}
+            base = self._base("exact", S, w, flat)
+            if base is not None:
+                v = base[played] if played in base else self.after_exact(S, played, w, flat)
+                if v is not None:
+                    return "exact", {played: v, **base}
+        base = self._base("greedy", S, w, flat)
+        if played in base:
+            return "greedy", {played: base[played], **base}
+        v = float(self.greedy(np.ascontiguousarray(S, dtype=np.int32), [played], w, flat)[0]) / float(w[S].sum())
+        return "greedy", {played: v, **base}
 
 
 def _uniform_on(w: np.ndarray, S: np.ndarray) -> bool:
@@ -204,8 +241,13 @@ def _uniform_on(w: np.ndarray, S: np.ndarray) -> bool:
     return bool(x[0] > 0 and (x == x[0]).all())
 
 
-def review_turns(oracle: JottoOracle, hider: np.ndarray, turns: list[Turn]) -> list[JottoMoveReview]:
-    served, uniform = Valuer(oracle, hider), Valuer(oracle, np.ones(oracle.D))
+def review_turns(oracle: JottoOracle, hider: np.ndarray, turns: list[Turn],
+                 valuers: tuple[Valuer, Valuer] | None = None) -> list[JottoMoveReview]:
+    """The review of a guesser's game; ``valuers``: (served, uniform) Valuers against ``hider`` and uniform
+    weights kept from earlier reviews (None: new ones)."""
+    served, uniform = valuers or (Valuer(oracle, hider), Valuer(oracle, np.ones(oracle.D)))
+    served.new_review()
+    uniform.new_review()
     words = oracle.dictionary.words
     mask = np.ones(oracle.D, dtype=bool)
     out = []
@@ -242,6 +284,7 @@ def summary(moves) -> tuple[float, list[int]]:
 # ------------------------------------------------------------------ the live pool's task
 
 _OPEN: dict = {}
+_VALUERS: dict = {}  # (store, strategy name; "" for uniform weights) -> Valuer, kept from review to review
 
 
 def review_from_store(store_path: str, strategy: str, turns: list, secret: str = "") -> dict:
@@ -261,6 +304,10 @@ def review_from_store(store_path: str, strategy: str, turns: list, secret: str =
     store, oracle, strategies = _OPEN[key]
     s = strategies[strategy or store.manifest["served"]]
     parsed = parse_turns(oracle, [(w, j) for w, j in turns], secret)
-    moves = review_turns(oracle, s.hider, parsed)
+    if (key, "") not in _VALUERS:
+        _VALUERS[(key, "")] = Valuer(oracle, np.ones(oracle.D))
+    if (key, s.name) not in _VALUERS:
+        _VALUERS[(key, s.name)] = Valuer(oracle, s.hider)
+    moves = review_turns(oracle, s.hider, parsed, (_VALUERS[(key, s.name)], _VALUERS[(key, "")]))
     acc, top = summary(moves)
     return dict(moves=[m.__dict__ for m in moves], accuracy=acc, costliest=top)

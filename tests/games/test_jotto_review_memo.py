@@ -10,7 +10,7 @@ import pytest
 from games.jotto import kernels, review_kernels
 from games.jotto.exact import ExactSolver
 from games.jotto.oracle import GBR
-from games.jotto.review import EXACT_NODES, EXACT_WORDS, WIDTH, Turn, review_turns
+from games.jotto.review import EXACT_NODES, EXACT_WORDS, WIDTH, Turn, Valuer, review_turns
 from tests.games import jotto_reference as ref
 from tests.games.test_jotto_oracle import tiny
 
@@ -110,14 +110,9 @@ def _plain_values(o, w_full, S, played):
     return "greedy", out
 
 
-@pytest.mark.parametrize("length,n,seed,flat", [(5, 90, 7, False), (4, 70, 8, False), (5, 80, 9, True)])
-def test_review_equals_the_plain_computation(length, n, seed, flat):
-    """A game of random test words on a random list (a random hider with zeros; or one uniform on its
-    support, where the served values are taken from the uniform valuer): every value reported, the best
-    word's and the alternatives', equals the plain computation's, state by state."""
-    d, o = tiny(length, n, seed)
-    rng = np.random.default_rng(seed)
-    hider = (np.ones(n) if flat else rng.random(n)) * (rng.random(n) < 0.8)
+def _random_game(o, hider, rng):
+    """Random test words until at most two words are left, then the secret (drawn from the hider)."""
+    n = o.D
     secret = int(rng.choice(np.flatnonzero(hider > 0)))
     turns, S = [], np.arange(n)
     while True:
@@ -125,26 +120,45 @@ def test_review_equals_the_plain_computation(length, n, seed, flat):
         a = int(o.C[g, secret])
         turns.append(Turn(g, a, g == secret))
         if g == secret:
-            break
+            return turns
         S = S[(o.C[g][S] == a) & (S != g)]
-    moves = review_turns(o, hider, turns)
-    S = np.arange(n)
+
+
+@pytest.mark.parametrize("length,n,seed,flat", [(5, 90, 7, False), (4, 70, 8, False), (5, 80, 9, True)])
+def test_review_equals_the_plain_computation(length, n, seed, flat):
+    """Games of random test words on a random list (a random hider with zeros; or one uniform on its
+    support, where the served values are taken from the uniform valuer), reviewed one after another with the
+    same valuers (as a live worker keeps them; the second and third find the first's caches, the third after
+    the caches' bound made them start afresh): every value reported, the best word's and the alternatives',
+    equals the plain computation's, state by state."""
+    d, o = tiny(length, n, seed)
+    rng = np.random.default_rng(seed)
+    hider = (np.ones(n) if flat else rng.random(n)) * (rng.random(n) < 0.8)
+    valuers = (Valuer(o, hider), Valuer(o, np.ones(n)))
     kinds = set()
-    for t, m in zip(turns, moves):
-        for weights, value, best, alts in ((hider, m.value, m.best_value, m.alternatives),
-                                           (np.ones(n), m.value_uniform, m.best_value_uniform, None)):
-            kind, vals = _plain_values(o, weights, S, t.word)
-            kinds.add(kind)
-            assert kind in m.continuation
-            assert value == pytest.approx(vals[t.word], rel=1e-12)
-            assert best == pytest.approx(min(vals.values()), rel=1e-12)
-            if alts is not None:
-                assert len(alts) == min(8, len(vals))
-                for word, v in alts:
-                    assert v == pytest.approx(vals[d.index(word)], rel=1e-12)
-        if not t.wins:
-            S = S[(o.C[t.word][S] == t.jots) & (S != t.word)]
+    for game in range(3):
+        turns = _random_game(o, hider, rng)
+        if game == 2:
+            for v in valuers:
+                v.MEMO_ENTRIES = v.EXACT_ENTRIES = v.STATES = 1
+        moves = review_turns(o, hider, turns, valuers)
+        S = np.arange(n)
+        for t, m in zip(turns, moves):
+            for weights, value, best, alts in ((hider, m.value, m.best_value, m.alternatives),
+                                               (np.ones(n), m.value_uniform, m.best_value_uniform, None)):
+                kind, vals = _plain_values(o, weights, S, t.word)
+                kinds.add(kind)
+                assert kind in m.continuation
+                assert value == pytest.approx(vals[t.word], rel=1e-12)
+                assert best == pytest.approx(min(vals.values()), rel=1e-12)
+                if alts is not None:
+                    assert len(alts) == min(8, len(vals))
+                    for word, v in alts:
+                        assert v == pytest.approx(vals[d.index(word)], rel=1e-12)
+            if not t.wins:
+                S = S[(o.C[t.word][S] == t.jots) & (S != t.word)]
     assert kinds == {"exact", "greedy"}
+    assert len(valuers[0].memo) + len(valuers[1].memo) > 0
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
