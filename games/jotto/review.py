@@ -127,9 +127,9 @@ class Valuer:
     EXACT_ENTRIES = 100_000
     STATES = 20_000
 
-    def __init__(self, oracle: JottoOracle, w: np.ndarray):
+    def __init__(self, oracle: JottoOracle, w: np.ndarray, solver: ExactSolver | None = None):
         self.o, self.w = oracle, np.ascontiguousarray(w, dtype=np.float64)
-        self.solver = ExactSolver(oracle.C, oracle.L)
+        self.solver = solver or ExactSolver(oracle.C, oracle.L)  # keeps nothing from one search to the next
         self.cand = oracle.candidates(GBR)
         self.k1, self.k2 = review_kernels.zobrist(oracle.D)
         self.memo = review_kernels.new_memo()       # greedy cost(T) against self.w
@@ -245,7 +245,10 @@ def review_turns(oracle: JottoOracle, hider: np.ndarray, turns: list[Turn],
                  valuers: tuple[Valuer, Valuer] | None = None) -> list[JottoMoveReview]:
     """The review of a guesser's game; ``valuers``: (served, uniform) Valuers against ``hider`` and uniform
     weights kept from earlier reviews (None: new ones)."""
-    served, uniform = valuers or (Valuer(oracle, hider), Valuer(oracle, np.ones(oracle.D)))
+    if valuers is None:
+        solver = ExactSolver(oracle.C, oracle.L)
+        valuers = Valuer(oracle, hider, solver), Valuer(oracle, np.ones(oracle.D), solver)
+    served, uniform = valuers
     served.new_review()
     uniform.new_review()
     words = oracle.dictionary.words
@@ -307,7 +310,7 @@ def review_from_store(store_path: str, strategy: str, turns: list, secret: str =
     if (key, "") not in _VALUERS:
         _VALUERS[(key, "")] = Valuer(oracle, np.ones(oracle.D))
     if (key, s.name) not in _VALUERS:
-        _VALUERS[(key, s.name)] = Valuer(oracle, s.hider)
+        _VALUERS[(key, s.name)] = Valuer(oracle, s.hider, _VALUERS[(key, "")].solver)
     moves = review_turns(oracle, s.hider, parsed, (_VALUERS[(key, s.name)], _VALUERS[(key, "")]))
     acc, top = summary(moves)
     return dict(moves=[m.__dict__ for m in moves], accuracy=acc, costliest=top)
