@@ -17,6 +17,7 @@ w on S (the served hider's distribution restricted to S, and separately uniform 
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -287,7 +288,8 @@ def summary(moves) -> tuple[float, list[int]]:
 # ------------------------------------------------------------------ the live pool's task
 
 _OPEN: dict = {}
-_VALUERS: dict = {}  # (store, strategy name; "" for uniform weights) -> Valuer, kept from review to review
+_VALUERS: OrderedDict = OrderedDict()  # (store, strategy; "" for uniform weights) -> Valuer, kept between reviews
+VALUERS_KEPT = 4  # at most about 50 MB each (Valuer's bounds)
 
 
 def review_from_store(store_path: str, strategy: str, turns: list, secret: str = "") -> dict:
@@ -311,6 +313,10 @@ def review_from_store(store_path: str, strategy: str, turns: list, secret: str =
         _VALUERS[(key, "")] = Valuer(oracle, np.ones(oracle.D))
     if (key, s.name) not in _VALUERS:
         _VALUERS[(key, s.name)] = Valuer(oracle, s.hider, _VALUERS[(key, "")].solver)
+    _VALUERS.move_to_end((key, ""))
+    _VALUERS.move_to_end((key, s.name))
+    while len(_VALUERS) > VALUERS_KEPT:  # the least recently used (an older store version's, say) go
+        _VALUERS.popitem(last=False)
     moves = review_turns(oracle, s.hider, parsed, (_VALUERS[(key, s.name)], _VALUERS[(key, "")]))
     acc, top = summary(moves)
     return dict(moves=[m.__dict__ for m in moves], accuracy=acc, costliest=top)

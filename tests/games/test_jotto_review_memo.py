@@ -172,3 +172,29 @@ def test_exact_value_is_solves_value_and_first_word(seed):
         h[S] = rng.integers(1, 5, size=S.size)
         r = solver.solve(h)
         assert solver.value(h) == (r.value, r.first)
+
+
+def test_review_from_store_keeps_its_valuers_and_the_same_values(small_store):
+    """The live task keeps the store's valuers from one review to the next (and at most VALUERS_KEPT): a game
+    reviewed again after others gets the same reply as with new valuers."""
+    from games.jotto import review as jr
+    from tests.conftest import SMALL_VARIANT
+    from games.jotto.dictionary import load_dictionary
+    from games.jotto.oracle import JottoOracle
+    _, path = small_store
+    o = JottoOracle(load_dictionary(SMALL_VARIANT))
+    words = list(o.dictionary.words)
+    rng = np.random.default_rng(3)
+    games = []
+    for _ in range(3):
+        turns = _random_game(o, np.ones(o.D), rng)
+        games.append(([(words[t.word], t.jots) for t in turns], words[turns[-1].word]))
+    jr._VALUERS.clear()
+    fresh = jr.review_from_store(str(path), "", *games[0])
+    for g in games[1:]:
+        jr.review_from_store(str(path), "", *g)
+    kept = dict(jr._VALUERS)
+    again = jr.review_from_store(str(path), "", *games[0])
+    assert len(jr._VALUERS) == 2 and all(kept[k] is v for k, v in jr._VALUERS.items())
+    assert again == fresh
+    jr._VALUERS.clear()
