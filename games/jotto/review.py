@@ -14,6 +14,10 @@ w on S (the served hider's distribution restricted to S, and separately uniform 
   highest and the word played (the rollout guesser's choice);
 * a hider that gives S no weight is replaced by uniform over S; the loss is in guesses against the served
   hider's weights.
+
+Computed with ``ExactSolver.value`` (not ``solve``, whose tree over the whole dictionary took a minute a call
+on 5 letters) and ``review_kernels`` (the greedy trees memoised by set, GBR's choice for all test words in
+one pass); the valuers are kept by a live worker from review to review (``Valuer``). docs/review.md.
 """
 from __future__ import annotations
 
@@ -27,7 +31,8 @@ from games.jotto.exact import ExactSolver
 from games.jotto.oracle import GBR, JottoOracle, state_key
 
 THRESHOLDS = (("blunder", 1.0), ("mistake", 0.5), ("inaccuracy", 0.2))  # in expected guesses
-EXACT_WORDS = 12  # exact search at 21 words took 1.2 s on 2 letters, 16 words kept reviews at 5 s (bench.review)
+EXACT_WORDS = 12  # exact search at 21 words took 1.2 s on 2 letters, 16 words kept reviews at 5 s (bench.review);
+# on 5 letters 13-22 words took up to 2.2 s a search, 36 words 54 s (docs/review.md)
 EXACT_NODES = 50_000
 WIDTH = 16
 MAX_TURNS = 64
