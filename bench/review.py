@@ -2,7 +2,7 @@
 self-played games, in one process (the first review of a store, which opens it and compiles, is not timed; later reviews find
 the rows earlier ones decoded, as in a live worker that has reviewed before).
 
-  python -m bench.review --dudo STORE_DIR [--jotto STORE_DIR] [--games 50] [--rounds 6] [--seed 0]
+  python -m bench.review --dudo STORE_DIR [--jotto STORE_DIR [--cold]] [--games 50] [--rounds 6] [--seed 0]
   python -m bench.review --served ROOT [--dudo-variant V] [--jotto-variant V] [--games 50] [--calls 600]
 
 ``--served``: the same games reviewed over gRPC by a server process on the store root ROOT (AnalyzeGame's
@@ -16,7 +16,9 @@ for at most ``--rounds`` rounds, the first player reviewed; a challenge's loser 
 has its rounds even with a weakly trained store whose claims run high; the opponent's roll is then left out
 of the transcript, and the review does not use it). Jotto games: a secret drawn from the served
 hider, the guesser plays a random test word with probability 1/3 and else the greedy oracle's, until it
-names the secret. Prints one row per game kind: games, reviewed moves, p50 / p99 / max seconds a game.
+names the secret. Prints one row per game kind: games, reviewed moves, p50 / p99 / max seconds a game (Jotto
+in one process: also in CPU seconds). A Jotto worker keeps its valuers from review to review
+(games/jotto/review.py); ``--cold`` gives every review new ones.
 """
 from __future__ import annotations
 
@@ -217,6 +219,9 @@ def main(argv=None) -> int:
     ap.add_argument("--served", type=Path, help="a store root: review over gRPC, with book hits beside (docstring)")
     ap.add_argument("--dudo-variant", default="dudo-5dice-default")
     ap.add_argument("--jotto-variant", default="jotto-en_US80-5-ganzfried")
+    ap.add_argument("--cold", action="store_true",
+                    help="Jotto in one process: every review with new valuers (a worker's first review of the store, "
+                         "compiling aside), not those earlier reviews filled")
     ap.add_argument("--calls", type=int, default=600, help="--served: idle book hits")
     ap.add_argument("--review-timeout", type=float, default=300.0, help="--served: each AnalyzeGame's deadline")
     ap.add_argument("--pause", type=float, default=0.01, help="--served: seconds between book hits")
@@ -254,13 +259,18 @@ def main(argv=None) -> int:
         hider = read_strategies(store)[m["served"]].hider
         games = [jotto_game(oracle, hider, rng) for _ in range(args.games + 1)]
         jr.review_from_store(str(args.jotto), "", *games[0])
-        times, moves = [], 0
+        times, cpu, moves = [], [], 0
         for turns, secret in games[1:]:
-            t = time.perf_counter()
+            if args.cold:
+                jr._VALUERS.clear()
+            t, c = time.perf_counter(), time.process_time()
             out = jr.review_from_store(str(args.jotto), "", turns, secret)
             times.append(time.perf_counter() - t)
+            cpu.append(time.process_time() - c)
             moves += len(out["moves"])
-        print(_row(f"{m['variant']} ({moves / args.games:.1f} words)", times, moves))
+        cold = ", cold" if args.cold else ""
+        print(_row(f"{m['variant']} ({moves / args.games:.1f} words{cold})", times, moves))
+        print(_row("  the same in CPU seconds", cpu, moves))
     return 0
 
 

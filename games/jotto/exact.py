@@ -422,6 +422,24 @@ class ExactSolver:
         self._walk_full(np.arange(len(w), dtype=np.int32), S, 1, move, full, states, moves)
         return ExactResult(float(v), guesses, first, nodes, full, states, moves)
 
+    def value(self, h: np.ndarray, max_nodes: int = 2**62) -> tuple[float, int] | None:
+        """(the optimal tree's value against h (normalised), its first test word), or None if the search
+        expands more than max_nodes states: solve's value and first word without the tree over every
+        dictionary word that solve also builds (a Python walk over the whole dictionary, the cost of
+        solve on a big dictionary, not of the search)."""
+        w, S = self._weights(h)
+        v, _, move, _ = self._run(w, S, np.inf, max_nodes)
+        if v is None:
+            return None
+        n = len(S)
+        if n <= 2:
+            first = int(S[0])
+        elif n == 3:
+            first = int(_three(S, self.C, w, self.cand)[1])
+        else:
+            first = int(_cached_move(S, self.k1, self.k2, move))
+        return float(v), first
+
     def proves_at_least(self, h: np.ndarray, beta: float, max_nodes: int) -> bool | float | None:
         """Whether the optimal tree against h needs at least beta expected guesses: True (proved), its
         exact value if that is below beta, None if the search ran out of max_nodes."""

@@ -14,19 +14,25 @@ w on S (the served hider's distribution restricted to S, and separately uniform 
   highest and the word played (the rollout guesser's choice);
 * a hider that gives S no weight is replaced by uniform over S; the loss is in guesses against the served
   hider's weights.
+
+Computed with ``ExactSolver.value`` (not ``solve``, whose tree over the whole dictionary took a minute a call
+on 5 letters) and ``review_kernels`` (the greedy trees memoised by set, GBR's choice for all test words in
+one pass); the valuers are kept by a live worker from review to review (``Valuer``). docs/review.md.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 
-from games.jotto import kernels
+from games.jotto import kernels, review_kernels
 from games.jotto.exact import ExactSolver
-from games.jotto.oracle import GBR, JottoOracle
+from games.jotto.oracle import GBR, JottoOracle, state_key
 
 THRESHOLDS = (("blunder", 1.0), ("mistake", 0.5), ("inaccuracy", 0.2))  # in expected guesses
-EXACT_WORDS = 12  # exact search at 21 words took 1.2 s on 2 letters, 16 words kept reviews at 5 s (bench.review)
+EXACT_WORDS = 12  # exact search at 21 words took 1.2 s on 2 letters, 16 words kept reviews at 5 s (bench.review);
+# on 5 letters 13-22 words took up to 2.2 s a search, 36 words 54 s (docs/review.md)
 EXACT_NODES = 50_000
 WIDTH = 16
 MAX_TURNS = 64
@@ -113,13 +119,39 @@ def parse_turns(oracle: JottoOracle, turns: list[tuple[str, int]], secret: str =
 
 
 class Valuer:
-    """Expected guesses of test words at states, against one weight vector."""
+    """Expected guesses of test words at states, against one weight vector. Kept by a live worker from one
+    review to the next (``review_from_store``), so what it remembers is bounded (``new_review``):
 
-    def __init__(self, oracle: JottoOracle, w: np.ndarray):
+    * the greedy continuation's tree costs by set (``review_kernels.memo_cost``: the same trees as
+      ``kernels.tree_cost``'s), the exact continuation's values by set;
+    * per state, the candidates' values other than the played word's (``bases``): every game starts at the
+      whole dictionary, so its 16 candidates are valued once per worker, not once per review.
+
+    Every value is the one the direct computation gives (tests/games/test_jotto_review_memo.py)."""
+
+    MEMO_ENTRIES = 400_000   # tree costs kept per valuer (about 100 bytes each, measured: 40 MB)
+    EXACT_ENTRIES = 100_000
+    STATES = 20_000
+
+    def __init__(self, oracle: JottoOracle, w: np.ndarray, solver: ExactSolver | None = None):
         self.o, self.w = oracle, np.ascontiguousarray(w, dtype=np.float64)
-        self.solver = ExactSolver(oracle.C, oracle.L)
-        self.scratch = np.zeros(oracle.D, dtype=np.int32)
+        self.solver = solver or ExactSolver(oracle.C, oracle.L)  # keeps nothing from one search to the next
         self.cand = oracle.candidates(GBR)
+        self.k1, self.k2 = review_kernels.zobrist(oracle.D)
+        self.memo = review_kernels.new_memo()       # greedy cost(T) against self.w
+        self.memo_flat = review_kernels.new_memo()  # ... against uniform (states self.w gives no weight)
+        self.exact_memo: dict = {}                   # (flat, T's bytes) -> exact unnormalised value
+        self.bases: dict = {}                        # (kind, state key) -> {candidate: value}, or None
+        self.stats = np.zeros(2, dtype=np.int64)     # greedy tree nodes walked, memo hits
+
+    def new_review(self) -> None:
+        """Called before each review: forgets what has grown past its bound."""
+        if len(self.memo) + len(self.memo_flat) > self.MEMO_ENTRIES:
+            self.memo, self.memo_flat = review_kernels.new_memo(), review_kernels.new_memo()
+        if len(self.exact_memo) > self.EXACT_ENTRIES:
+            self.exact_memo = {}
+        if len(self.bases) > self.STATES:
+            self.bases = {}
 
     def weights_on(self, S: np.ndarray) -> np.ndarray:
         w = np.zeros(self.o.D)
@@ -128,71 +160,113 @@ class Valuer:
             w[S] = 1.0
         return w
 
-    def exact(self, T: np.ndarray, w: np.ndarray) -> float | None:
+    def _flat(self, S: np.ndarray) -> bool:
+        return not float(self.w[S].sum()) > 0
+
+    def exact(self, T: np.ndarray, w: np.ndarray, flat: bool = False) -> float | None:
         """Unnormalised optimal expected guesses from T (weights w), None if the search is too large."""
         WT = float(w[T].sum())
         if T.size == 0 or WT <= 0:
             return 0.0
-        h = np.zeros(self.o.D)
-        h[T] = w[T]
-        r = self.solver.solve(h, max_nodes=EXACT_NODES)
-        return None if r is None else r.value * WT
+        key = (flat, T.tobytes())
+        if key not in self.exact_memo:
+            h = np.zeros(self.o.D)
+            h[T] = w[T]
+            r = self.solver.value(h, max_nodes=EXACT_NODES)
+            self.exact_memo[key] = None if r is None else r[0] * WT
+        return self.exact_memo[key]
 
-    def greedy(self, T: np.ndarray, w: np.ndarray) -> float:
-        if T.size == 0:
-            return 0.0
-        return float(kernels.tree_cost(self.o.C, self.o.counts, np.ascontiguousarray(T, dtype=np.int32), w, w,
-                                       self.cand, self.o.L, GBR, self.scratch))
+    def greedy(self, S: np.ndarray, words, w: np.ndarray, flat: bool = False) -> np.ndarray:
+        """The greedy continuation's unnormalised value of each test word of `words` at S (W(S) + the
+        oracle trees' costs of its answers' sets)."""
+        return review_kernels.greedy_after(self.o.C, self.o.counts, np.ascontiguousarray(S, dtype=np.int32),
+                                           np.asarray(words, dtype=np.int32), w, self.cand, self.o.L, GBR,
+                                           self.k1, self.k2, self.memo_flat if flat else self.memo, self.stats)
 
     def children(self, S: np.ndarray, g: int):
         row = self.o.C[g]
         rest = S[S != g]
         return [rest[row[rest] == a] for a in range(self.o.L + 1)]
 
-    def after(self, S: np.ndarray, g: int, w: np.ndarray, exact: bool) -> float | None:
+    def after_exact(self, S: np.ndarray, g: int, w: np.ndarray, flat: bool = False) -> float | None:
         W = float(w[S].sum())
         tot = W
         for T in self.children(S, g):
             if T.size:
-                v = self.exact(T, w) if exact else self.greedy(T, w)
+                v = self.exact(T, w, flat)
                 if v is None:
                     return None
                 tot += v
         return tot / W
 
+    def _base(self, kind: str, S: np.ndarray, w: np.ndarray, flat: bool):
+        """The candidates' values at S but the played word's: exact, the optimal first word's (None if the
+        search is too large); greedy, those of the WIDTH words rollout_picks ranks first."""
+        key = (kind, flat, state_key(self.o.D, S))
+        if key in self.bases:
+            return self.bases[key]
+        if kind == "exact":
+            h = np.zeros(self.o.D)
+            h[S] = w[S]
+            r = self.solver.value(h, max_nodes=EXACT_NODES)
+            v = None if r is None else self.after_exact(S, r[1], w, flat)
+            base = None if v is None else {r[1]: v}
+        else:
+            in_S = np.zeros(self.o.D, dtype=np.bool_)
+            in_S[S] = True
+            Si = np.ascontiguousarray(S, dtype=np.int32)
+            picks = kernels.rollout_picks(self.o.C, self.o.counts, Si, in_S, w, self.cand, self.o.L, GBR, WIDTH)
+            words = list(dict.fromkeys(int(x) for x in picks))
+            W = float(w[S].sum())
+            base = {g: float(v) / W for g, v in zip(words, self.greedy(Si, words, w, flat))}
+        self.bases[key] = base
+        return base
+
     def state(self, S: np.ndarray, played: int):
         """(continuation kind, {word: value}) at state S: the played word's and the candidates' values."""
         w = self.weights_on(S)
+        flat = self._flat(S)
         if S.size <= EXACT_WORDS:
-            h = np.zeros(self.o.D)
-            h[S] = w[S]
-            r = self.solver.solve(h, max_nodes=EXACT_NODES)
-            if r is not None:
-                vals = {played: self.after(S, played, w, True)}
-                if r.first not in vals:
-                    vals[r.first] = self.after(S, r.first, w, True)
-                if all(v is not None for v in vals.values()):
-                    return "exact", vals
-        in_S = np.zeros(self.o.D, dtype=np.bool_)
-        in_S[S] = True
-        Si = np.ascontiguousarray(S, dtype=np.int32)
-        picks = kernels.rollout_picks(self.o.C, self.o.counts, Si, in_S, w, self.cand, self.o.L, GBR, WIDTH)
-        vals = {}
-        for g in [played] + [int(x) for x in picks]:
-            if g not in vals:
-                vals[g] = self.after(S, g, w, False)
-        return "greedy", vals
+            base = self._base("exact", S, w, flat)
+            if base is not None:
+                v = base[played] if played in base else self.after_exact(S, played, w, flat)
+                if v is not None:
+                    return "exact", {played: v, **base}
+        base = self._base("greedy", S, w, flat)
+        if played in base:
+            return "greedy", {played: base[played], **base}
+        v = float(self.greedy(np.ascontiguousarray(S, dtype=np.int32), [played], w, flat)[0]) / float(w[S].sum())
+        return "greedy", {played: v, **base}
 
 
-def review_turns(oracle: JottoOracle, hider: np.ndarray, turns: list[Turn]) -> list[JottoMoveReview]:
-    served, uniform = Valuer(oracle, hider), Valuer(oracle, np.ones(oracle.D))
+def _uniform_on(w: np.ndarray, S: np.ndarray) -> bool:
+    """The weights are the same positive number on every word of S (then a valuer against them values
+    every test word at S as the uniform one does: the oracle's choices and the normalised costs do not
+    depend on the weights' scale)."""
+    x = w[S]
+    return bool(x[0] > 0 and (x == x[0]).all())
+
+
+def review_turns(oracle: JottoOracle, hider: np.ndarray, turns: list[Turn],
+                 valuers: tuple[Valuer, Valuer] | None = None) -> list[JottoMoveReview]:
+    """The review of a guesser's game; ``valuers``: (served, uniform) Valuers against ``hider`` and uniform
+    weights kept from earlier reviews (None: new ones)."""
+    if valuers is None:
+        solver = ExactSolver(oracle.C, oracle.L)
+        valuers = Valuer(oracle, hider, solver), Valuer(oracle, np.ones(oracle.D), solver)
+    served, uniform = valuers
+    served.new_review()
+    uniform.new_review()
     words = oracle.dictionary.words
     mask = np.ones(oracle.D, dtype=bool)
     out = []
     for k, t in enumerate(turns):
         S = np.flatnonzero(mask).astype(np.int32)
-        kind, vals = served.state(S, t.word)
         kind_u, vals_u = uniform.state(S, t.word)
+        if _uniform_on(served.w, S) or not float(served.w[S].sum()) > 0:
+            kind, vals = kind_u, vals_u  # the served valuer's weights on S are uniform's
+        else:
+            kind, vals = served.state(S, t.word)
         best = min(vals, key=lambda g: (vals[g], g != t.word))
         best_u = min(vals_u, key=lambda g: (vals_u[g], g != t.word))
         loss = max(0.0, vals[t.word] - vals[best])
@@ -219,6 +293,8 @@ def summary(moves) -> tuple[float, list[int]]:
 # ------------------------------------------------------------------ the live pool's task
 
 _OPEN: dict = {}
+_VALUERS: OrderedDict = OrderedDict()  # (store, strategy; "" for uniform weights) -> Valuer, kept between reviews
+VALUERS_KEPT = 4  # at most about 50 MB each (Valuer's bounds)
 
 
 def review_from_store(store_path: str, strategy: str, turns: list, secret: str = "") -> dict:
@@ -238,6 +314,14 @@ def review_from_store(store_path: str, strategy: str, turns: list, secret: str =
     store, oracle, strategies = _OPEN[key]
     s = strategies[strategy or store.manifest["served"]]
     parsed = parse_turns(oracle, [(w, j) for w, j in turns], secret)
-    moves = review_turns(oracle, s.hider, parsed)
+    if (key, "") not in _VALUERS:
+        _VALUERS[(key, "")] = Valuer(oracle, np.ones(oracle.D))
+    if (key, s.name) not in _VALUERS:
+        _VALUERS[(key, s.name)] = Valuer(oracle, s.hider, _VALUERS[(key, "")].solver)
+    _VALUERS.move_to_end((key, ""))
+    _VALUERS.move_to_end((key, s.name))
+    while len(_VALUERS) > VALUERS_KEPT:  # the least recently used (an older store version's, say) go
+        _VALUERS.popitem(last=False)
+    moves = review_turns(oracle, s.hider, parsed, (_VALUERS[(key, s.name)], _VALUERS[(key, "")]))
     acc, top = summary(moves)
     return dict(moves=[m.__dict__ for m in moves], accuracy=acc, costliest=top)
