@@ -266,10 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         port_file = str(root / ".work" / f"serve-ports-{os.getpid()}.json")
         Path(port_file).parent.mkdir(parents=True, exist_ok=True)
         server_args = [*server_args, "--port-file", port_file]
-    # two lanes: the largest store (Dudo) is built beside the others instead of after them
     build_cmd = None if args.no_build else [py, "-m", "builder", "--profile", args.profile, "--missing-only",
-                                            "--lanes", "2", "--root", str(root),
-                                            *(a for v in args.variant for a in ("--variant", v))]
+                                            "--root", str(root), *(a for v in args.variant for a in ("--variant", v))]
     try:
         return run([py, "-m", "server", *server_args], build_cmd, root, args.build_log, args.stop_seconds, log,
                    Path(port_file))
