@@ -85,6 +85,14 @@ def uses_uniform(S, h, kind):
     return H <= 0.0
 
 
+@njit(cache=CACHE, nogil=True, inline="always")
+def prefer(score, g_in, best, best_score, best_in):
+    """Whether a test word scoring ``score`` (``g_in``: a consistent word) replaces the best so far (``best`` < 0:
+    none yet): a lower score beyond TIE_TOLERANCE, or a tie won by a consistent word over an inconsistent one."""
+    tol = TIE_TOLERANCE * abs(best_score) if best >= 0 else 0.0
+    return best < 0 or score < best_score - tol or (score <= best_score + tol and g_in and not best_in)
+
+
 @njit(cache=CACHE, nogil=True)
 def choose_guess(C, S, in_S, h, candidates, L, kind):
     """GuesserGBR (Alg. 1-4, answers 0..L) or Beeler's entropy choice at state S; returns a word index.
@@ -116,8 +124,7 @@ def choose_guess(C, S, in_S, h, candidates, L, kind):
         g = candidates[ci]
         score = guess_score(C[g], S, h, L, kind, uniform, hw, cnt)
         g_in = in_S[g]
-        tol = TIE_TOLERANCE * abs(best_score) if best >= 0 else 0.0
-        if best < 0 or score < best_score - tol or (score <= best_score + tol and g_in and not best_in):
+        if prefer(score, g_in, best, best_score, best_in):
             best = g
             best_score = score
             best_in = g_in

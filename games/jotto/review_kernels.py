@@ -91,8 +91,7 @@ def gbr_wide(C, T, in_S, h, candidates, L, acc_c, acc_h):
             for j in range(K):
                 score += acc_h[g, j] * acc_c[g, j]
         g_in = in_S[g]
-        tol = kernels.TIE_TOLERANCE * abs(best_score) if best >= 0 else 0.0
-        if best < 0 or score < best_score - tol or (score <= best_score + tol and g_in and not best_in):
+        if kernels.prefer(score, g_in, best, best_score, best_in):
             best = g
             best_score = score
             best_in = g_in
