@@ -127,8 +127,12 @@ def main(argv=None) -> int:
     from bench.load import _start, _stop
     from protos import gamestrategy_pb2_grpc as pb_grpc
     from games.storage import current_stores, stores_root
+    named = a.root is not None
     a.root = a.root or stores_root()
     if a.variant not in current_stores(a.root, "dudo"):
+        if named:   # a root the caller named: its store is missing (an error); make bench's stores/: not built yet
+            print(f"bench.dudo_served: {a.variant} is not built under {a.root}", file=sys.stderr)
+            return 2
         print(f"bench.dudo_served: {a.variant} is not built under {a.root}; skipped")
         return 0
     md, reqs = decisions(a.root, a.variant, a.games, np.random.default_rng(a.seed))

@@ -110,3 +110,12 @@ def test_served_load_counts_every_answer_by_its_source(endgame_root, capsys):
         deg = float(re.search(r"degraded ([\d.]+) %", line).group(1))
         assert abs(deg - 100.0 * counts.get("DEGRADED", 0) / n) < 0.01
     assert "BOOK" in idle and re.search(r"(LIVE|DEGRADED) \d+", idle)
+
+
+def test_served_load_names_a_missing_store(tmp_path, capsys):
+    """bench.dudo_served on a root without the store: exit code 2 and one line naming the variant and root."""
+    from bench.dudo_served import main
+
+    assert main(["--root", str(tmp_path), "--variant", "dudo-5dice-default"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"bench.dudo_served: dudo-5dice-default is not built under {tmp_path}"
