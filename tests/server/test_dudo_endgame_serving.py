@@ -47,9 +47,9 @@ def overestimating(registry):
     yield from served(registry, live_slots=1, live_estimate_scale=1e6)
 
 
-def req(history, roll=(4,), seed=0):
+def req(history, roll=(4,), seed=0, params=PARAMS):
     opened = len(history) % 2 == 0
-    return pb.SampleMoveRequest(variant=PARAMS.variant, game_seed=seed, want_distribution=True, dudo=pb.DudoState(
+    return pb.SampleMoveRequest(variant=params.variant, game_seed=seed, want_distribution=True, dudo=pb.DudoState(
         own_dice=1, opponent_dice=1, roll=list(roll), requester_opened=opened,
         history=[pb.DudoClaim(count=n, face=r) for n, r in (claim(s, 2) for s in history)]))
 
@@ -64,8 +64,8 @@ def moves(actions, probs):
     return {("dudo" if a < 0 else "{}x{}".format(*claim(int(a), 2))): float(q) for a, q in zip(actions, p)}
 
 
-def book(registry, history, roll=(4,)):
-    with registry.acquire(PARAMS.variant) as b:
+def book(registry, history, roll=(4,), params=PARAMS):
+    with registry.acquire(params.variant) as b:
         return moves(*b._row(1, 1, roll, list(history)))
 
 

@@ -2,12 +2,14 @@
 (LIVE, the same distribution as the worker's task run in-process, the same on a repeat), says DEGRADED with
 the store's row where it cannot (no live slot), and labels the round in GetStats.  The figure it states is
 checked in tests/games/test_dudo_searched.py."""
+import functools
+
 import pytest
 
-from games.dudo.rules import claim
 from games.dudo.searched_store import searched_move_from_store
 from games.dudo.served import SERVED_SEARCHED
 from protos import gamestrategy_pb2 as pb
+from tests.server import test_dudo_endgame_serving as endgame
 from tests.server.test_dudo_endgame_serving import distribution, moves
 from tests.server.test_live_pool import ready
 from tests.server.test_live_serving import dudo_registry, served
@@ -34,15 +36,8 @@ def no_slots(registry):
     yield from served(registry, live_slots=0)
 
 
-def req(history, roll=(4,)):
-    return pb.SampleMoveRequest(variant=PARAMS.variant, game_seed=0, want_distribution=True, dudo=pb.DudoState(
-        own_dice=1, opponent_dice=1, roll=list(roll), requester_opened=len(history) % 2 == 0,
-        history=[pb.DudoClaim(count=n, face=r) for n, r in (claim(s, 2) for s in history)]))
-
-
-def book(registry, history, roll=(4,)):
-    with registry.acquire(PARAMS.variant) as b:
-        return moves(*b._row(1, 1, roll, list(history)))
+req = functools.partial(endgame.req, params=PARAMS)
+book = functools.partial(endgame.book, params=PARAMS)
 
 
 def test_a_searched_round_is_answered_by_search_live(service, registry):
