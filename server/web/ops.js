@@ -43,6 +43,9 @@ function factsTable(v, s, f) {
     rows.push(["value bracket (certified)", `[${fmt(c.lower, 6)}, ${fmt(c.upper, 6)}] ${c.kind}, gap ${fmt(c.upper - c.lower, 6)}`],
       ["value bracket: lower end", c.lower_kind], ["value bracket: upper end", c.upper_kind],
       ["value bracket: method", `${c.method} (strategy ${c.guesser}${c.rounds ? ", " + c.rounds + " rounds" : ""}, ${fmt(c.cpu_seconds, 1)} CPU s)`]);
+  } else if (v.game === "jotto") {  // say so, lest an epsilon near 0 against greedy oracles read as "solved"
+    rows.push(["value bracket (certified)", "not certified in this store: its epsilons are against greedy oracles " +
+      "(lower bounds on the true epsilon); the full profile's stores (make build-stores) state a certified bracket"]);
   }
   if (f?.parameters) rows.push(["parameters", JSON.stringify(f.parameters)]);
   if (f?.build) rows.push(["build", JSON.stringify(f.build)]);

@@ -346,6 +346,9 @@ def test_operations_page_renders_every_variant(page, site):
         assert sec.locator("h3").inner_text() == v
         facts = sec.locator("table.facts").inner_text()
         assert stats[v]["storeVersion"] in facts and stats[v]["codeVersion"] in facts
+        certified = any("value_lower" in s["figures"] for s in stats[v]["strategies"])
+        if v.startswith("jotto"):  # a certified bracket, or a line saying there is none
+            assert ("value bracket (certified)" in facts) and (("not certified" in facts) != certified), facts
         plots = sec.locator("img[data-plot]")
         want = {"jotto": ["fp", "double_oracle", "guessers"], "dudo": ["exploitability"]}.get(v.split("-")[0])
         if want is not None:
