@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(res.rounds)} rounds")
     exact_nodes = int(sum(r.nodes for r in res.rounds))
     print(f"exact searches {len(res.rounds)} ({exact_nodes:,} states); priced restricted games {res.priced}, "
-          f"truncated exact searches {pricing.searches if pricing else 0} "
+          f"pricing searches {pricing.searches if pricing else 0} "
           f"({pricing.nodes if pricing else 0:,} states); {cpu:.1f} CPU s")
     return 0
 
