@@ -3,7 +3,7 @@
   python -m bench.jotto_exact [--root stores] --variant jotto-en_US80-2-ganzfried [--rounds 60]
                               [--nodes 20000000] [--smoothing 0.5] [--lp-hider-too] [--log FILE]
                               [--pricing 15,18] [--pricing-widths 4,8] [--pricing-gain 0.1]
-                              [--pricing-nodes 500000]
+                              [--pricing-nodes 500000] [--max-priced 5000]
 
 Seeds the restricted game with the store's members (its double oracle's member trees, the benchmark's and
 the people's), solves the served hider exactly first (the first centre) and runs
@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pricing-widths", default="", help="heuristic pricing: widths W,... (games.jotto.pricing)")
     ap.add_argument("--pricing-gain", type=float, default=0.1)
     ap.add_argument("--pricing-nodes", type=int, default=500_000)
+    ap.add_argument("--max-priced", type=int, default=5000, help="heuristic pricing: at most this many priced LPs")
     ap.add_argument("--log", default=None, help="also append each round's line to this file")
     a = ap.parse_args(argv)
     st = open_store(a.root, a.variant)
@@ -89,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     cpu0 = time.process_time()
     res = solve_exact_double_oracle(o.C, o.L, seeds, tol=1e-6, max_rounds=a.rounds, max_nodes=a.nodes,
                                     extra_columns=greedy, hiders=[served], smoothing=a.smoothing, on_round=line,
-                                    lp_hider_too=a.lp_hider_too, pricing=pricing, pricing_gain=a.pricing_gain)
+                                    lp_hider_too=a.lp_hider_too, pricing=pricing, pricing_gain=a.pricing_gain,
+                                    max_priced=a.max_priced)
     cpu = time.process_time() - cpu0
     print(f"bracket [{res.hider_value:.6f}, {res.guarantee:.6f}] gap {res.gap:.6f} ({res.kind}); guesser support "
           f"{int(np.count_nonzero(res.weights))}, hider support {int(np.count_nonzero(res.hider))}; "
