@@ -22,6 +22,7 @@ from builder.recorded import recorded_parameters
 from games.jotto.certify import BOUNDED, EXACT, solve_exact_double_oracle
 from games.jotto.bitset_bb import BitsetExactSolver as ExactSolver
 from games.jotto.oracle import ENTROPY, GBR, KIND_NAMES, KINDS, ROLLOUT, ROLLOUT_WIDTH, JottoOracle, Tree, build_tree
+from games.jotto.pricing import TruncatedExactPricing
 from games.jotto.people import guesses_figures, secret_distribution
 from games.jotto.solvers import (
     DOState, FPState, HedgeState, hider_candidates, pair_stats, restricted_game, select_hider, select_robust_hider,
@@ -82,6 +83,15 @@ class JottoParams:
     # "exact": each round also adds the exact best response to the restricted game's own hider (lp_hider_too:
     # two exact trees a round; it closed the 2-letter gap where one tree a round stalled, docs/jotto-exact.md)
     certify_both: bool = False
+    # "exact": heuristic pricing first (games.jotto.pricing: the GBR and rollout trees, the exact responses to
+    # the hider truncated to each size of certify_pricing, the branch and bound expanding at most w moves a state
+    # for each w of certify_pricing_widths; certify_pricing_nodes states a search); the exact search only when
+    # no cheap column improves the restricted game by certify_pricing_gain x the gap; smoothing towards the best
+    # proven hider off (the round's exact search is the restricted game's own hider's); () = none
+    certify_pricing: tuple = ()
+    certify_pricing_widths: tuple = ()
+    certify_pricing_gain: float = 0.02
+    certify_pricing_nodes: int = 500_000
 
     def as_dict(self) -> dict:
         """The parameters as recorded; people_lookahead and the Hedge parameters only when set, so stores
@@ -97,6 +107,12 @@ class JottoParams:
             del d["robust_hider"]
         if not d["certify_both"]:
             del d["certify_both"]
+        if d["certify_pricing"] or d["certify_pricing_widths"]:
+            d["certify_pricing"] = list(d["certify_pricing"])
+            d["certify_pricing_widths"] = list(d["certify_pricing_widths"])
+        else:
+            for k in ("certify_pricing", "certify_pricing_widths", "certify_pricing_gain", "certify_pricing_nodes"):
+                del d[k]
         if not d["certify"]:
             for k in ("certify", "certify_rounds", "certify_nodes", "certify_steps"):
                 del d[k]
@@ -491,22 +507,26 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
             interrupt.stop_if_requested()
 
         cpu0 = time.process_time()
+        pricing = (TruncatedExactPricing(oracle.C, oracle.L, params.certify_pricing, extra,
+                                         params.certify_pricing_nodes, widths=params.certify_pricing_widths)
+                   if params.certify_pricing or params.certify_pricing_widths else None)
         res = solve_exact_double_oracle(
             oracle.C, oracle.L, [t.guesses for t in seed_trees], tol=1e-6, max_rounds=params.certify_rounds,
             max_nodes=params.certify_nodes, lower_steps=params.certify_steps,
             extra_columns=extra, hiders=[b.arrays[array_key(HIDER, served)]], on_round=tick,
-            lp_hider_too=params.certify_both)
+            lp_hider_too=params.certify_both, pricing=pricing, pricing_gain=params.certify_pricing_gain,
+            smoothing=0.0 if pricing else 0.5)
         cpu = time.process_time() - cpu0
     support = np.flatnonzero(res.weights > 0)
     w = res.weights[support]
     G_s = np.stack([res.columns[c] for c in support], axis=1)
     member_hiders, member_kinds, member_exact, nodes = [], [], [], {}
     for m, c in enumerate(support):
-        if c in res.trees:  # an exact tree: its input hider, GBR against it off the tree (never on it)
+        if c in res.trees:  # a searched tree: its input hider, GBR against it off the tree (never on it)
             states, moves = res.trees[c]
             member_hiders.append(res.inputs[c])
             member_kinds.append(GBR)
-            member_exact.append(1)
+            member_exact.append(0 if c in res.heuristic else 1)
         else:
             h, k, t = source[res.columns[c].tobytes()]
             states, moves = t.node_states, t.node_moves
@@ -523,7 +543,8 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
                        f"bounded search: {params.certify_steps} probes of at most {params.certify_nodes} states",
                        upper_kind="guarantee: the hider's exact best response (every word)",
                        hider="exact_do", guesser="exact_do", cpu_seconds=cpu, max_nodes=params.certify_nodes,
-                       rounds=len(res.rounds))
+                       rounds=len(res.rounds), **(dict(priced=res.priced, truncated_searches=pricing.searches,
+                                                       truncated_states=pricing.nodes) if pricing else {}))
     b.strategies["exact_do"] = dict(
         kind=MIXED, members=int(len(support)), rounds=len(res.rounds), columns=len(res.columns),
         book_threshold=0, seconds=res.seconds, cpu_seconds=cpu,

@@ -129,6 +129,10 @@ _NO_ROLLOUT = dict(people_oracle="gbr")
 # to under 1e-6 (value 7.689873) in 37-49 exact searches, about 330 CPU s (bench.jotto_exact --lp-hider-too,
 # docs/jotto-exact.md), so the full profile runs it to the end; the default one keeps one exact search (the
 # default set's 10 minutes). The 3-5 letter budgets are not measured yet (no full build ran with them).
+# Heuristic pricing (games.jotto.pricing; JottoParams.certify_pricing*, set by no profile) takes the default
+# members' guarantee from 7.93 to about 7.70 three times faster, but the exact searches of the end remain: the
+# whole run closed in 266.8 CPU s at best against the baseline's ~355 (docs/jotto-exact.md, third pass), above the
+# ~90 s the default build could add, so the default 2-letter store keeps certify="served".
 DEFAULT = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, certify="served",
                                              certify_nodes=5_000_000, **_NO_ROLLOUT),

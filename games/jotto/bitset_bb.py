@@ -248,11 +248,13 @@ def _same_split(S, masks, cnt, ci, ce):
 
 @njit(cache=CACHE, nogil=True)
 def best_response_bb(S, depth, beta, mpar, rpar, masks, selfbit, Cs, w, dr, keys, vals, moves, shift,
-                     ws_cnt, ws_cb, ws_bnd, ws_state, ws_sig, ws_child, ws_hts, ws_htc, ws_order, ws_own, stats):
+                     ws_cnt, ws_cb, ws_bnd, ws_state, ws_sig, ws_child, ws_hts, ws_htc, ws_order, ws_own, stats,
+                     width=0):
     """V(S) if it is below beta (then stored as exact with its move); otherwise a lower bound >= beta
     (stored negated). S: bitset of weighted words; mpar, rpar: bounds on S's split width and reach.
     ws_*: scratch per depth. stats: [states expanded, out of budget, budget, memo replacements,
-    candidates refined, candidates expanded]."""
+    candidates refined, candidates expanded]. width > 0: a heuristic, not exact: at most `width` moves a state
+    are expanded (best bound first), so the value is a tree's, at least V(S)."""
     nw = S.shape[0]
     n = _count(S)
     if n == 0:
@@ -382,12 +384,16 @@ def best_response_bb(S, depth, beta, mpar, rpar, masks, selfbit, Cs, w, dr, keys
     best = np.inf
     best_g = -1
     node_lb = np.inf
+    expanded = 0
     while True:
         ci = -1
         for cj in range(G):
             if state[cj] != 0 and (ci < 0 or bnd[cj] < bnd[ci]):
                 ci = cj
         if ci < 0:
+            break
+        if width > 0 and expanded >= width:
+            node_lb = min(node_lb, bnd[ci])
             break
         lim = min(best, beta)
         if bnd[ci] >= lim * (1.0 - _EPS) and state[ci] == 2:
@@ -410,6 +416,7 @@ def best_response_bb(S, depth, beta, mpar, rpar, masks, selfbit, Cs, w, dr, keys
             continue
         state[ci] = 0
         stats[5] += 1
+        expanded += 1
         # children, largest first, with their current bounds
         nk = 0
         order = ws_order[depth]
@@ -439,7 +446,7 @@ def best_response_bb(S, depth, beta, mpar, rpar, masks, selfbit, Cs, w, dr, keys
             rest = cost - own[k]
             v = best_response_bb(child[k + 1], depth + 1, lim - rest, m, r, masks, selfbit, Cs, w, dr, keys,
                                  vals, moves, shift, ws_cnt, ws_cb, ws_bnd, ws_state, ws_sig, ws_child, ws_hts, ws_htc, ws_order,
-                                 ws_own, stats)
+                                 ws_own, stats, width)
             cost = rest + v
             if cost >= lim * (1.0 - _EPS):
                 ok = False
@@ -468,7 +475,7 @@ class BitsetExactSolver:
     """Exact best response of the guesser (the optimal decision tree) against weighted secrets: the interface
     of games.jotto.exact.ExactSolver, on the bitset kernel best_response_bb."""
 
-    def __init__(self, C: np.ndarray, L: int, table_bits: int = 22, table_mb: int = 256):
+    def __init__(self, C: np.ndarray, L: int, table_bits: int = 22, table_mb: int = 256, width: int = 0):
         self.C = np.ascontiguousarray(C, dtype=np.uint8)
         if self.C.ndim != 2 or self.C.shape[0] != self.C.shape[1]:
             raise ValueError(f"C must be a square answer matrix, got shape {self.C.shape}")
@@ -477,6 +484,7 @@ class BitsetExactSolver:
         self.k = branching(self.C, L)
         self.table_bits = table_bits
         self.table_mb = table_mb
+        self.width = width  # > 0: at most this many moves a state (a heuristic tree, not the optimal one)
         self._keys = None
 
     # -- setup per hider ---------------------------------------------------------------------------------
@@ -554,7 +562,7 @@ class BitsetExactSolver:
             stats[1] = 0
             stats[2] = stats[0] + max_nodes
         v = best_response_bb(S, 0, beta, self.n, self.n, self.masks, self.selfbit, self.Cs, self.w, self.dr,
-                             self._keys, self._vals, self._moves, self._shift, *self.ws, stats)
+                             self._keys, self._vals, self._moves, self._shift, *self.ws, stats, self.width)
         return (None if stats[1] else float(v)), stats
 
     def _run(self, h, beta, max_nodes):

@@ -39,8 +39,8 @@ class Round:
 @dataclass
 class CertifiedDO:
     columns: list[np.ndarray]  # guesses per word of every column (int32[D])
-    trees: dict[int, tuple[list, list]]  # exact columns: index -> (node states, node moves)
-    inputs: dict[int, np.ndarray]  # exact columns: index -> the hider it is the exact response to
+    trees: dict[int, tuple[list, list]]  # searched columns: index -> (node states, node moves)
+    inputs: dict[int, np.ndarray]  # searched columns: index -> the hider it answers (exact unless heuristic)
     weights: np.ndarray  # the final restricted game's guesser mixture over the columns
     guarantee: float  # its guarantee: the upper end of the value bracket
     hider: np.ndarray  # the hider with the best proven payoff against every guesser
@@ -49,6 +49,9 @@ class CertifiedDO:
     rounds: list[Round] = field(default_factory=list)
     seconds: float = 0.0
     max_nodes: int = 0
+    priced: int = 0  # restricted games improved by heuristic pricing's columns (no exact search)
+    heuristic: set[int] = field(default_factory=set)  # columns in trees that are not exact responses to inputs
+
 
     @property
     def gap(self) -> float:
@@ -63,7 +66,8 @@ class CertifiedDO:
 def solve_exact_double_oracle(C: np.ndarray, L: int, seed_columns: list[np.ndarray], tol: float = 1e-6,
                               max_rounds: int = 200, max_nodes: int = 50_000_000, time_budget: float = np.inf,
                               lower_steps: int = 10, extra_columns=None, hiders: list[np.ndarray] = (),
-                              smoothing: float = 0.5, on_round=None, lp_hider_too: bool = False) -> CertifiedDO:
+                              smoothing: float = 0.5, on_round=None, lp_hider_too: bool = False,
+                              pricing=None, pricing_gain: float = 0.1, max_priced: int = 5000) -> CertifiedDO:
     """The double oracle with exact oracles on both sides (McMahan, Gordon & Blum 2003), seeded with
     `seed_columns` (guesses per word of guesser pure strategies, e.g. a store's members).
     extra_columns(y), if given, returns more columns to add each round beside the exact one (e.g. the greedy
@@ -76,7 +80,13 @@ def solve_exact_double_oracle(C: np.ndarray, L: int, seed_columns: list[np.ndarr
     value is a lower end of the bracket; its tree either improves the restricted game or its hider
     becomes the new centre (V* is concave), so the bracket narrows every round.
     lp_hider_too: every round also adds the exact best response to the restricted game's own hider y (two
-    exact trees a round)."""
+    exact trees a round).
+    pricing(y), if given (games.jotto.pricing), yields levels of cheap columns against the restricted game's
+    hider y, cheapest first; a level whose best column improves the restricted game by at least
+    pricing_gain x the current gap (and tol) is added and the LP solved again without an exact search
+    (at most max_priced times); exact columns among them (exact responses to held hiders) raise the lower end.
+    The exact oracle runs only when no level improves enough, so every round still ends with an exact search
+    and the bracket's ends are exact figures as without pricing."""
     t0 = time.perf_counter()
     solver = ExactSolver(C, L)
     columns = [np.asarray(c, dtype=np.int32) for c in seed_columns]
@@ -88,9 +98,47 @@ def solve_exact_double_oracle(C: np.ndarray, L: int, seed_columns: list[np.ndarr
     x = None
     upper = np.inf
     pending = [np.asarray(h, dtype=np.float64) / np.sum(h) for h in hiders]
+    priced = 0
+    heuristic: set[int] = set()
+
+    def add(col, tree=None, hider=None, exact=True) -> bool:
+        col = np.asarray(col, dtype=np.int32)
+        if col.tobytes() in seen:
+            return False
+        seen.add(col.tobytes())
+        if tree is not None:
+            trees[len(columns)] = (tree.node_states, tree.node_moves)
+            inputs[len(columns)] = hider
+            if not exact:
+                heuristic.add(len(columns))
+        columns.append(col)
+        return True
+
     for _ in range(max_rounds):
         G = np.stack(columns, axis=1).astype(np.float64)
         x, guarantee, y = restricted_game(G)
+        while pricing is not None and not pending and priced < max_priced:
+            improved = False
+            for level in pricing(y):
+                for c in level:
+                    if c.exact and c.tree.value > best_lo:
+                        best_lo, best_y, kind = c.tree.value, c.hider, EXACT
+                if guarantee - best_lo <= tol:
+                    break
+                need = guarantee - max(tol, pricing_gain * (guarantee - best_lo))
+                if min(float(y @ c.guesses) for c in level) < need:
+                    improved = any([add(c.guesses, c.tree, c.hider, c.exact) for c in level
+                                    if float(y @ c.guesses) < guarantee - tol])
+                    if improved:
+                        break
+            if not improved or guarantee - best_lo <= tol:
+                break
+            priced += 1
+            G = np.stack(columns, axis=1).astype(np.float64)
+            x, guarantee, y = restricted_game(G)
+        if guarantee - best_lo <= tol:
+            upper = guarantee
+            break
         upper = guarantee  # nonincreasing: the columns only grow
         y_lp = y
         if pending:
@@ -132,12 +180,8 @@ def solve_exact_double_oracle(C: np.ndarray, L: int, seed_columns: list[np.ndarr
             if upper - best_lo <= tol:
                 break
             col = r.tree_guesses.astype(np.int32)
-        if col.tobytes() in seen:  # only when V*(y) = the guarantee up to rounding: nothing left to add
+        if not add(col, r, y):  # only when V*(y) = the guarantee up to rounding: nothing left to add
             break
-        seen.add(col.tobytes())
-        trees[len(columns)] = (r.node_states, r.node_moves)
-        inputs[len(columns)] = y
-        columns.append(col)
         if lp_hider_too and y is not y_lp:
             ts = time.perf_counter()
             r2 = solver.solve(y_lp, upper=float((y_lp @ G).min()), max_nodes=max_nodes)
@@ -147,18 +191,10 @@ def solve_exact_double_oracle(C: np.ndarray, L: int, seed_columns: list[np.ndarr
                     on_round(rounds[-1])
                 if r2.value > best_lo:
                     best_lo, best_y, kind = r2.value, y_lp, EXACT
-                c2 = r2.tree_guesses.astype(np.int32)
-                if c2.tobytes() not in seen:
-                    seen.add(c2.tobytes())
-                    trees[len(columns)] = (r2.node_states, r2.node_moves)
-                    inputs[len(columns)] = y_lp
-                    columns.append(c2)
+                add(r2.tree_guesses, r2, y_lp)
         for c in (extra_columns(y) if extra_columns is not None else []):
-            c = np.asarray(c, dtype=np.int32)
-            if c.tobytes() not in seen:
-                seen.add(c.tobytes())
-                columns.append(c)
+            add(c)
     # the guesser mixture of the last LP solved (its guarantee is min over rounds: columns only grow)
     trees = {c: t for c, t in trees.items() if c < len(x)}
     return CertifiedDO(columns[: len(x)], trees, inputs, x, upper, best_y, best_lo, kind, rounds,
-                       time.perf_counter() - t0, max_nodes)
+                       time.perf_counter() - t0, max_nodes, priced, heuristic & set(trees))

@@ -37,9 +37,11 @@ def test_exact_figures_are_the_best_tree_against_each_served_hider(tmp_path, kin
     store.close()
 
 
-def test_certified_store_serves_the_exact_double_oracle_at_the_games_value(tmp_path):
-    """certify="exact": the store's bracket closes on the value of the LP over every tree of the list,
-    the strategy exact_do plays its members' trees from the book, and GetStats carries the bracket."""
+@pytest.mark.parametrize("pricing,widths", [((), ()), ((2, 3), (1,))])
+def test_certified_store_serves_the_exact_double_oracle_at_the_games_value(tmp_path, pricing, widths):
+    """certify="exact" (with and without heuristic pricing): the store's bracket closes on the value of the LP
+    over every tree of the list, the strategy exact_do plays its members' trees from the book, and GetStats
+    carries the bracket."""
     import numpy as np
 
     from builder.jotto import JottoParams, build_jotto_store
@@ -51,7 +53,8 @@ def test_certified_store_serves_the_exact_double_oracle_at_the_games_value(tmp_p
     lst = tmp_path / "tiny6.txt"
     lst.write_text("\n".join(words) + "\n")
     register_list_file("tinycert", lst)
-    params = JottoParams(fp_iterations=20, do_iterations=3, book_threshold=2, certify="exact")
+    params = JottoParams(fp_iterations=20, do_iterations=3, book_threshold=2, certify="exact",
+                         certify_pricing=pricing, certify_pricing_widths=widths)
     store = Store(build_jotto_store("jotto-file.tinycert-2-ganzfried", params, tmp_path / "stores"))
     trees = {tuple(t[s] for s in range(6)) for t in ref.all_trees(store.manifest["words"], range(6))}
     _, value, _ = restricted_game(np.array(sorted(trees), dtype=np.float64).T)

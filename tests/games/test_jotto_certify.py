@@ -12,6 +12,7 @@ from games.jotto.certify import EXACT, solve_exact_double_oracle
 from games.jotto.dictionary import load_dictionary
 from games.jotto.exact import ExactSolver, _bound_row, _counting_bound, _split_width
 from games.jotto.kernels import num_comm_letts_matrix
+from games.jotto.pricing import TruncatedExactPricing
 from games.jotto.solvers import restricted_game
 
 
@@ -97,21 +98,50 @@ def test_split_width_bound_is_below_every_tree(length, seed):
         assert bound <= float(best) + 1e-12
 
 
+def whole_game(length, n, seed):
+    """(words, C, the value of the LP whose columns are every tree of the tiny list, one tree's column)."""
+    words, C = tiny(length, n, seed)
+    trees = {tuple(t[s] for s in range(n)) for t in ref.all_trees(words, range(n))}
+    G = np.array(sorted(trees), dtype=np.float64).T
+    return words, C, restricted_game(G)[1], G[:, 0].astype(np.int32)
+
+
+def assert_closed_on(res, words, value):
+    """The bracket is exact, closed, holds the value, and its ends are the served mixture's guarantee and the
+    held hider's exact value (recomputed from the columns and by brute force over every tree)."""
+    assert res.kind == EXACT
+    assert res.hider_value - 1e-9 <= value <= res.guarantee + 1e-9
+    assert res.gap <= 1e-6
+    Gd = np.stack(res.columns, axis=1).astype(np.float64)
+    assert (Gd @ res.weights).max() == pytest.approx(res.guarantee, abs=1e-9)
+    assert float(ref.optimal_tree_value(words, [Fraction(float(x)) for x in res.hider])) == pytest.approx(
+        res.hider_value, abs=1e-9)
+
+
 @pytest.mark.parametrize("length,seed,n,lp_too", [(2, 30, 6, False), (2, 31, 7, False), (3, 32, 6, False),
                                                   (2, 31, 7, True), (3, 33, 6, True)])
 def test_exact_double_oracle_finds_the_value_of_the_whole_games_lp(length, seed, n, lp_too):
     """Seeded with one tree, the double oracle's bracket closes on the value of the LP whose columns are
     every tree of the list."""
-    words, C = tiny(length, n, seed)
-    trees = {tuple(t[s] for s in range(n)) for t in ref.all_trees(words, range(n))}
-    G = np.array(sorted(trees), dtype=np.float64).T
-    _, value, _ = restricted_game(G)
-    res = solve_exact_double_oracle(C, length, [G[:, 0].astype(np.int32)], tol=1e-9, lp_hider_too=lp_too)
-    assert res.kind == EXACT
-    assert res.hider_value - 1e-9 <= value <= res.guarantee + 1e-9
-    assert res.gap <= 1e-6
-    # the served mixture's guarantee and the hider's exact value, recomputed from its columns and by brute force
-    Gd = np.stack(res.columns, axis=1).astype(np.float64)
-    assert (Gd @ res.weights).max() == pytest.approx(res.guarantee, abs=1e-9)
-    assert float(ref.optimal_tree_value(words, [Fraction(float(x)) for x in res.hider])) == pytest.approx(
-        res.hider_value, abs=1e-9)
+    words, C, value, seed_column = whole_game(length, n, seed)
+    res = solve_exact_double_oracle(C, length, [seed_column], tol=1e-9, lp_hider_too=lp_too)
+    assert_closed_on(res, words, value)
+
+
+@pytest.mark.parametrize("length,seed,n,widths", [(2, 31, 7, ()), (2, 34, 8, (1, 2)), (3, 33, 7, (1,))])
+def test_heuristic_pricing_closes_on_the_value_of_the_whole_games_lp(length, seed, n, widths):
+    """With heuristic pricing (truncated hiders' exact trees and width-limited trees before the exact oracle),
+    the bracket still closes on the value of the LP over every tree, and its ends are the served mixture's
+    guarantee and the exact value of a held hider (both recomputed by brute force)."""
+    words, C, value, seed_column = whole_game(length, n, seed)
+    pricing = TruncatedExactPricing(C, length, ks=(2, 3, 4), table_bits=12, widths=widths)
+    res = solve_exact_double_oracle(C, length, [seed_column], tol=1e-9, smoothing=0.0, pricing=pricing,
+                                    pricing_gain=0.0)
+    assert res.priced > 0 and pricing.searches > 0
+    assert_closed_on(res, words, value)
+    # every exact column is the optimal tree against its input hider, a width-limited one no better (brute force
+    # over every tree)
+    for c, h in res.inputs.items():
+        best = float(ref.optimal_tree_value(words, [Fraction(float(x)) for x in h]))
+        got = float(h @ res.columns[c]) / h.sum()
+        assert got >= best - 1e-9 if c in res.heuristic else got == pytest.approx(best, abs=1e-9)
