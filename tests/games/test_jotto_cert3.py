@@ -34,7 +34,7 @@ def test_ratchet_is_below_every_tree_and_reaches_it(length, letters, seed):
             assert lb <= best + 1e-12
             if exact is not None:
                 assert exact == pytest.approx(best, abs=1e-12)
-        lb, exact, _ = ratchet_lower_bound(solver, weights, best + 1.0, 10**6, 10**6, min_step=1e-6)
+        lb, exact, _ = ratchet_lower_bound(solver, weights, best + 1.0, 10**6, 10**6, min_step=1e-7)
         assert lb == pytest.approx(best, abs=2e-6)
 
 
