@@ -537,6 +537,7 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
     h = res.hider
     st = pair_stats(h, trees([h], GBR)[0].guesses, G_s, w)
     rounds = res.curves()
+    curves = np.delete(rounds, 4, axis=1)  # the seconds column out: the stored rows are the same in every build
     b.certified = dict(lower=float(res.hider_value), upper=float(res.guarantee), kind=res.kind,
                        method="exact double oracle",
                        lower_kind="exact response to the hider" if res.kind == EXACT else
@@ -547,7 +548,7 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
                                                        truncated_states=pricing.nodes) if pricing else {}))
     b.strategies["exact_do"] = dict(
         kind=MIXED, members=int(len(support)), rounds=len(res.rounds), columns=len(res.columns),
-        book_threshold=0, seconds=res.seconds, cpu_seconds=cpu,
+        book_threshold=0, seconds=res.seconds, cpu_seconds=cpu, round_seconds=rounds[:, 4].tolist(),
         exact_members=int(sum(member_exact)),
         figures=dict(st.as_dict(), value_lower=float(res.hider_value), value_upper=float(res.guarantee),
                      value_gap=float(res.gap), hider_vs_exact=float(res.hider_value),
@@ -561,7 +562,7 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
                      array_key(MEMBER_HIDERS, "exact_do"): np.stack(member_hiders),
                      array_key(MEMBER_KINDS, "exact_do"): np.array(member_kinds, dtype=np.int64),
                      array_key(MEMBER_EXACT, "exact_do"): np.array(member_exact, dtype=np.uint8),
-                     array_key(CERT_CURVES, "exact_do"): rounds})
+                     array_key(CERT_CURVES, "exact_do"): curves})
     b.books["exact_do"] = _book_from_trees(b.D, nodes)
     b.columns["exact_do"] = (G_s, w)
 

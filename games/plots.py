@@ -213,7 +213,7 @@ def jotto_exact_do(store: Store):
     m = store.manifest
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     c = _array(store, array_key(CERT_CURVES, "exact_do"))
-    c = np.zeros((0, 6)) if c is None else c
+    c = np.zeros((0, 5)) if c is None else c
     r = np.arange(1, len(c) + 1)
     ax.plot(r, c[:, 1], marker=".", label="guarantee (hider's exact best response)", color="C0")
     ax.plot(r, c[:, 2], marker=".", ls="", label="round's hider vs exact best response", color="C1")

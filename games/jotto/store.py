@@ -25,7 +25,9 @@ GUARANTEE_HISTORY = "guarantee_history"
 FP_CURVES = "fp_curves"  # float64[T+1, 3]: fictitious play per iteration (FPState.curves)
 DO_CURVES = "do_curves"  # float64[rounds, 2]: the double oracle per round (DOState.curves)
 
-CERT_CURVES = "cert_curves"  # float64[rounds, 6]: the exact double oracle per round (CertifiedDO.curves)
+# float64[rounds, 5]: the exact double oracle per round (CertifiedDO.curves without its seconds, which the
+# manifest's round_seconds holds: timings stay out of the content hash)
+CERT_CURVES = "cert_curves"
 MEMBER_EXACT = "member_exact"  # uint8[m]: 1 where a member is an exact tree (its moves all in the book)
 MEMBER_KINDS = "member_kinds"  # int64[m]: each member's oracle kind, where the manifest's `kind` is "mixed"
 MIXED = "mixed"  # a strategy's `kind` when its members use different oracles (KINDS: the oracle names)

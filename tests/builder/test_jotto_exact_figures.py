@@ -56,6 +56,11 @@ def test_certified_store_serves_the_exact_double_oracle_at_the_games_value(tmp_p
     params = JottoParams(fp_iterations=20, do_iterations=3, book_threshold=2, certify="exact",
                          certify_pricing=pricing, certify_pricing_widths=widths)
     store = Store(build_jotto_store("jotto-file.tinycert-2-ganzfried", params, tmp_path / "stores"))
+    # a second build has the same content hash: the rounds' timings are in the manifest, not in stored rows
+    again = Store(build_jotto_store("jotto-file.tinycert-2-ganzfried", params, tmp_path / "again"))
+    assert again.manifest["content_hash"] == store.manifest["content_hash"]
+    assert len(again.manifest["strategies"]["exact_do"]["round_seconds"]) == store.manifest["certified"]["rounds"]
+    again.close()
     trees = {tuple(t[s] for s in range(6)) for t in ref.all_trees(store.manifest["words"], range(6))}
     _, value, _ = restricted_game(np.array(sorted(trees), dtype=np.float64).T)
     cert = store.manifest["certified"]
