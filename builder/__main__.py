@@ -2,6 +2,7 @@
 
   python -m builder --profile default|full [--missing-only] [--variant NAME ...] [--root DIR]
                     [--executor process|dask|serial] [--workers N] [--scheduler tcp://HOST:PORT] [--fresh]
+                    [--lanes 1|2]
 
 Parallel work runs on the executor (``builder.executor``): a local process pool by default, Dask
 (``--scheduler`` or, with ``--executor dask`` alone, a LocalCluster of ``--workers`` processes).
@@ -83,6 +84,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
     ap.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="a running Dask scheduler (implies --executor dask)")
     ap.add_argument("--fresh", action="store_true", help="rebuild everything, even after an interrupted build")
+    ap.add_argument("--lanes", type=int, choices=(1, 2), default=1,
+                    help="2: build the largest store beside the others, each lane on its own executor")
     return ap.parse_args(argv)
 
 
@@ -136,8 +139,23 @@ def build_store(variant: str, params, root: Path, executor) -> Path:
     return build_jotto_store(variant, params, root, executor=executor)
 
 
+def lanes_of(plan: dict, lanes: int) -> list[list[str]]:
+    """The plan's variants as ``lanes`` sequences built side by side: with 2, the last (largest expected, the
+    plan being smallest first) gets a lane of its own and the others share the first, in order."""
+    order = list(plan)
+    if lanes <= 1 or len(order) < 2:
+        return [order]
+    return [order[:-1], order[-1:]]
+
+
 def run_plan(plan: dict, args: argparse.Namespace) -> int:
-    """Build every store of the plan on the executor, journalled so that a rerun resumes; print the summary."""
+    """Build every store of the plan on the executor, journalled so that a rerun resumes; print the summary.
+
+    ``args.lanes`` 2: the largest store is built beside the others from the start, on an executor of its own, so
+    that the build's total is not the sum of its stores where they leave cores idle (the Jotto stores' fictitious
+    play, double oracles and certification run on one core each)."""
+    import threading
+
     from tqdm import tqdm
 
     from builder.executor import ExecutorError, make_executor
@@ -148,47 +166,80 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
     journal = Journal(args.root, plan, args.fresh)
     t_build = time.perf_counter()
     interrupt.use_stop_file(args.root / ".work" / f"stop-{os.getpid()}")  # before workers start
+    lanes = lanes_of(plan, getattr(args, "lanes", 1))
+    executors = []
     try:
-        executor = make_executor(args.executor, args.workers, args.scheduler,
-                                 share_dir=str(args.root / ".work" / "shared"))
+        for k in range(len(lanes)):
+            executors.append(make_executor(args.executor, args.workers, args.scheduler,
+                                           share_dir=str(args.root / ".work" / ("shared" if k == 0 else f"shared-{k}"))))
     except ExecutorError as e:
+        for ex in executors:
+            ex.close()
         print(f"gamestrategy-build: {e}", file=sys.stderr)
         return 2
     results: list[StoreResult] = []
+    lock = threading.Lock()
     progress = ProgressReporter(args.root, plan, stop_types=(KeyboardInterrupt, TrainingStopped))
-    try:
-        with progress:
-            stores_bar = tqdm(total=len(plan), desc="stores", unit="store", dynamic_ncols=True)
-            for variant, params in plan.items():
-                done = journal.finished(args.root, variant)
-                if done is not None:
+    failed: list[BaseException] = []
+
+    def build_lane(variants: list[str], executor, bar) -> None:
+        for variant in variants:
+            params = plan[variant]
+            done = journal.finished(args.root, variant)
+            if done is not None:
+                with lock:
                     results.append(StoreResult(variant, 0.0, 0, done, _manifest(done), resumed=True))
-                    progress.finished(variant, measured=False)
-                    stores_bar.update(1)
-                    continue
+                progress.finished(variant, measured=False)
+            else:
                 progress.started(variant)
                 t0 = time.perf_counter()
                 with PeakMemory() as mem:
                     path = build_store(variant, params, args.root, executor)
-                journal.record(variant, path)
+                with lock:
+                    journal.record(variant, path)
                 seconds = time.perf_counter() - t0
                 progress.finished(variant, seconds)
-                results.append(StoreResult(variant, seconds, mem.peak, path, _manifest(path)))
-                stores_bar.update(1)
-                interrupt.stop_if_requested()
+                with lock:
+                    results.append(StoreResult(variant, seconds, mem.peak, path, _manifest(path)))
+            bar.update(1)
+            interrupt.stop_if_requested()
+
+    def side_lane(variants: list[str], executor, bar) -> None:
+        try:
+            build_lane(variants, executor, bar)
+        except BaseException as e:  # noqa: BLE001 -- handed to the main thread, which raises it
+            failed.append(e)
+
+    try:
+        with progress:
+            stores_bar = tqdm(total=len(plan), desc="stores", unit="store", dynamic_ncols=True)
+            side = [threading.Thread(target=side_lane, args=(lane, ex, stores_bar), daemon=True,
+                                     name=f"build-lane-{k}") for k, (lane, ex) in enumerate(zip(lanes, executors)) if k]
+            for th in side:
+                th.start()
+            build_lane(lanes[0], executors[0], stores_bar)
+            for th in side:
+                while th.is_alive():
+                    th.join(0.5)
+            if failed:
+                raise failed[0]
             stores_bar.close()
     except TrainingStopped as e:  # a worker stopped at an iteration boundary after a checkpoint
-        executor.close(kill=True)
+        for ex in executors:
+            ex.close(kill=True)
         raise KeyboardInterrupt(str(e)) from None
     except BaseException:
-        executor.close(kill=True)  # do not wait for running tasks: they resume from their checkpoints
+        for ex in executors:
+            ex.close(kill=True)  # do not wait for running tasks: they resume from their checkpoints
         raise
     else:
-        executor.close()
+        for ex in executors:
+            ex.close()
     finally:
         interrupt.clear_stop_file()
     journal.clear()
-    print(format_summary(results, executor.describe(), time.perf_counter() - t_build))
+    results.sort(key=lambda r: list(plan).index(r.variant))
+    print(format_summary(results, executors[0].describe(), time.perf_counter() - t_build))
     return 0
 
 

@@ -52,8 +52,7 @@ class ProgressReporter:
         self._keys = {v: timing_key(v, p) for v, p in plan.items()}
         self.progress = BuildProgress.start([(v, exp[v]) for v in plan])
         self._by_name = {v.variant: v for v in self.progress.variants}
-        self._current: str | None = None
-        self._t0 = 0.0
+        self._current: dict[str, float] = {}   # variant -> its start (perf_counter), one per build lane
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._heartbeat = heartbeat
@@ -77,8 +76,8 @@ class ProgressReporter:
             else:
                 self.progress.state = "failed"
                 self.progress.message = f"{exc_type.__name__}: {exc}"[:300]
-                if self._current is not None:
-                    self._by_name[self._current].state = "failed"
+                for v in self._current:
+                    self._by_name[v].state = "failed"
         self._write()
 
     def _run(self) -> None:
@@ -87,8 +86,8 @@ class ProgressReporter:
 
     def _write(self) -> None:
         with self._lock:
-            if self._current is not None:
-                self._by_name[self._current].seconds = time.perf_counter() - self._t0
+            for v, t0 in self._current.items():
+                self._by_name[v].seconds = time.perf_counter() - t0
             try:
                 self.progress.write(self.root)
             except OSError:
@@ -96,7 +95,7 @@ class ProgressReporter:
 
     def started(self, variant: str) -> None:
         with self._lock:
-            self._current, self._t0 = variant, time.perf_counter()
+            self._current[variant] = time.perf_counter()
             self._by_name[variant].state = "building"
         self._write()
 
@@ -107,8 +106,7 @@ class ProgressReporter:
             v.state = "done"
             if seconds is not None:
                 v.seconds = seconds
-            if self._current == variant:
-                self._current = None
+            self._current.pop(variant, None)
         if measured and seconds is not None:
             try:
                 record_seconds(self.root, self._keys[variant], seconds)

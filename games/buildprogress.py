@@ -114,9 +114,12 @@ class BuildProgress:
 
     def eta_seconds(self, variant: str) -> float | None:
         """Estimated seconds until ``variant`` is published: its own remaining time and that of every store
-        built before it; None when one of them has no estimate."""
+        built before it (a store being built: its own; a build in lanes builds several at once); None when one
+        of them has no estimate."""
         total = 0.0
         for v in self.pending():
+            if v.variant == variant and v.state == "building":
+                return v.remaining_seconds()
             left = v.remaining_seconds()
             if left is None:
                 return None

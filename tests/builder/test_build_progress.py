@@ -62,3 +62,51 @@ def test_the_reporter_writes_states_heartbeats_and_the_outcome(tmp_path):
         pass
     p = read_progress(tmp_path)
     assert p.state == "failed" and "solver blew up" in p.message and p.variants[1].state == "failed"
+
+
+def test_lanes_put_the_largest_store_beside_the_others():
+    plan = {"a": 1, "b": 2, "c": 3}
+    assert build_main.lanes_of(plan, 1) == [["a", "b", "c"]]
+    assert build_main.lanes_of(plan, 2) == [["a", "b"], ["c"]]
+    assert build_main.lanes_of({"a": 1}, 2) == [["a"]]
+
+
+def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_path, monkeypatch):
+    """--lanes 2: the plan's last store is built while the others are
+    (both 'building' in the progress file at once, the side lane's ETA its own remaining time), on an executor
+    of its own; every store is published and the journal is cleared as after a one-lane build."""
+    import threading
+
+    from builder.guesswho import GuessWhoParams
+    from builder.hangman import HangmanParams
+    from builder.jotto import JottoParams
+    from games.storage import all_current_stores
+
+    j2, gw, hm = "jotto-en_US80-2-ganzfried", "guesswho-24", "hangman-en_US50-5"
+    plan = {j2: JottoParams(fp_iterations=2, do_iterations=1, people_oracle="gbr"),
+            gw: GuessWhoParams(24, budget=2000), hm: HangmanParams(5, eval_games=2)}
+    real = build_main.build_store
+    started = {v: threading.Event() for v in plan}
+    executors, building = {}, {}
+
+    def build(variant, params, root, executor):
+        executors[variant] = id(executor)
+        started[variant].set()
+        if variant in (gw, hm):   # the two lanes' stores wait for each other: built at the same time
+            assert started[hm if variant == gw else gw].wait(60)
+            p = read_progress(root)
+            building[variant] = {v.variant for v in p.variants if v.state == "building"}
+            if variant == hm:  # its own remaining time, not the other lane's added before it
+                assert 0 < p.eta_seconds(hm) <= 100.0
+        return real(variant, params, root, executor)
+
+    for v in plan:
+        record_seconds(tmp_path, timing_key(v, plan[v]), 100.0)
+    monkeypatch.setattr(build_main, "build_store", build)
+    args = _args(tmp_path, variant=[], lanes=2)
+    assert build_main.run_plan(plan, args) == 0
+    assert building[gw] == building[hm] == {gw, hm}
+    assert executors[hm] != executors[gw] == executors[j2]
+    assert set(all_current_stores(tmp_path)) == set(plan)
+    assert read_progress(tmp_path).state == "done"
+    assert not list((tmp_path / ".work").glob("build-*.json"))   # the journal is cleared
