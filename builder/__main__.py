@@ -14,9 +14,11 @@ uninterrupted build's. ``--fresh`` ignores the journal.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import asdict, is_dataclass
@@ -122,8 +124,9 @@ def make_plan(args: argparse.Namespace) -> dict:
     return smallest_first(plan, args.root)
 
 
-def build_store(variant: str, params, root: Path, executor) -> Path:
-    """Build and publish one store with its game's build function; returns the published version."""
+def build_store(variant: str, params, root: Path, executor, busy: str | None = None) -> Path:
+    """Build and publish one store with its game's build function; returns the published version.
+    ``busy``: a directory whose files mark other work holding a core (a Dudo group then takes fewer threads)."""
     from builder.dudo import build_dudo_store
     from builder.guesswho import GuessWhoParams, build_guesswho_store
     from builder.hangman import HangmanParams, build_hangman_store
@@ -131,7 +134,7 @@ def build_store(variant: str, params, root: Path, executor) -> Path:
     from games.dudo.store import DudoParams
 
     if isinstance(params, DudoParams):
-        return build_dudo_store(params, root, map_fn=executor.map, cores=executor.local_cores)
+        return build_dudo_store(params, root, map_fn=executor.map, cores=executor.local_cores, busy=busy)
     if isinstance(params, GuessWhoParams):
         return build_guesswho_store(params, root, executor=executor)
     if isinstance(params, HangmanParams):
@@ -182,7 +185,11 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
     progress = ProgressReporter(args.root, plan, stop_types=(KeyboardInterrupt, TrainingStopped))
     failed: list[BaseException] = []
 
-    def build_lane(variants: list[str], executor, bar) -> None:
+    # while the first lane builds, it holds a file in `busy`: the other lane's Dudo groups count it as a core taken
+    busy = args.root / ".work" / "busy"
+    shutil.rmtree(busy, ignore_errors=True)
+
+    def build_lane(variants: list[str], executor, bar, lane: int = 0) -> None:
         for variant in variants:
             params = plan[variant]
             done = journal.finished(args.root, variant)
@@ -193,8 +200,8 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
             else:
                 progress.started(variant)
                 t0 = time.perf_counter()
-                with PeakMemory() as mem:
-                    path = build_store(variant, params, args.root, executor)
+                with PeakMemory() as mem, _holding(busy / f"lane-{lane}", lane == 0 and len(lanes) > 1):
+                    path = build_store(variant, params, args.root, executor, busy=str(busy))
                 with lock:
                     journal.record(variant, path)
                 seconds = time.perf_counter() - t0
@@ -204,16 +211,16 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
             bar.update(1)
             interrupt.stop_if_requested()
 
-    def side_lane(variants: list[str], executor, bar) -> None:
+    def side_lane(variants: list[str], executor, bar, lane: int) -> None:
         try:
-            build_lane(variants, executor, bar)
+            build_lane(variants, executor, bar, lane)
         except BaseException as e:  # noqa: BLE001 -- handed to the main thread, which raises it
             failed.append(e)
 
     try:
         with progress:
             stores_bar = tqdm(total=len(plan), desc="stores", unit="store", dynamic_ncols=True)
-            side = [threading.Thread(target=side_lane, args=(lane, ex, stores_bar), daemon=True,
+            side = [threading.Thread(target=side_lane, args=(lane, ex, stores_bar, k), daemon=True,
                                      name=f"build-lane-{k}") for k, (lane, ex) in enumerate(zip(lanes, executors)) if k]
             for th in side:
                 th.start()
@@ -263,6 +270,20 @@ def main(argv: list[str] | None = None) -> int:
         print("gamestrategy-build: every store is present")
         return 0
     return run_plan(plan, args)
+
+
+@contextlib.contextmanager
+def _holding(path: Path, hold: bool):
+    """A file at ``path`` while the block runs (if ``hold``): a core marked as taken (``SharedCores``' busy)."""
+    if not hold:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(str(os.getpid()))
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def _manifest(path: Path) -> dict:

@@ -14,14 +14,15 @@ from games.dudo.store import DudoParams, format_fields, iter_rows, round_curves,
 from games.storage import StoreWriter, code_version
 
 
-def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1) -> Path:
+def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1, busy: str | None = None) -> Path:
     """Solve (groups of one total of dice through ``map_fn``, sharing ``cores`` threads where its tasks
-    run on this machine; finished groups in the work directory are reused) and publish the store."""
+    run on this machine with the other work marked in ``busy``; finished groups in the work directory are
+    reused) and publish the store."""
     t0 = time.perf_counter()
     work = Path(root) / ".work" / "dudo" / params.variant
     work.mkdir(parents=True, exist_ok=True)
     sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,
-                       cores=cores)
+                       cores=cores, busy=busy)
     rounds = round_stats(sol)
     if params.search_by_round:      # rounds served by search where it lowers their exact figure
         for name, upd in state_searched_rounds(sol, params.search_by_round, params.exact_br_total).items():

@@ -251,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", action="append", default=[],
                     help="build only these variants of the profile (repeatable; default: every missing one)")
     ap.add_argument("--no-build", action="store_true", help="only the server")
+    ap.add_argument("--lanes", type=int, choices=(1, 2), default=None,
+                    help="the builder's lanes (default: 2 for the default profile, whose Dudo store is built beside "
+                         "the others from the start; 1 otherwise, for memory)")
     ap.add_argument("--build-log", type=Path, help="the build's output (default: <root>/.work/serve-build.log)")
     ap.add_argument("--stop-seconds", type=float, default=20.0,
                     help="how long the build and the server get to stop before the next, harder signal")
@@ -266,8 +269,10 @@ def main(argv: list[str] | None = None) -> int:
         port_file = str(root / ".work" / f"serve-ports-{os.getpid()}.json")
         Path(port_file).parent.mkdir(parents=True, exist_ok=True)
         server_args = [*server_args, "--port-file", port_file]
+    lanes = args.lanes or (2 if args.profile == "default" else 1)
     build_cmd = None if args.no_build else [py, "-m", "builder", "--profile", args.profile, "--missing-only",
-                                            "--root", str(root), *(a for v in args.variant for a in ("--variant", v))]
+                                            "--lanes", str(lanes), "--root", str(root),
+                                            *(a for v in args.variant for a in ("--variant", v))]
     try:
         return run([py, "-m", "server", *server_args], build_cmd, root, args.build_log, args.stop_seconds, log,
                    Path(port_file))

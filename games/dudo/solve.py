@@ -129,11 +129,14 @@ def _unpairs(rows) -> dict:
 class SharedCores:
     """The threads of one group's solver: ``cores`` shared by the groups training now, each holding a
     file in ``directory`` while it trains, re-counted at every call, so a group left alone (its level's
-    other groups done) takes every core.  Threads never change the bits (``kernels``), only the time."""
+    other groups done) takes every core.  Files in ``busy`` count too: other work on the machine that
+    holds a core (a build's other lane), so that threads do not fight it for the cores (on 2 cores a group
+    on 2 threads beside one busy core ran 2-3 times slower than on one).  Threads never change the bits
+    (``kernels``), only the time."""
 
-    def __init__(self, directory: str, name: str, cores: int):
+    def __init__(self, directory: str, name: str, cores: int, busy: str | None = None):
         self.path = os.path.join(directory, name)
-        self.directory, self.cores = directory, int(cores)
+        self.directory, self.cores, self.busy = directory, int(cores), busy
 
     def __enter__(self):
         os.makedirs(self.directory, exist_ok=True)
@@ -150,10 +153,12 @@ class SharedCores:
     def __call__(self) -> int:
         if self.cores <= 1:
             return 1
-        try:
-            running = len(os.listdir(self.directory))
-        except FileNotFoundError:
-            running = 1
+        running = 0
+        for d in (self.directory, self.busy):
+            try:
+                running += len(os.listdir(d)) if d else 0
+            except FileNotFoundError:
+                pass
         return max(1, self.cores // max(1, running))
 
 
@@ -171,7 +176,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
                 br_open: dict | None = None, br_other: dict | None = None, progress: bool = False,
                 log=None, should_stop=None, br_memory=None, stop_rel: float = 0.0,
                 improve_memory=None, improve_games: int = 0, improve_seed: int = 0, cores: int = 1,
-                train_memory=None) -> dict:
+                train_memory=None, busy: str | None = None) -> dict:
     """Solve one dice group {a, b} (a task: top level and picklable, for any ``map``).
 
     Trains the group on the continuation values ``W`` of the rounds with fewer dice, writes its
@@ -194,7 +199,8 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     the group keeps the measured average strategy of least exploitability (``iterations``; the
     iterations trained in ``iterations_trained`` when more).
     ``group_seconds``: the group's wall time (training, measurements and best responses).
-    ``cores``: the cores this machine's groups share (``SharedCores``; the result does not depend on it).
+    ``cores``: the cores this machine's groups share (``SharedCores``, with other work marked in ``busy``;
+    the result does not depend on them).
 
     ``train_memory``: a {(a, b): m_fine} dict; a group in it trains against CFR+ responders remembering
     m_fine claims (``cfrbr.CFRBR``) instead of on its abstract game; its rounds' stats record ``train_memory``.
@@ -241,7 +247,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
         if meta.get("inputs") == inputs:
             return _meta_out(meta)
     # the group holds a core while it trains and measures: a group left alone takes every core
-    with SharedCores(os.path.join(checkpoint_dir, RUNNING), f"{a}v{b}", cores) as cores_now:
+    with SharedCores(os.path.join(checkpoint_dir, RUNNING), f"{a}v{b}", cores, busy) as cores_now:
         t_start = time.perf_counter()
         g = make_group(a, b, mg, W, max_dice)
         # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
@@ -405,7 +411,7 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
                max_total: int | None = None, map_fn=map, should_stop=None, br_memory=None,
                stop_rel: float = 0.0, improve_memory=None, improve_games: int = 0, improve_seed: int = 0,
-               cores: int = 1, train_memory=None):
+               cores: int = 1, train_memory=None, busy: str | None = None):
     """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
     or a function (a, b) -> int; ``m`` one memory (int, None = perfect recall) or a per-group plan
     (a {(a, b): m} dict or ``infoset.memory_plan`` tuple).
@@ -416,7 +422,8 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
     the parallelism or that order).  Strategies are written to ``checkpoint_dir`` (a
     temporary directory if None) and loaded memory-mapped; finished groups are reused on a
     rerun with the same parameters.  ``cores``: the cores of the machine running ``map_fn``'s
-    tasks, shared by the groups training at once (``SharedCores``; 1 where the tasks run elsewhere).
+    tasks, shared by the groups training at once and the work marked in ``busy`` (``SharedCores``; 1 where
+    the tasks run elsewhere).
     """
     import tempfile
     if isinstance(m, dict):
@@ -438,7 +445,7 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                                progress=progress, log=log, should_stop=should_stop,
                                br_memory=br_memory, stop_rel=stop_rel, improve_memory=improve_memory,
                                improve_games=improve_games, improve_seed=improve_seed, cores=cores,
-                               train_memory=train_memory)
+                               train_memory=train_memory, busy=busy)
         run = started_first(level, train_memory)
         done = dict(zip(run, map_fn(fn, run)))
         for (a, b) in level:        # consumed in the level's order whatever order they ran in
@@ -457,7 +464,7 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
 
 
 def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str | None = None, map_fn=map,
-                 should_stop=None, cores: int = 1) -> DudoSolution:
+                 should_stop=None, cores: int = 1, busy: str | None = None) -> DudoSolution:
     """``solve_game`` with a store's parameters (its per-total iteration schedule and per-group memory;
     with ``stop_rel`` the iterations are caps and each group trains to its floor; beyond
     ``exact_br_total`` dice in play the bound's responder memory per group, ``bound_memories``)."""
@@ -466,4 +473,5 @@ def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str 
                       progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
                       should_stop=should_stop, stop_rel=params.stop_rel, br_memory=params.bound_memories(),
                       improve_memory=params.improvement_memories(), improve_games=params.improve_games,
-                      improve_seed=params.improve_seed, cores=cores, train_memory=params.train_memories())
+                      improve_seed=params.improve_seed, cores=cores, train_memory=params.train_memories(),
+                      busy=busy)

@@ -74,7 +74,9 @@ def test_lanes_put_the_largest_store_beside_the_others():
 def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_path, monkeypatch):
     """--lanes 2: the plan's last store is built while the others are
     (both 'building' in the progress file at once, the side lane's ETA its own remaining time), on an executor
-    of its own; every store is published and the journal is cleared as after a one-lane build."""
+    of its own, the first lane marking a core as taken (``busy``) while it builds, for the side lane's Dudo
+    groups to count; every store is published and the journal is cleared as after a one-lane build."""
+    import os
     import threading
 
     from builder.guesswho import GuessWhoParams
@@ -87,15 +89,16 @@ def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_pat
             gw: GuessWhoParams(24, budget=2000), hm: HangmanParams(5, eval_games=2)}
     real = build_main.build_store
     started = {v: threading.Event() for v in plan}
-    executors, building = {}, {}
+    executors, building, marked = {}, {}, {}
 
-    def build(variant, params, root, executor):
+    def build(variant, params, root, executor, busy=None):
         executors[variant] = id(executor)
         started[variant].set()
         if variant in (gw, hm):   # the two lanes' stores wait for each other: built at the same time
             assert started[hm if variant == gw else gw].wait(60)
             p = read_progress(root)
             building[variant] = {v.variant for v in p.variants if v.state == "building"}
+            marked[variant] = sorted(os.listdir(busy))
             if variant == hm:  # its own remaining time, not the other lane's added before it
                 assert 0 < p.eta_seconds(hm) <= 100.0
         return real(variant, params, root, executor)
@@ -106,6 +109,8 @@ def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_pat
     args = _args(tmp_path, variant=[], lanes=2)
     assert build_main.run_plan(plan, args) == 0
     assert building[gw] == building[hm] == {gw, hm}
+    assert marked[gw] == marked[hm] == ["lane-0"]     # the first lane's mark, not the side lane's
+    assert not os.listdir(tmp_path / ".work" / "busy")
     assert executors[hm] != executors[gw] == executors[j2]
     assert set(all_current_stores(tmp_path)) == set(plan)
     assert read_progress(tmp_path).state == "done"

@@ -54,6 +54,15 @@ def test_shared_cores_split_among_running_groups(tmp_path):
     clear_running(str(tmp_path))
     with SharedCores(d, "4v5", 2) as again:
         assert again() == 2
+    # other work marked in `busy` (a build's other lane) takes a core too
+    busy = tmp_path / "busy"
+    with SharedCores(d, "5v5", 2, str(busy)) as lone:
+        assert lone() == 2                       # no such directory yet: nothing else runs
+        busy.mkdir()
+        (busy / "lane-0").write_text("1")
+        assert lone() == 1
+        (busy / "lane-0").unlink()
+        assert lone() == 2
 
 
 def test_solve_game_same_result_with_shared_cores(tmp_path):
