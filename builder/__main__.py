@@ -188,6 +188,7 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
     # while the first lane builds, it holds a file in `busy`: the other lane's Dudo groups count it as a core taken
     busy = args.root / ".work" / "busy"
     shutil.rmtree(busy, ignore_errors=True)
+    lowered: list[bool] = []
 
     def build_lane(variants: list[str], executor, bar, lane: int = 0) -> None:
         for variant in variants:
@@ -210,6 +211,9 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
                     results.append(StoreResult(variant, seconds, mem.peak, path, _manifest(path)))
             bar.update(1)
             interrupt.stop_if_requested()
+            if lane == 0 and len(lanes) > 1 and not lowered:
+                _lower_priority(executor)
+                lowered.append(True)
 
     def side_lane(variants: list[str], executor, bar, lane: int) -> None:
         try:
@@ -270,6 +274,24 @@ def main(argv: list[str] | None = None) -> int:
         print("gamestrategy-build: every store is present")
         return 0
     return run_plan(plan, args)
+
+
+LOW_NICE = 19
+
+
+def _lower_priority(executor) -> None:
+    """The first lane after its first store, in two lanes: this thread and its executor's workers at nice 19, so
+    that the other lane's Dudo groups (a chain, each waiting for the last) keep the cores and this lane takes
+    what they leave idle. Linux sets a thread's niceness on its own id; elsewhere the whole process's."""
+    import threading
+    tid = threading.get_native_id() if sys.platform.startswith("linux") else 0
+    try:
+        now = os.getpriority(os.PRIO_PROCESS, tid)
+        if now < LOW_NICE:
+            os.setpriority(os.PRIO_PROCESS, tid, LOW_NICE)
+    except OSError:
+        return
+    executor.lower_priority(LOW_NICE)
 
 
 @contextlib.contextmanager

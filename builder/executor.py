@@ -69,9 +69,11 @@ def _resolve(x):
     return x
 
 
-def _worker_init(driver: int) -> None:
+def _worker_init(driver: int, nice: int = 0) -> None:
     # Ctrl-C reaches the whole process group: the builder decides when to stop (after a checkpoint)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if nice > os.nice(0):
+        os.nice(nice - os.nice(0))
     threading.Thread(target=_exit_with, args=(driver,), daemon=True, name="driver-watch").start()
 
 
@@ -118,6 +120,9 @@ class BuildExecutor:
     def share(self, array: np.ndarray) -> Shared:
         return Shared(_key(array), array=np.asarray(array))
 
+    def lower_priority(self, nice: int) -> None:
+        """Run this executor's later tasks at niceness ``nice`` (no lower than now): local workers only."""
+
     def close(self, kill: bool = False) -> None:
         """Release the workers; ``kill`` stops running tasks instead of waiting for them."""
 
@@ -145,14 +150,22 @@ class ProcessExecutor(BuildExecutor):
         self._dir = Path(tempfile.mkdtemp(prefix=f"share-{os.getpid()}-", dir=share_dir))
         self._shared: dict[str, Shared] = {}
         self.restarts = 0
+        self._nice = 0
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
             for k, v in SINGLE_THREAD_ENV.items():
                 os.environ.setdefault(k, v)
             self._pool = ProcessPoolExecutor(self.workers, mp_context=self._ctx, initializer=_worker_init,
-                                             initargs=(os.getpid(),))
+                                             initargs=(os.getpid(), self._nice))
         return self._pool
+
+    def lower_priority(self, nice: int) -> None:
+        # the next task starts a new pool whose workers take the niceness (numba's kernels load from its cache)
+        self._nice = nice
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
     def _restart(self, err: BaseException) -> None:
         self.restarts += 1

@@ -5,7 +5,10 @@
 
 Starts ``python -m server SERVER ARGS`` at once (on an empty store root it answers health and /readyz as not
 ready until the first store is published) and ``python -m builder --profile default --missing-only`` beside
-it in a process of its own at the lowest priority (nice 19; its workers inherit it), smallest stores first.
+it in a process of its own at low priority (nice 10, its workers inheriting it; nice 19 in one lane), smallest
+stores first. In two lanes (the default profile) the Dudo store is built beside the others from the start, and
+the first lane goes down to nice 19 after its first store, so that Dudo's chain of groups keeps the cores and the
+Jotto, Guess Who and Hangman stores fill the cores it leaves idle.
 Each store comes online as the build publishes it: the launcher sends the server SIGHUP (refresh now) when
 the progress file (``<root>/.build-progress.json``) shows one more store done; the server's own polling
 (--refresh-seconds) would find it too. The build's output goes to ``<root>/.work/serve-build.log``; here,
@@ -30,6 +33,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 from games.buildprogress import ProgressError, read_progress
 from games.storage import stores_root
@@ -65,12 +69,14 @@ def _die_with_parent() -> None:
         pass
 
 
-def _low_priority() -> None:
-    _die_with_parent()
-    try:
-        os.nice(19 - os.nice(0))  # to 19, whatever the launcher's own niceness
-    except OSError:
-        pass
+def _low_priority(nice: int) -> Callable[[], None]:
+    def preexec() -> None:
+        _die_with_parent()
+        try:
+            os.nice(max(0, nice - os.nice(0)))  # to `nice`, whatever the launcher's own niceness (never higher)
+        except OSError:
+            pass
+    return preexec
 
 
 def server_option(args: list[str], name: str) -> str | None:
@@ -133,6 +139,11 @@ def _stop_all(procs: dict[str, subprocess.Popen], seconds: float, log: Logger, r
     return {k: p.wait() for k, p in procs.items()}
 
 
+def build_nice(build_cmd: list[str]) -> int:
+    """The build's niceness: 10 in two lanes (its first lane lowers itself to 19 after its first store), else 19."""
+    return 10 if "--lanes" in build_cmd and build_cmd[build_cmd.index("--lanes") + 1] == "2" else 19
+
+
 def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_log: Path | None = None,
         stop_seconds: float = 20.0, log: Logger | None = None, port_file: Path | None = None) -> int:
     """Run the server and the build beside it until the server stops (or SIGINT/SIGTERM); the server's code.
@@ -157,8 +168,8 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
             out.write(f"\n==== {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {' '.join(build_cmd)}\n".encode())
             out.flush()
             build = subprocess.Popen(build_cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                     preexec_fn=_low_priority, start_new_session=True)
-        log("INFO", "building the missing stores beside the server (nice 19, smallest first); "
+                                     preexec_fn=_low_priority(build_nice(build_cmd)), start_new_session=True)
+        log("INFO", f"building the missing stores beside the server (nice {build_nice(build_cmd)}, smallest first); "
             "each comes online when published", pid=build.pid, log=str(build_log))
     t0 = time.monotonic()
     seen: dict[str, str] = {}  # variant -> last state reported

@@ -240,3 +240,34 @@ def test_jotto_store_hash_does_not_depend_on_the_cpu_paths_of_blas_or_numpy(tmp_
               f"print(Store(build_jotto_store({SMALL_VARIANT!r}, p, Path(sys.argv[1]))).manifest['content_hash'])")
     here, other = _hashes_here_and_as_another_cpu(script, tmp_path)
     assert here == other
+
+
+def own_niceness(_):
+    return os.nice(0)
+
+
+def test_lower_priority_reaches_the_workers_and_only_the_calling_thread(tmp_path):
+    """The first lane of a two-lane build goes to nice 19 after its first store: its executor's workers
+    (a new pool) and its own thread, not the process's other threads (the Dudo lane's)."""
+    import threading
+
+    from builder.__main__ import LOW_NICE, _lower_priority
+
+    base = os.nice(0)
+    ex = ProcessExecutor(2, share_dir=str(tmp_path / "shared"))
+    try:
+        assert ex.map(own_niceness, range(2)) == [base, base]
+        seen = {}
+
+        def lane():
+            _lower_priority(ex)
+            seen["lane"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+        t = threading.Thread(target=lane)
+        t.start()
+        t.join()
+        assert seen["lane"] == max(base, LOW_NICE)
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == base   # this thread unchanged
+        assert ex.map(own_niceness, range(2)) == [max(base, LOW_NICE)] * 2
+    finally:
+        ex.close()
