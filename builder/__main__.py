@@ -189,6 +189,9 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
     busy = args.root / ".work" / "busy"
     shutil.rmtree(busy, ignore_errors=True)
     lowered: list[bool] = []
+    # the side lane starts after the first lane's first store: that store is the server's first answer, and beside
+    # its numba compile (and the server's) the Dudo lane's first groups made it 10-20 s later
+    first_store = threading.Event()
 
     def build_lane(variants: list[str], executor, bar, lane: int = 0) -> None:
         for variant in variants:
@@ -212,11 +215,14 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
             bar.update(1)
             interrupt.stop_if_requested()
             if lane == 0 and len(lanes) > 1 and not lowered:
+                first_store.set()
                 _lower_priority(executor)
                 lowered.append(True)
 
     def side_lane(variants: list[str], executor, bar, lane: int) -> None:
         try:
+            while not first_store.wait(0.5):
+                interrupt.stop_if_requested()
             build_lane(variants, executor, bar, lane)
         except BaseException as e:  # noqa: BLE001 -- handed to the main thread, which raises it
             failed.append(e)
@@ -228,7 +234,10 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
                                      name=f"build-lane-{k}") for k, (lane, ex) in enumerate(zip(lanes, executors)) if k]
             for th in side:
                 th.start()
-            build_lane(lanes[0], executors[0], stores_bar)
+            try:
+                build_lane(lanes[0], executors[0], stores_bar)
+            finally:
+                first_store.set()
             for th in side:
                 while th.is_alive():
                     th.join(0.5)

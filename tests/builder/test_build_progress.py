@@ -72,7 +72,7 @@ def test_lanes_put_the_largest_store_beside_the_others():
 
 
 def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_path, monkeypatch):
-    """--lanes 2: the plan's last store is built while the others are
+    """--lanes 2: the plan's last store is built while the others are, from the first lane's first store on
     (both 'building' in the progress file at once, the side lane's ETA its own remaining time), on an executor
     of its own, the first lane marking a core as taken (``busy``) while it builds, for the side lane's Dudo
     groups to count; every store is published and the journal is cleared as after a one-lane build."""
@@ -93,6 +93,8 @@ def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_pat
 
     def build(variant, params, root, executor, busy=None):
         executors[variant] = id(executor)
+        if variant == hm:   # the side lane waits for the first lane's first store (the server's first answer)
+            assert set(all_current_stores(root)) == {j2}
         started[variant].set()
         if variant in (gw, hm):   # the two lanes' stores wait for each other: built at the same time
             assert started[hm if variant == gw else gw].wait(60)
