@@ -25,7 +25,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from games.jotto.exact import ExactResult, branching, depth_table, greedy_completion
+from games.jotto.exact import ExactResult, branching, depth_table, greedy_completion, three_word_cost
 from games.jotto.kernels import CACHE
 
 _EPS = 1e-12
@@ -166,29 +166,7 @@ def _three(S, Cs, selfbit, w):
     best = np.inf
     best_g = -1
     for ci in range(Cs.shape[0]):
-        row = Cs[ci]
-        g = selfbit[ci]
-        if g == a or g == b or g == c:
-            if g == a:
-                p, q = b, c
-            elif g == b:
-                p, q = a, c
-            else:
-                p, q = a, b
-            v = W + (W - w[g])
-            if row[p] == row[q]:
-                v += min(w[p], w[q])
-        else:
-            ra, rb, rc = row[a], row[b], row[c]
-            if ra == rb and rb == rc:
-                continue
-            v = W + W
-            if ra == rb:
-                v += min(w[a], w[b])
-            elif ra == rc:
-                v += min(w[a], w[c])
-            elif rb == rc:
-                v += min(w[b], w[c])
+        v = three_word_cost(Cs[ci], selfbit[ci], a, b, c, w, W)
         if v < best:
             best = v
             best_g = ci

@@ -98,32 +98,39 @@ def _three(S, C, w, cand):
     best_g = -1
     for ci in range(cand.shape[0]):
         g = cand[ci]
-        row = C[g]
-        if g == a or g == b or g == c:
-            if g == a:
-                p, q = b, c
-            elif g == b:
-                p, q = a, c
-            else:
-                p, q = a, b
-            v = W + (W - w[g])
-            if row[p] == row[q]:
-                v += min(w[p], w[q])
-        else:
-            ra, rb, rc = row[a], row[b], row[c]
-            if ra == rb and rb == rc:
-                continue
-            v = W + W
-            if ra == rb:
-                v += min(w[a], w[b])
-            elif ra == rc:
-                v += min(w[a], w[c])
-            elif rb == rc:
-                v += min(w[b], w[c])
+        v = three_word_cost(C[g], g, a, b, c, w, W)
         if v < best:
             best = v
             best_g = g
     return best, best_g
+
+
+@njit(cache=CACHE, nogil=True, inline="always")
+def three_word_cost(row, g, a, b, c, w, W):
+    """Expected guesses (unnormalised) from the three words a, b, c (weights summing to W) when test word g
+    (its answers against every word: ``row``) is played first and the rest optimally; inf if it separates none."""
+    if g == a or g == b or g == c:
+        if g == a:
+            p, q = b, c
+        elif g == b:
+            p, q = a, c
+        else:
+            p, q = a, b
+        v = W + (W - w[g])
+        if row[p] == row[q]:
+            v += min(w[p], w[q])
+        return v
+    ra, rb, rc = row[a], row[b], row[c]
+    if ra == rb and rb == rc:
+        return np.inf
+    v = W + W
+    if ra == rb:
+        v += min(w[a], w[b])
+    elif ra == rc:
+        v += min(w[a], w[c])
+    elif rb == rc:
+        v += min(w[b], w[c])
+    return v
 
 
 @njit(cache=CACHE, nogil=True)
