@@ -86,8 +86,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
     ap.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="a running Dask scheduler (implies --executor dask)")
     ap.add_argument("--fresh", action="store_true", help="rebuild everything, even after an interrupted build")
-    ap.add_argument("--lanes", type=int, choices=(1, 2), default=1,
-                    help="2: build the largest store beside the others, each lane on its own executor")
+    ap.add_argument("--lanes", type=int, choices=(1, 2, 3), default=1,
+                    help="2: build the largest store beside the others, each lane on its own executor; 3: the "
+                         "second largest in a lane of its own too")
     return ap.parse_args(argv)
 
 
@@ -144,19 +145,21 @@ def build_store(variant: str, params, root: Path, executor, busy: str | None = N
 
 def lanes_of(plan: dict, lanes: int) -> list[list[str]]:
     """The plan's variants as ``lanes`` sequences built side by side: with 2, the last (largest expected, the
-    plan being smallest first) gets a lane of its own and the others share the first, in order."""
+    plan being smallest first) gets a lane of its own and the others share the first, in order; with 3 the
+    second largest gets one too."""
     order = list(plan)
-    if lanes <= 1 or len(order) < 2:
+    k = min(lanes, len(order))
+    if k <= 1:
         return [order]
-    return [order[:-1], order[-1:]]
+    return [order[:len(order) - k + 1]] + [[v] for v in order[len(order) - k + 1:]]
 
 
 def run_plan(plan: dict, args: argparse.Namespace) -> int:
     """Build every store of the plan on the executor, journalled so that a rerun resumes; print the summary.
 
-    ``args.lanes`` 2: the largest store is built beside the others from the start, on an executor of its own, so
-    that the build's total is not the sum of its stores where they leave cores idle (the Jotto stores' fictitious
-    play, double oracles and certification run on one core each)."""
+    ``args.lanes`` 2: the largest store is built beside the others, on an executor of its own, so that the
+    build's total is not the sum of its stores where they leave cores idle (the Jotto stores' fictitious play,
+    double oracles and certification run on one core each); 3: the second largest in a third lane."""
     import threading
 
     from tqdm import tqdm
@@ -185,15 +188,21 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
     progress = ProgressReporter(args.root, plan, stop_types=(KeyboardInterrupt, TrainingStopped))
     failed: list[BaseException] = []
 
-    # while the first lane builds, it holds a file in `busy`: the other lane's Dudo groups count it as a core taken
+    # while a lane other than the last (the largest store's, Dudo's) builds, it holds a file in `busy`: the last
+    # lane's Dudo groups count it as a core taken
     busy = args.root / ".work" / "busy"
     shutil.rmtree(busy, ignore_errors=True)
     lowered: list[bool] = []
-    # the side lane starts after the first lane's first store: that store is the server's first answer, and beside
-    # its numba compile (and the server's) the Dudo lane's first groups made it 10-20 s later
+    # the side lanes start after the first lane's first store: that store is the server's first answer, and beside
+    # its numba compile (and the server's) the Dudo lane's first groups made it 10-20 s later; then every lane but
+    # the last goes down to nice 19, so that the last lane's store (Dudo: a chain of groups, each level waiting
+    # for the one below) keeps the cores and the others fill what it leaves idle
     first_store = threading.Event()
 
     def build_lane(variants: list[str], executor, bar, lane: int = 0) -> None:
+        filler = len(lanes) > 1 and lane < len(lanes) - 1
+        if filler and lane > 0:
+            _lower_priority(executor)
         for variant in variants:
             params = plan[variant]
             done = journal.finished(args.root, variant)
@@ -204,7 +213,7 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
             else:
                 progress.started(variant)
                 t0 = time.perf_counter()
-                with PeakMemory() as mem, _holding(busy / f"lane-{lane}", lane == 0 and len(lanes) > 1):
+                with PeakMemory() as mem, _holding(busy / f"lane-{lane}", filler):
                     path = build_store(variant, params, args.root, executor, busy=str(busy))
                 with lock:
                     journal.record(variant, path)
@@ -214,7 +223,7 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
                     results.append(StoreResult(variant, seconds, mem.peak, path, _manifest(path)))
             bar.update(1)
             interrupt.stop_if_requested()
-            if lane == 0 and len(lanes) > 1 and not lowered:
+            if lane == 0 and filler and not lowered:
                 first_store.set()
                 _lower_priority(executor)
                 lowered.append(True)

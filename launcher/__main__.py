@@ -6,9 +6,9 @@
 Starts ``python -m server SERVER ARGS`` at once (on an empty store root it answers health and /readyz as not
 ready until the first store is published) and ``python -m builder --profile default --missing-only`` beside
 it in a process of its own at low priority (nice 10, its workers inheriting it; nice 19 in one lane), smallest
-stores first. In two lanes (the default profile) the Dudo store is built beside the others from the start, and
-the first lane goes down to nice 19 after its first store, so that Dudo's chain of groups keeps the cores and the
-Jotto, Guess Who and Hangman stores fill the cores it leaves idle.
+stores first. In three lanes (the default profile) the Dudo store and the 5-letter Jotto store are built beside
+the others after the first store, and every lane but Dudo's goes down to nice 19 then, so that Dudo's chain of
+groups keeps the cores and the Jotto, Guess Who and Hangman stores fill the cores it leaves idle.
 Each store comes online as the build publishes it: the launcher sends the server SIGHUP (refresh now) when
 the progress file (``<root>/.build-progress.json``) shows one more store done; the server's own polling
 (--refresh-seconds) would find it too. The build's output goes to ``<root>/.work/serve-build.log``; here,
@@ -140,8 +140,9 @@ def _stop_all(procs: dict[str, subprocess.Popen], seconds: float, log: Logger, r
 
 
 def build_nice(build_cmd: list[str]) -> int:
-    """The build's niceness: 10 in two lanes (its first lane lowers itself to 19 after its first store), else 19."""
-    return 10 if "--lanes" in build_cmd and build_cmd[build_cmd.index("--lanes") + 1] == "2" else 19
+    """The build's niceness: 10 in several lanes (all but the last lower themselves to 19 after the first store),
+    else 19."""
+    return 10 if "--lanes" in build_cmd and build_cmd[build_cmd.index("--lanes") + 1] != "1" else 19
 
 
 def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_log: Path | None = None,
@@ -262,9 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", action="append", default=[],
                     help="build only these variants of the profile (repeatable; default: every missing one)")
     ap.add_argument("--no-build", action="store_true", help="only the server")
-    ap.add_argument("--lanes", type=int, choices=(1, 2), default=None,
-                    help="the builder's lanes (default: 2 for the default profile, whose Dudo store is built beside "
-                         "the others from the start; 1 otherwise, for memory)")
+    ap.add_argument("--lanes", type=int, choices=(1, 2, 3), default=None,
+                    help="the builder's lanes (default: 3 for the default profile, whose Dudo and 5-letter Jotto "
+                         "stores are built beside the others; 1 otherwise, for memory)")
     ap.add_argument("--build-log", type=Path, help="the build's output (default: <root>/.work/serve-build.log)")
     ap.add_argument("--stop-seconds", type=float, default=20.0,
                     help="how long the build and the server get to stop before the next, harder signal")
@@ -280,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         port_file = str(root / ".work" / f"serve-ports-{os.getpid()}.json")
         Path(port_file).parent.mkdir(parents=True, exist_ok=True)
         server_args = [*server_args, "--port-file", port_file]
-    lanes = args.lanes or (2 if args.profile == "default" else 1)
+    lanes = args.lanes or (3 if args.profile == "default" else 1)
     build_cmd = None if args.no_build else [py, "-m", "builder", "--profile", args.profile, "--missing-only",
                                             "--lanes", str(lanes), "--root", str(root),
                                             *(a for v in args.variant for a in ("--variant", v))]

@@ -69,6 +69,9 @@ def test_lanes_put_the_largest_store_beside_the_others():
     assert build_main.lanes_of(plan, 1) == [["a", "b", "c"]]
     assert build_main.lanes_of(plan, 2) == [["a", "b"], ["c"]]
     assert build_main.lanes_of({"a": 1}, 2) == [["a"]]
+    assert build_main.lanes_of(plan, 3) == [["a"], ["b"], ["c"]]
+    assert build_main.lanes_of({"a": 1, "b": 2, "c": 3, "d": 4}, 3) == [["a", "b"], ["c"], ["d"]]
+    assert build_main.lanes_of({"a": 1, "b": 2}, 3) == [["a"], ["b"]]
 
 
 def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_path, monkeypatch):
@@ -121,3 +124,44 @@ def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_pat
     assert set(all_current_stores(tmp_path)) == set(plan)
     assert read_progress(tmp_path).state == "done"
     assert not list((tmp_path / ".work").glob("build-*.json"))   # the journal is cleared
+
+
+def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp_path, monkeypatch):
+    """--lanes 3 (make serve): after the first store, the second largest store gets a lane of its own beside the
+    largest's; it marks a core as taken while it builds and lowers its priority like the first lane, the last
+    lane (the largest store, Dudo's) does neither."""
+    import os
+    import threading
+
+    from builder.guesswho import GuessWhoParams
+    from builder.hangman import HangmanParams
+    from builder.jotto import JottoParams
+    from games.storage import all_current_stores
+
+    j2, gw, hm = "jotto-en_US80-2-ganzfried", "guesswho-24", "hangman-en_US50-5"
+    plan = {j2: JottoParams(fp_iterations=2, do_iterations=1, people_oracle="gbr"),
+            gw: GuessWhoParams(24, budget=2000), hm: HangmanParams(5, eval_games=2)}
+    real = build_main.build_store
+    started = {v: threading.Event() for v in plan}
+    executors, marked = {}, {}
+
+    def build(variant, params, root, executor, busy=None):
+        executors[variant] = id(executor)
+        started[variant].set()
+        if variant in (gw, hm):   # the two side lanes' stores: built at the same time, after the first store
+            assert set(all_current_stores(root)) == {j2}
+            assert started[hm if variant == gw else gw].wait(60)
+            marked[variant] = sorted(os.listdir(busy))
+        return real(variant, params, root, executor)
+
+    for v in plan:
+        record_seconds(tmp_path, timing_key(v, plan[v]), 100.0)
+    monkeypatch.setattr(build_main, "build_store", build)
+    lowered = []
+    monkeypatch.setattr(build_main, "_lower_priority", lambda ex: lowered.append(
+        (threading.current_thread() is threading.main_thread(), id(ex))))
+    assert build_main.run_plan(plan, _args(tmp_path, variant=[], lanes=3)) == 0
+    assert marked[gw] == marked[hm] == ["lane-1"]
+    assert sorted(lowered) == sorted([(True, executors[j2]), (False, executors[gw])])
+    assert len({executors[j2], executors[gw], executors[hm]}) == 3
+    assert set(all_current_stores(tmp_path)) == set(plan)
