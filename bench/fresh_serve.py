@@ -1,0 +1,131 @@
+"""A fresh clone's first `make serve`, from nothing: seconds to the first `SampleMove` answered and to each default
+store served, the book hits' p99 during the build against idle after it, and the CPU seconds every process of the
+clone used (build, pip, server), summed from `ps`.
+
+    git clone <repo> /tmp/fc/fc && python -m bench.fresh_serve /tmp/fc/fc [--port 50051] [--seconds 1800]
+
+Run it alone on the machine: what it measures is the machine's cores. The clone's `make serve` runs with pip's cache
+off; a poller asks `ListVariants` every second and, from the first Jotto store served on, sends one book hit (that
+store's guesser's first move) every 20 ms; when every default store is served it measures the book hits idle for 60
+s, prints the table and stops `make serve` (SIGTERM to its process group). docs/serving-while-building.md has the
+runs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+
+from builder.profiles import DEFAULT
+from protos import gamestrategy_pb2 as pb
+from protos import gamestrategy_pb2_grpc as pbg
+
+
+def cpu_by_kind(clone: str, stop: threading.Event, out: dict) -> None:
+    """Every 3 s: the largest CPU time seen of each process running the clone's python, summed by kind."""
+    seen: dict[str, tuple[int, str]] = {}
+    py = os.path.join(clone, ".venv", "bin", "python")
+    while not stop.is_set():
+        lines = subprocess.run(["ps", "-ww", "-eo", "pid,time,args"], capture_output=True, text=True).stdout.splitlines()[1:]
+        for line in lines:
+            parts = line.split(None, 2)
+            if len(parts) < 3 or py not in parts[2]:
+                continue
+            pid, t, args = parts
+            days, _, t = t.rpartition("-")
+            h, m, s = (int(x) for x in t.split(":"))
+            sec = int(days or 0) * 86400 + h * 3600 + m * 60 + s
+            kind = "server" if "-m server" in args else "pip" if "pip" in args else "build"
+            if sec >= seen.get(pid, (0, ""))[0]:
+                seen[pid] = (sec, kind)
+        totals: dict[str, int] = {}
+        for sec, kind in seen.values():
+            totals[kind] = totals.get(kind, 0) + sec
+        out.update(totals)
+        stop.wait(3.0)
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] * 1e3 if xs else float("nan")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("clone", help="a fresh clone of the repository (no .venv, no stores)")
+    ap.add_argument("--port", type=int, default=50051, help="the server's gRPC port (make serve's default)")
+    ap.add_argument("--seconds", type=float, default=1800.0, help="give up after this long")
+    args = ap.parse_args(argv)
+    clone = os.path.abspath(args.clone)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "VIRTUAL_ENV")}
+    env["PIP_NO_CACHE_DIR"] = "1"
+    cpu: dict[str, int] = {}
+    stop = threading.Event()
+    threading.Thread(target=cpu_by_kind, args=(clone, stop, cpu), daemon=True).start()
+    t0 = time.monotonic()
+    with open(os.path.join(clone, "..", "make-serve.log"), "wb") as log:
+        proc = subprocess.Popen(["make", "serve"], cwd=clone, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, env=env)
+    stub = pbg.GameStrategyStub(grpc.insecure_channel(f"127.0.0.1:{args.port}"))
+    want, seen = set(DEFAULT), {}
+    req, first = None, None
+    during: list[float] = []
+    last_list = 0.0
+    try:
+        while time.monotonic() - t0 < args.seconds and not want <= set(seen):
+            now = time.monotonic()
+            if now - last_list > 1.0:
+                last_list = now
+                try:
+                    variants = stub.ListVariants(pb.ListVariantsRequest(), timeout=2).variants
+                except grpc.RpcError:
+                    variants = []
+                for v in variants:
+                    if v.variant not in seen:
+                        seen[v.variant] = now - t0
+                        print(f"{now - t0:7.1f} s  served {v.variant}", flush=True)
+                        if req is None and v.variant.startswith("jotto-"):
+                            req = pb.SampleMoveRequest(variant=v.variant, game_seed=1,
+                                                       jotto=pb.JottoState(role=pb.JottoState.GUESSER))
+            if req is not None:
+                t = time.perf_counter()
+                try:
+                    stub.SampleMove(req, timeout=5)
+                    if first is None:
+                        first = time.monotonic() - t0
+                        print(f"{first:7.1f} s  first SampleMove answered ({req.variant})", flush=True)
+                    else:
+                        during.append(time.perf_counter() - t)
+                except grpc.RpcError as e:
+                    print(f"error {e.code()}", flush=True)
+            time.sleep(0.02)
+        total = time.monotonic() - t0
+        print(f"{total:7.1f} s  every default store served: {want <= set(seen)}", flush=True)
+        print(f"CPU seconds of the clone's processes so far: {json.dumps(cpu)}", flush=True)
+        idle: list[float] = []
+        t1 = time.monotonic()
+        while req is not None and time.monotonic() - t1 < 60:
+            t = time.perf_counter()
+            stub.SampleMove(req, timeout=5)
+            idle.append(time.perf_counter() - t)
+            time.sleep(0.02)
+        print(f"book hits ({req.variant if req else '-'}, one every 20 ms): during the build p50 {pct(during, .5):.2f} "
+              f"p99 {pct(during, .99):.2f} ms ({len(during)} calls); idle after p50 {pct(idle, .5):.2f} p99 "
+              f"{pct(idle, .99):.2f} ms ({len(idle)} calls); ratio {pct(during, .99) / pct(idle, .99):.2f}", flush=True)
+        print(json.dumps(dict(first=first, served=seen, all=total, cpu=cpu)), flush=True)
+    finally:
+        stop.set()
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(60)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
