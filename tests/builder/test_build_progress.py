@@ -5,7 +5,7 @@ import time
 from builder import __main__ as build_main
 from builder.profiles import DEFAULT, EXPECTED_SECONDS
 from builder.progress import ProgressReporter, smallest_first, timing_key
-from games.buildprogress import read_progress, record_seconds
+from games.buildprogress import measured_seconds, read_progress, record_seconds
 from games.dudo.store import DudoParams
 
 
@@ -162,6 +162,10 @@ def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp
         (threading.current_thread() is threading.main_thread(), id(ex))))
     assert build_main.run_plan(plan, _args(tmp_path, variant=[], lanes=3)) == 0
     assert marked[gw] == marked[hm] == ["lane-1"]
+    # build times for the next plan's order: the first store's and the last lane's, not the filler lane's
+    times = measured_seconds(tmp_path)
+    assert times[timing_key(j2, plan[j2])] != 100.0 and times[timing_key(hm, plan[hm])] != 100.0
+    assert times[timing_key(gw, plan[gw])] == 100.0
     assert sorted(lowered) == sorted([(True, executors[j2]), (False, executors[gw])])
     assert len({executors[j2], executors[gw], executors[hm]}) == 3
     assert set(all_current_stores(tmp_path)) == set(plan)
