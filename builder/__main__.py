@@ -192,16 +192,18 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
     # lane's Dudo groups count it as a core taken
     busy = args.root / ".work" / "busy"
     shutil.rmtree(busy, ignore_errors=True)
-    lowered: list[bool] = []
-    # the side lanes start after the first lane's first store: that store is the server's first answer, and beside
-    # its numba compile (and the server's) the Dudo lane's first groups made it 10-20 s later; then every lane but
-    # the last goes down to nice 19, so that the last lane's store (Dudo: a chain of groups, each level waiting
-    # for the one below) keeps the cores and the others fill what it leaves idle
+    # on a root with no store yet the side lanes start after the first lane's first store: that store is the
+    # server's first answer, and beside its numba compile (and the server's) the Dudo lane's first groups made it
+    # 10-20 s later; then (at once where a store is served already) every lane but the last goes down to nice 19, so
+    # that the last lane's store (Dudo: a chain of groups, each level waiting for the one below) keeps the cores and
+    # the others fill what it leaves idle
     first_store = threading.Event()
+    if all_current_stores(args.root):
+        first_store.set()
 
     def build_lane(variants: list[str], executor, bar, lane: int = 0) -> None:
         filler = len(lanes) > 1 and lane < len(lanes) - 1
-        if filler and lane > 0:
+        if filler and (lane > 0 or first_store.is_set()):
             _lower_priority(executor)
         for variant in variants:
             params = plan[variant]
@@ -214,7 +216,7 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
                 progress.started(variant)
                 # a filler lane's store, once it runs at nice 19 beside Dudo's, takes as long as the cores Dudo leaves
                 # it: not a build time to order the next plan by (Jotto 5 letters took 753 s so, Dudo 703)
-                representative = not filler or (lane == 0 and not lowered)
+                representative = not filler or (lane == 0 and not first_store.is_set())
                 t0 = time.perf_counter()
                 with PeakMemory() as mem, _holding(busy / f"lane-{lane}", filler):
                     path = build_store(variant, params, args.root, executor, busy=str(busy))
@@ -226,10 +228,9 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
                     results.append(StoreResult(variant, seconds, mem.peak, path, _manifest(path)))
             bar.update(1)
             interrupt.stop_if_requested()
-            if lane == 0 and filler and not lowered:
+            if lane == 0 and filler and not first_store.is_set():
                 first_store.set()
                 _lower_priority(executor)
-                lowered.append(True)
 
     def side_lane(variants: list[str], executor, bar, lane: int) -> None:
         try:

@@ -169,3 +169,35 @@ def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp
     assert sorted(lowered) == sorted([(True, executors[j2]), (False, executors[gw])])
     assert len({executors[j2], executors[gw], executors[hm]}) == 3
     assert set(all_current_stores(tmp_path)) == set(plan)
+
+
+def test_lanes_on_a_root_already_serving_start_together(tmp_path, monkeypatch):
+    """Where a store is published already (a resumed first run), the first answer waits for nothing: the side
+    lane starts at once beside the first lane, which goes to nice 19 before its first store."""
+    import threading
+
+    from builder.guesswho import GuessWhoParams
+    from builder.hangman import HangmanParams
+    from builder.jotto import JottoParams
+    from games.storage import all_current_stores
+
+    j2, gw, hm = "jotto-en_US80-2-ganzfried", "guesswho-24", "hangman-en_US50-5"
+    first = {j2: JottoParams(fp_iterations=2, do_iterations=1, people_oracle="gbr")}
+    assert build_main.run_plan(first, _args(tmp_path, variant=[], lanes=1)) == 0
+    plan = {gw: GuessWhoParams(24, budget=2000), hm: HangmanParams(5, eval_games=2)}
+    real = build_main.build_store
+    started = {v: threading.Event() for v in plan}
+    events = []
+
+    def build(variant, params, root, executor, busy=None):
+        events.append(("start", variant))
+        started[variant].set()
+        assert started[hm if variant == gw else gw].wait(60)   # both lanes at once: no wait for gw to finish
+        return real(variant, params, root, executor)
+
+    monkeypatch.setattr(build_main, "build_store", build)
+    monkeypatch.setattr(build_main, "_lower_priority", lambda ex: events.append(("lowered", None)))
+    assert build_main.run_plan(plan, _args(tmp_path, variant=[], lanes=2)) == 0
+    assert events.count(("lowered", None)) == 1    # the first lane, before its first store
+    assert events.index(("lowered", None)) < events.index(("start", gw))
+    assert set(all_current_stores(tmp_path)) == {j2, gw, hm}
