@@ -213,6 +213,8 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
     if rc is None:
         rc = codes["the server"]
         log("INFO", "server stopped", exit_code=rc)
+        if rc == -signal.SIGTERM:   # ended by the signal it was sent (a second Ctrl-C can reach it as it exits)
+            rc = 0
     return rc
 
 

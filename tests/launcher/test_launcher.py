@@ -19,7 +19,8 @@ FAKE_SERVER = textwrap.dedent("""
         with open(marks, "a") as f:
             f.write(what + "\\n")
     signal.signal(signal.SIGHUP, lambda *a: mark("hup"))
-    signal.signal(signal.SIGTERM, lambda *a: (mark("server stopped"), sys.exit(0)))
+    if len(sys.argv) < 5:   # else SIGTERM ends it as it ends a process without a handler (or one already exiting)
+        signal.signal(signal.SIGTERM, lambda *a: (mark("server stopped"), sys.exit(0)))
     mark(f"server {os.getpid()} nice {os.nice(0)}")
     with open(port_file + ".tmp", "w") as f:
         json.dump({"port": 1}, f)
@@ -64,7 +65,7 @@ FAKE_BUILD = textwrap.dedent("""
 """)
 
 
-def _launch(tmp_path, build_mode="wait", server_exit_after=0.0, stop_seconds=5):
+def _launch(tmp_path, build_mode="wait", server_exit_after=0.0, stop_seconds=5, server_dies_by_sigterm=False):
     root = tmp_path / "stores"
     root.mkdir()
     (tmp_path / "server.py").write_text(FAKE_SERVER)
@@ -75,7 +76,8 @@ def _launch(tmp_path, build_mode="wait", server_exit_after=0.0, stop_seconds=5):
         from pathlib import Path
         from launcher.__main__ import Logger, run
         py = sys.executable
-        sys.exit(run([py, {str(tmp_path / 'server.py')!r}, {str(port_file)!r}, {str(marks)!r}, "{server_exit_after}"],
+        sys.exit(run([py, {str(tmp_path / 'server.py')!r}, {str(port_file)!r}, {str(marks)!r}, "{server_exit_after}"]
+                     + (["die"] if {server_dies_by_sigterm!r} else []),
                      [py, {str(tmp_path / 'build.py')!r}, {str(root)!r}, {str(marks)!r}, {build_mode!r}],
                      Path({str(root)!r}), stop_seconds={stop_seconds}, log=Logger("text"), port_file=Path({str(port_file)!r})))
     """)
@@ -195,3 +197,19 @@ def test_a_second_sigterm_stops_a_slow_build_at_once(tmp_path):
     err = p.stderr.read()
     assert rc == 0, err
     assert "build stopped at once" in _marks(marks) and "server stopped" in _marks(marks)
+
+
+def test_a_server_ended_by_the_stop_signal_is_a_clean_stop(tmp_path):
+    """A server the launcher's SIGTERM ends by the signal itself (a second Ctrl-C reaching it while it exits
+    after the first: the fake server here has no handler) stopped as asked: the launcher exits 0, not 241."""
+    p, marks, root = _launch(tmp_path, build_mode="wait", server_dies_by_sigterm=True)
+    try:
+        _until(lambda: "hup" in _marks(marks))
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = p.stderr.read()
+    assert rc == 0, err
+    assert "server stopped (exit_code=-15)" in err and "build stopped" in _marks(marks)
