@@ -213,10 +213,11 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
                     results.append(StoreResult(variant, 0.0, 0, done, _manifest(done), resumed=True))
                 progress.finished(variant, measured=False)
             else:
-                progress.started(variant)
                 # a filler lane's store, once it runs at nice 19 beside Dudo's, takes as long as the cores Dudo leaves
-                # it: not a build time to order the next plan by (Jotto 5 letters took 753 s so, Dudo 703)
+                # it: no estimate of its own (Jotto 4 letters, 47 s alone, took 298 s so) and not a build time to order
+                # the next plan by (Jotto 5 letters took 753 s so, Dudo 703)
                 representative = not filler or (lane == 0 and not first_store.is_set())
+                progress.started(variant, estimate=representative)
                 t0 = time.perf_counter()
                 with PeakMemory() as mem, _holding(busy / f"lane-{lane}", filler):
                     path = build_store(variant, params, args.root, executor, busy=str(busy))

@@ -93,10 +93,14 @@ class ProgressReporter:
             except OSError:
                 pass  # progress is for display: a full disk must not fail the build
 
-    def started(self, variant: str) -> None:
+    def started(self, variant: str, estimate: bool = True) -> None:
+        """``variant`` is being built; ``estimate`` False: its expected time says nothing of this build (a lane at
+        nice 19 beside a store that keeps the cores takes what that store leaves it), so no fraction or ETA."""
         with self._lock:
             self._current[variant] = time.perf_counter()
             self._by_name[variant].state = "building"
+            if not estimate:
+                self._by_name[variant].expected_seconds = None
         self._write()
 
     def finished(self, variant: str, seconds: float | None = None, measured: bool = True) -> None:

@@ -116,10 +116,12 @@ class BuildProgress:
         """Estimated seconds until ``variant`` is published: its own remaining time and that of every store
         built before it (a store being built: its own; a build in lanes builds several at once); None when one
         of them has no estimate."""
-        total = 0.0
-        for v in self.pending():
-            if v.variant == variant and v.state == "building":
+        pending = self.pending()
+        for v in pending:
+            if v.variant == variant and v.state == "building":   # its own time, whatever the other lanes build
                 return v.remaining_seconds()
+        total = 0.0
+        for v in pending:
             left = v.remaining_seconds()
             if left is None:
                 return None

@@ -143,7 +143,7 @@ def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp
             gw: GuessWhoParams(24, budget=2000), hm: HangmanParams(5, eval_games=2)}
     real = build_main.build_store
     started = {v: threading.Event() for v in plan}
-    executors, marked = {}, {}
+    executors, marked, estimates = {}, {}, {}
 
     def build(variant, params, root, executor, busy=None):
         executors[variant] = id(executor)
@@ -152,6 +152,7 @@ def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp
             assert set(all_current_stores(root)) == {j2}
             assert started[hm if variant == gw else gw].wait(60)
             marked[variant] = sorted(os.listdir(busy))
+            estimates[variant] = {v.variant: v.expected_seconds for v in read_progress(root).variants}[variant]
         return real(variant, params, root, executor)
 
     for v in plan:
@@ -162,6 +163,7 @@ def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp
         (threading.current_thread() is threading.main_thread(), id(ex))))
     assert build_main.run_plan(plan, _args(tmp_path, variant=[], lanes=3)) == 0
     assert marked[gw] == marked[hm] == ["lane-1"]
+    assert estimates == {gw: None, hm: 100.0}   # the filler lane's store at nice 19: no fraction, no ETA
     # build times for the next plan's order: the first store's and the last lane's, not the filler lane's
     times = measured_seconds(tmp_path)
     assert times[timing_key(j2, plan[j2])] != 100.0 and times[timing_key(hm, plan[hm])] != 100.0
