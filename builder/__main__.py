@@ -166,6 +166,7 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
 
     from builder.executor import ExecutorError, make_executor
     from builder.progress import ProgressReporter
+    from games.dudo.solve import SharedCores
     from games.dudo.training import TrainingStopped
     from builder.summary import PeakMemory, StoreResult, format_summary
 
@@ -219,7 +220,9 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
                 representative = not filler or (lane == 0 and not first_store.is_set())
                 progress.started(variant, estimate=representative)
                 t0 = time.perf_counter()
-                with PeakMemory() as mem, _holding(busy / f"lane-{lane}", filler):
+                # a filler lane holds its mark as a Dudo group does in its own directory (``SharedCores``)
+                mark = SharedCores(str(busy), f"lane-{lane}", 1) if filler else contextlib.nullcontext()
+                with PeakMemory() as mem, mark:
                     path = build_store(variant, params, args.root, executor, busy=str(busy))
                 with lock:
                     journal.record(variant, path)
@@ -303,9 +306,9 @@ LOW_NICE = 19
 
 
 def _lower_priority(executor) -> None:
-    """The first lane after its first store, in two lanes: this thread and its executor's workers at nice 19, so
-    that the other lane's Dudo groups (a chain, each waiting for the last) keep the cores and this lane takes
-    what they leave idle. Linux sets a thread's niceness on its own id; elsewhere the whole process's."""
+    """A filler lane (every lane but the last, from the first store on): this thread and its executor's workers
+    at nice 19, so that the last lane's Dudo groups (a chain, each waiting for the last) keep the cores and this
+    lane takes what they leave idle. Linux sets a thread's niceness on its own id; elsewhere the whole process's."""
     import threading
     tid = threading.get_native_id() if sys.platform.startswith("linux") else 0
     try:
@@ -315,20 +318,6 @@ def _lower_priority(executor) -> None:
     except OSError:
         return
     executor.lower_priority(LOW_NICE)
-
-
-@contextlib.contextmanager
-def _holding(path: Path, hold: bool):
-    """A file at ``path`` while the block runs (if ``hold``): a core marked as taken (``SharedCores``' busy)."""
-    if not hold:
-        yield
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(str(os.getpid()))
-    try:
-        yield
-    finally:
-        path.unlink(missing_ok=True)
 
 
 def _manifest(path: Path) -> dict:

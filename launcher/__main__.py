@@ -139,15 +139,11 @@ def _stop_all(procs: dict[str, subprocess.Popen], seconds: float, log: Logger, r
     return {k: p.wait() for k, p in procs.items()}
 
 
-def build_nice(build_cmd: list[str]) -> int:
-    """The build's niceness: 10 in several lanes (all but the last lower themselves to 19 after the first store),
-    else 19."""
-    return 10 if "--lanes" in build_cmd and build_cmd[build_cmd.index("--lanes") + 1] != "1" else 19
-
-
 def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_log: Path | None = None,
-        stop_seconds: float = 20.0, log: Logger | None = None, port_file: Path | None = None) -> int:
+        stop_seconds: float = 20.0, log: Logger | None = None, port_file: Path | None = None,
+        build_nice: int = 19) -> int:
     """Run the server and the build beside it until the server stops (or SIGINT/SIGTERM); the server's code.
+    The build runs at niceness ``build_nice``.
 
     ``port_file``: the server's --port-file; the launcher sends SIGHUP only once it exists (before, the
     server may not have its handler yet, and SIGHUP's default action ends a process)."""
@@ -169,8 +165,8 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
             out.write(f"\n==== {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {' '.join(build_cmd)}\n".encode())
             out.flush()
             build = subprocess.Popen(build_cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                     preexec_fn=_low_priority(build_nice(build_cmd)), start_new_session=True)
-        log("INFO", f"building the missing stores beside the server (nice {build_nice(build_cmd)}, smallest first); "
+                                     preexec_fn=_low_priority(build_nice), start_new_session=True)
+        log("INFO", f"building the missing stores beside the server (nice {build_nice}, smallest first); "
             "each comes online when published", pid=build.pid, log=str(build_log))
     t0 = time.monotonic()
     seen: dict[str, str] = {}  # variant -> last state reported
@@ -288,8 +284,9 @@ def main(argv: list[str] | None = None) -> int:
                                             "--lanes", str(lanes), "--root", str(root),
                                             *(a for v in args.variant for a in ("--variant", v))]
     try:
+        # in lanes the build starts at nice 10 and all its lanes but the last go to 19 after the first store
         return run([py, "-m", "server", *server_args], build_cmd, root, args.build_log, args.stop_seconds, log,
-                   Path(port_file))
+                   Path(port_file), build_nice=10 if lanes > 1 else 19)
     finally:
         if own_port_file:
             Path(port_file).unlink(missing_ok=True)
