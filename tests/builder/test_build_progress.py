@@ -64,6 +64,16 @@ def test_the_reporter_writes_states_heartbeats_and_the_outcome(tmp_path):
     assert p.state == "failed" and "solver blew up" in p.message and p.variants[1].state == "failed"
 
 
+def _three_small_stores() -> dict:
+    """A plan of three stores that build in seconds: Jotto 2 letters, Guess Who, Hangman (smallest first)."""
+    from builder.guesswho import GuessWhoParams
+    from builder.hangman import HangmanParams
+    from builder.jotto import JottoParams
+
+    return {"jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2, do_iterations=1, people_oracle="gbr"),
+            "guesswho-24": GuessWhoParams(24, budget=2000), "hangman-en_US50-5": HangmanParams(5, eval_games=2)}
+
+
 def test_lanes_put_the_largest_store_beside_the_others():
     plan = {"a": 1, "b": 2, "c": 3}
     assert build_main.lanes_of(plan, 1) == [["a", "b", "c"]]
@@ -82,14 +92,10 @@ def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_pat
     import os
     import threading
 
-    from builder.guesswho import GuessWhoParams
-    from builder.hangman import HangmanParams
-    from builder.jotto import JottoParams
     from games.storage import all_current_stores
 
-    j2, gw, hm = "jotto-en_US80-2-ganzfried", "guesswho-24", "hangman-en_US50-5"
-    plan = {j2: JottoParams(fp_iterations=2, do_iterations=1, people_oracle="gbr"),
-            gw: GuessWhoParams(24, budget=2000), hm: HangmanParams(5, eval_games=2)}
+    plan = _three_small_stores()
+    j2, gw, hm = plan
     real = build_main.build_store
     started = {v: threading.Event() for v in plan}
     executors, building, marked = {}, {}, {}
@@ -133,14 +139,10 @@ def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp
     import os
     import threading
 
-    from builder.guesswho import GuessWhoParams
-    from builder.hangman import HangmanParams
-    from builder.jotto import JottoParams
     from games.storage import all_current_stores
 
-    j2, gw, hm = "jotto-en_US80-2-ganzfried", "guesswho-24", "hangman-en_US50-5"
-    plan = {j2: JottoParams(fp_iterations=2, do_iterations=1, people_oracle="gbr"),
-            gw: GuessWhoParams(24, budget=2000), hm: HangmanParams(5, eval_games=2)}
+    plan = _three_small_stores()
+    j2, gw, hm = plan
     real = build_main.build_store
     started = {v: threading.Event() for v in plan}
     executors, marked, estimates = {}, {}, {}
@@ -178,15 +180,11 @@ def test_lanes_on_a_root_already_serving_start_together(tmp_path, monkeypatch):
     lane starts at once beside the first lane, which goes to nice 19 before its first store."""
     import threading
 
-    from builder.guesswho import GuessWhoParams
-    from builder.hangman import HangmanParams
-    from builder.jotto import JottoParams
     from games.storage import all_current_stores
 
-    j2, gw, hm = "jotto-en_US80-2-ganzfried", "guesswho-24", "hangman-en_US50-5"
-    first = {j2: JottoParams(fp_iterations=2, do_iterations=1, people_oracle="gbr")}
-    assert build_main.run_plan(first, _args(tmp_path, variant=[], lanes=1)) == 0
-    plan = {gw: GuessWhoParams(24, budget=2000), hm: HangmanParams(5, eval_games=2)}
+    plan = _three_small_stores()
+    j2, gw, hm = plan
+    assert build_main.run_plan({j2: plan.pop(j2)}, _args(tmp_path, variant=[], lanes=1)) == 0
     real = build_main.build_store
     started = {v: threading.Event() for v in plan}
     events = []

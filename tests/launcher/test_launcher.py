@@ -1,6 +1,7 @@
 """The launcher (`make serve`): server and build as processes of their own; the build stops when the server
 stops (or on SIGTERM), a failed build is one log line and the server goes on, a publication refreshes the
 server (SIGHUP). Fake server and build scripts keep it to seconds; every wait is bounded."""
+import contextlib
 import json
 import os
 import signal
@@ -86,6 +87,17 @@ def _launch(tmp_path, build_mode="wait", server_exit_after=0.0, stop_seconds=5, 
     return p, marks, root
 
 
+@contextlib.contextmanager
+def _launched(tmp_path, **kw):
+    """``_launch``'s (process, marks, root) for the block; the launcher killed after it if still running."""
+    p, marks, root = _launch(tmp_path, **kw)
+    try:
+        yield p, marks, root
+    finally:
+        if p.poll() is None:
+            p.kill()
+
+
 def _marks(marks: Path) -> list[str]:
     return marks.read_text().splitlines() if marks.exists() else []
 
@@ -110,12 +122,8 @@ def _gone(pid):
 
 
 def test_the_build_stops_when_the_server_stops(tmp_path):
-    p, marks, root = _launch(tmp_path, server_exit_after=3.0)
-    try:
+    with _launched(tmp_path, server_exit_after=3.0) as (p, marks, root):
         rc = p.wait(60)
-    finally:
-        if p.poll() is None:
-            p.kill()
     err = p.stderr.read()
     assert rc == 3, err  # the server's exit code
     m = _marks(marks)
@@ -125,8 +133,7 @@ def test_the_build_stops_when_the_server_stops(tmp_path):
 
 
 def test_sigterm_stops_both_and_a_publication_refreshes_the_server(tmp_path):
-    p, marks, root = _launch(tmp_path)
-    try:
+    with _launched(tmp_path) as (p, marks, root):
         _until(lambda: "hup" in _marks(marks))  # the first store published: the server refreshes at once
         build_line = next(m for m in _marks(marks) if m.startswith("build "))
         server_line = next(m for m in _marks(marks) if m.startswith("server "))
@@ -134,9 +141,6 @@ def test_sigterm_stops_both_and_a_publication_refreshes_the_server(tmp_path):
         assert build_line.endswith("nice 19") and server_line.endswith(f"nice {os.nice(0)}")
         p.send_signal(signal.SIGTERM)
         rc = p.wait(60)
-    finally:
-        if p.poll() is None:
-            p.kill()
     err = p.stderr.read()
     assert rc == 0, err
     m = _marks(marks)
@@ -146,17 +150,13 @@ def test_sigterm_stops_both_and_a_publication_refreshes_the_server(tmp_path):
 
 
 def test_a_failed_build_is_one_line_and_the_server_keeps_serving(tmp_path):
-    p, marks, root = _launch(tmp_path, build_mode="fail")
-    try:
+    with _launched(tmp_path, build_mode="fail") as (p, marks, root):
         _until(lambda: "hup" in _marks(marks))
         time.sleep(2.0)  # the launcher has seen the build exit (it polls every 0.5 s)
         assert p.poll() is None  # still running: the server serves what was published
         assert "server stopped" not in _marks(marks)
         p.send_signal(signal.SIGTERM)
         rc = p.wait(60)
-    finally:
-        if p.poll() is None:
-            p.kill()
     err = p.stderr.read()
     assert rc == 0, err
     failed = [ln for ln in err.splitlines() if "build failed" in ln]
@@ -165,16 +165,12 @@ def test_a_failed_build_is_one_line_and_the_server_keeps_serving(tmp_path):
 
 
 def test_a_finished_build_relays_the_builders_notices_and_the_server_goes_on(tmp_path):
-    p, marks, root = _launch(tmp_path, build_mode="ok")
-    try:
+    with _launched(tmp_path, build_mode="ok") as (p, marks, root):
         _until(lambda: "hup" in _marks(marks))
         time.sleep(2.0)
         assert p.poll() is None and "server stopped" not in _marks(marks)
         p.send_signal(signal.SIGTERM)
         rc = p.wait(60)
-    finally:
-        if p.poll() is None:
-            p.kill()
     err = p.stderr.read()
     assert rc == 0, err
     assert "WARNING gamestrategy.launcher" in err and "hangman-x: the store present was built with other theta" in err
@@ -184,16 +180,12 @@ def test_a_finished_build_relays_the_builders_notices_and_the_server_goes_on(tmp
 def test_a_second_sigterm_stops_a_slow_build_at_once(tmp_path):
     """The build would take 10 minutes to reach its checkpoint and --stop-seconds is 10 minutes: only the
     second signal (a second Ctrl-C) ends it within the test's bounded wait."""
-    p, marks, root = _launch(tmp_path, build_mode="slow", stop_seconds=600)
-    try:
+    with _launched(tmp_path, build_mode="slow", stop_seconds=600) as (p, marks, root):
         _until(lambda: "hup" in _marks(marks))
         p.send_signal(signal.SIGTERM)
         _until(lambda: "build asked to stop" in _marks(marks))
         p.send_signal(signal.SIGTERM)
         rc = p.wait(60)
-    finally:
-        if p.poll() is None:
-            p.kill()
     err = p.stderr.read()
     assert rc == 0, err
     assert "build stopped at once" in _marks(marks) and "server stopped" in _marks(marks)
@@ -202,14 +194,10 @@ def test_a_second_sigterm_stops_a_slow_build_at_once(tmp_path):
 def test_a_server_ended_by_the_stop_signal_is_a_clean_stop(tmp_path):
     """A server the launcher's SIGTERM ends by the signal itself (a second Ctrl-C reaching it while it exits
     after the first: the fake server here has no handler) stopped as asked: the launcher exits 0, not 241."""
-    p, marks, root = _launch(tmp_path, build_mode="wait", server_dies_by_sigterm=True)
-    try:
+    with _launched(tmp_path, build_mode="wait", server_dies_by_sigterm=True) as (p, marks, root):
         _until(lambda: "hup" in _marks(marks))
         p.send_signal(signal.SIGTERM)
         rc = p.wait(60)
-    finally:
-        if p.poll() is None:
-            p.kill()
     err = p.stderr.read()
     assert rc == 0, err
     assert "server stopped (exit_code=-15)" in err and "build stopped" in _marks(marks)
