@@ -133,6 +133,67 @@ def choose_guess(C, S, in_S, h, candidates, L, kind):
     return best
 
 
+WIDE_MIN = 3  # GBR nodes of at least this many words choose with gbr_wide (faster from 2 words on: docs/review.md)
+
+
+@njit(cache=CACHE, nogil=True)
+def gbr_wide(C, T, in_S, h, candidates, L, acc_c, acc_h):
+    """choose_guess(C, T, in_S, h, candidates, L, GBR), the same word, computed the other way round:
+    the answer counts (and weights) of every test word at once, one pass over the jot row of each word of T
+    (C is symmetric: C[s, g] = C[g, s]), instead of one pass over T per test word. Each count and weight is
+    summed in the same order as guess_score sums it, so every score is the same double and the choice (ties
+    within TIE_TOLERANCE: a consistent word, then the earlier candidate) the same word. acc_c: int64[D, L+1]
+    and acc_h: float64[D, L+1] scratch."""
+    n = T.shape[0]
+    if n == 1:
+        return T[0]
+    K = L + 1
+    uniform = uses_uniform(T, h, GBR)
+    acc_c[:, :] = 0
+    if not uniform:
+        acc_h[:, :] = 0.0
+    D = C.shape[0]
+    for k in range(n):
+        s = T[k]
+        row = C[s]
+        if uniform:
+            for g in range(D):
+                acc_c[g, row[g]] += 1
+        else:
+            hs = h[s]
+            for g in range(D):
+                a = row[g]
+                acc_c[g, a] += 1
+                acc_h[g, a] += hs
+    least = 0.0
+    if uniform:
+        least = float(n)
+    else:
+        for k in range(n):
+            least += h[T[k]]
+    least += LEAST_TOLERANCE * least
+    best = -1
+    best_score = np.inf
+    best_in = False
+    for ci in range(candidates.shape[0]):
+        g = candidates[ci]
+        score = 0.0
+        if uniform:
+            for j in range(K):
+                score += acc_c[g, j] * acc_c[g, j]
+        else:
+            for j in range(K):
+                score += acc_h[g, j] * acc_c[g, j]
+        g_in = in_S[g]
+        if prefer(score, g_in, best, best_score, best_in):
+            best = g
+            best_score = score
+            best_in = g_in
+            if best_in and best_score <= least:
+                break
+    return best
+
+
 @njit(cache=CACHE, nogil=True)
 def beeler_guess(C, counts, S, in_S, h, candidates, L):
     """Beeler's guesser: entropy over common test words; once every letter is known (all consistent

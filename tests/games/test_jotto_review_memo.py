@@ -61,7 +61,7 @@ def test_gbr_wide_chooses_as_choose_guess(length, n, seed):
             h[T] = 0.0
         in_S = np.zeros(n, dtype=np.bool_)
         in_S[T] = True
-        got = review_kernels.gbr_wide(o.C, T, in_S, h, o.all_words, o.L, acc_c, acc_h)
+        got = kernels.gbr_wide(o.C, T, in_S, h, o.all_words, o.L, acc_c, acc_h)
         assert got == kernels.choose_guess(o.C, T, in_S, h, o.all_words, o.L, GBR)
         if T.size <= 10 and trial % 3 != 1:
             assert got == ref.guesser_gbr(words, [Fraction(int(x)) for x in h], set(T.tolist()))
