@@ -43,7 +43,7 @@ def zobrist(D: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 def memo_cost(C, counts, T, w, candidates, L, kind, k1, k2, memo, in_S, stats, acc_c, acc_h):
     """kernels.tree_cost(C, counts, T, w, w, candidates, L, kind) with every node's cost remembered in memo.
     T: ascending word indices; in_S: bool[D] scratch, all False (left so); stats: int64[2] (nodes walked,
-    memo hits), counted up; acc_c, acc_h: gbr_wide's scratch (GBR nodes of WIDE_MIN words or more use it)."""
+    memo hits), counted up; acc_c, acc_h: kernels.answer_tables' scratch."""
     n = T.shape[0]
     if n == 0:
         return 0.0
@@ -70,10 +70,7 @@ def memo_cost(C, counts, T, w, candidates, L, kind, k1, k2, memo, in_S, stats, a
     stats[0] += 1
     for k in range(n):
         in_S[T[k]] = True
-    if kind == GBR_KIND and n >= kernels.WIDE_MIN:
-        g = kernels.gbr_wide(C, T, in_S, w, candidates, L, acc_c, acc_h)
-    else:
-        g = kernels._oracle(C, counts, T, in_S, w, candidates, L, kind)
+    g = kernels._oracle(C, counts, T, in_S, w, candidates, L, kind, acc_c, acc_h)
     for k in range(n):
         in_S[T[k]] = False
     child = np.empty(n, dtype=np.int32)

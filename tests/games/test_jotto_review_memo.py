@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from games.jotto import kernels, review_kernels
+from games.jotto.dictionary import Variant, dictionary_from_words
 from games.jotto.exact import ExactSolver
-from games.jotto.oracle import GBR
+from games.jotto.oracle import ENTROPY, GBR, JottoOracle
 from games.jotto.review import EXACT_NODES, EXACT_WORDS, WIDTH, Turn, Valuer, review_turns
 from tests.games import jotto_reference as ref
 from tests.games.test_jotto_oracle import tiny
@@ -46,25 +47,50 @@ def test_memo_cost_equals_tree_cost_and_the_replayed_guesser(length, n, seed):
 
 
 @pytest.mark.parametrize("length,n,seed", [(5, 200, 4), (3, 120, 5), (2, 60, 6)])
-def test_gbr_wide_chooses_as_choose_guess(length, n, seed):
-    """The all-test-words-at-once GBR choice is choose_guess's word on random sets, with integer weights (many
-    exact ties, so the tie-break is exercised), real weights, no weight on the set (uniform fallback), and
-    uniform weights; and the literal Alg. 1 on the small sets."""
+def test_choose_guess_wide_chooses_as_choose_guess(length, n, seed):
+    """The all-test-words-at-once choice is choose_guess's word on random sets, for GBR and entropy, every word a
+    candidate and a subset (the two-word rule applies only to the first), with integer weights (many exact ties,
+    so the tie-break is exercised), real weights, no weight on the set (uniform fallback), and uniform weights;
+    and the literal Alg. 1 on the small sets."""
     d, o = tiny(length, n, seed)
     words = list(d.words)
     rng = np.random.default_rng(seed)
-    acc_c, acc_h = np.zeros((n, o.L + 1), dtype=np.int64), np.zeros((n, o.L + 1))
-    for trial in range(80):
-        T = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False)).astype(np.int32)
+    acc_c, acc_h = kernels.new_tables(n, o.L)
+    some = np.sort(rng.choice(n, size=n // 2, replace=False)).astype(np.int32)
+    two = 0
+    for trial in range(160):
+        size = 2 if trial % 5 == 0 else int(rng.integers(1, n + 1))
+        T = np.sort(rng.choice(n, size=size, replace=False)).astype(np.int32)
         h = [rng.integers(0, 4, size=n).astype(np.float64), rng.random(n), np.ones(n)][trial % 3]
         if trial % 7 == 0:
             h[T] = 0.0
         in_S = np.zeros(n, dtype=np.bool_)
         in_S[T] = True
-        got = kernels.gbr_wide(o.C, T, in_S, h, o.all_words, o.L, acc_c, acc_h)
-        assert got == kernels.choose_guess(o.C, T, in_S, h, o.all_words, o.L, GBR)
-        if T.size <= 10 and trial % 3 != 1:
+        kind = GBR if trial % 4 else ENTROPY
+        cands = o.all_words if trial % 8 < 6 else some
+        got = kernels.choose_guess_wide(o.C, T, in_S, h, cands, o.L, kind, acc_c, acc_h)
+        assert got == kernels.choose_guess(o.C, T, in_S, h, cands, o.L, kind)
+        two += T.size == 2 and kind == GBR
+        if T.size <= 10 and kind == GBR and cands is o.all_words and trial % 3 != 1:
             assert got == ref.guesser_gbr(words, [Fraction(int(x)) for x in h], set(T.tolist()))
+    assert two >= 10
+
+
+def test_two_word_rule_holds_for_anagrams():
+    """Two consistent anagrams (every test word scores them alike): choose_guess's tie-break gives the lower index,
+    as the wide choice's two-word rule does; and two words that are not anagrams."""
+    words = ["act", "bat", "cat", "dog", "god", "sun", "tab", "zip"]
+    d = dictionary_from_words(Variant("file.x", 3, "all"), words)
+    o = JottoOracle(d)
+    acc_c, acc_h = kernels.new_tables(len(words), o.L)
+    for pair in ((0, 2), (3, 4), (1, 6), (0, 5), (2, 7)):
+        T = np.array(pair, dtype=np.int32)
+        in_S = np.zeros(len(words), dtype=np.bool_)
+        in_S[T] = True
+        for h in (np.ones(len(words)), np.arange(len(words), dtype=np.float64)[::-1].copy()):
+            assert kernels.choose_guess(o.C, T, in_S, h, o.all_words, o.L, GBR) == pair[0]
+            got = kernels.choose_guess_wide(o.C, T[::-1].copy(), in_S, h, o.all_words, o.L, GBR, acc_c, acc_h)
+            assert got == pair[0]
 
 
 def _plain_values(o, w_full, S, played):
