@@ -176,7 +176,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
                 br_open: dict | None = None, br_other: dict | None = None, progress: bool = False,
                 log=None, should_stop=None, br_memory=None, stop_rel: float = 0.0,
                 improve_memory=None, improve_games: int = 0, improve_seed: int = 0, cores: int = 1,
-                train_memory=None, busy: str | None = None) -> dict:
+                train_memory=None, busy: str | None = None, phase: str = "all") -> dict:
     """Solve one dice group {a, b} (a task: top level and picklable, for any ``map``).
 
     Trains the group on the continuation values ``W`` of the rounds with fewer dice, writes its
@@ -210,10 +210,72 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     ``lbr.round_improved_best_response`` on the stored strategy: ``improved_exploitability``, its
     ``improved_stderr`` and ``improved_kind``, ``improved_games``, ``improved_left`` (the share of the
     responder's turns where it left the memory-m'' response) and ``improved_seconds``.
+
+    ``phase``: "all" (the above); "train" trains only (no ``stop_rel``: the floor rule measures as it
+    trains) and returns the rounds' values ``W`` and the trained rows' ``path``, which need only ``W``;
+    "measure" then computes the figures and writes what "all" writes, with the same bits
+    (``solve_game(pipelined=True)`` measures a level while the next one trains).
     """
-    import json
-    import os
     a, b = int(group[0]), int(group[1])
+    plan = _plan_group(a, b, m, W, max_dice, iterations, checkpoint_dir, perfect_recall_total, exact_br_total,
+                       abstract_br, br_open, br_other, br_memory, stop_rel, improve_memory, improve_games,
+                       improve_seed, train_memory)
+    if phase == "train":
+        if stop_rel > 0:
+            raise ValueError("a group training to its floor measures as it trains: no separate train phase")
+        return _train_phase(plan, W, max_dice, exact_br_total, abstract_br, checkpoint_dir, cores, busy, progress,
+                            should_stop)
+    if phase == "measure" and os.path.exists(plan.stem + ".trained.json"):
+        return _measure_phase(plan, W, max_dice, exact_br_total, abstract_br, checkpoint_dir, cores, busy, log)
+    if phase not in ("all", "measure"):     # measure with no trained rows left (a finished group of other
+        raise ValueError(f"unknown phase {phase!r}")    # continuations): trained and measured again below
+    done = _finished(plan)
+    if done is not None:
+        return done
+    # the group holds a core while it trains and measures: a group left alone takes every core
+    with SharedCores(os.path.join(checkpoint_dir, RUNNING), f"{a}v{b}", cores, busy) as cores_now:
+        t_start = time.perf_counter()
+        g = make_group(a, b, plan.mg, W, max_dice)
+        trained = _train(plan, g, W, max_dice, exact_br_total, abstract_br, cores_now, progress, should_stop, log)
+        return _measure_and_write(plan, g, trained, W, max_dice, exact_br_total, abstract_br, log,
+                                  time.perf_counter() - t_start)
+
+
+@dataclass
+class _GroupPlan:
+    """What one group's solve is: its memories, iterations, files and the inputs its results are keyed by."""
+    a: int
+    b: int
+    mg: object
+    its: int
+    stem: str
+    m_resp: object
+    m_train: object
+    m_imp: object
+    stop_rel: float
+    br_open: dict
+    br_other: dict
+    improve_games: int
+    improve_seed: int
+    inputs: dict
+
+    @property
+    def openers(self) -> list:
+        D = self.a + self.b
+        return [op for op in ([self.a] if self.a == self.b else [self.a, self.b]) if round_reachable(op, D - op, self.max_dice)]
+
+    @property
+    def max_dice(self) -> int:
+        return self.inputs["max_dice"]
+
+    def train_inputs(self) -> dict:
+        """The inputs training depends on (not the figures' continuations of the rounds below)."""
+        return {k: v for k, v in self.inputs.items() if k not in ("br_open", "br_other")}
+
+
+def _plan_group(a, b, m, W, max_dice, iterations, checkpoint_dir, perfect_recall_total, exact_br_total, abstract_br,
+                br_open, br_other, br_memory, stop_rel, improve_memory, improve_games, improve_seed,
+                train_memory) -> _GroupPlan:
     D = a + b
     br_open, br_other = dict(br_open or {}), dict(br_other or {})
     mg = block_memory(a, b, m, perfect_recall_total)
@@ -240,123 +302,223 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
     if improve_games > 0 and D > exact_br_total and abstract_br and mg is not None:
         m_imp = improve_memory.get((a, b), m_resp) if isinstance(improve_memory, dict) else (improve_memory or m_resp)
         inputs.update(improve_memory=memory_json(m_imp), improve_games=int(improve_games), improve_seed=int(improve_seed))
-    meta_path, npy = stem + ".json", stem + ".npy"
+    return _GroupPlan(a, b, mg, its, stem, m_resp, m_train, m_imp, float(stop_rel), br_open, br_other,
+                      int(improve_games), int(improve_seed), inputs)
+
+
+def _finished(plan: _GroupPlan):
+    """The group's results from an earlier run with the same inputs, or None."""
+    import json
+    meta_path, npy = plan.stem + ".json", plan.stem + ".npy"
     if os.path.exists(meta_path) and os.path.exists(npy):
         with open(meta_path) as f:
             meta = json.load(f)
-        if meta.get("inputs") == inputs:
+        if meta.get("inputs") == plan.inputs:
             return _meta_out(meta)
-    # the group holds a core while it trains and measures: a group left alone takes every core
+    return None
+
+
+@dataclass
+class _Trained:
+    strat: np.ndarray
+    t_done: int
+    t_trained: int
+    train_seconds: float
+    train_cpu: float
+    curve: list | None = None
+    stop: str | None = None
+    figs: dict | None = None        # the figures of ``strat`` where the floor rule measured them already
+
+
+def _figures_fn(plan: _GroupPlan, g, W, max_dice, exact_br_total, abstract_br):
+    return functools.partial(_round_figures, g, openers=plan.openers, W=W, br_open=plan.br_open,
+                             br_other=plan.br_other, max_dice=max_dice, exact_br_total=exact_br_total,
+                             m_resp=plan.m_resp if abstract_br else False)
+
+
+def _train(plan: _GroupPlan, g, W, max_dice, exact_br_total, abstract_br, cores_now, progress, should_stop,
+           log) -> _Trained:
+    """Train the group (resuming its solver checkpoint) and return the rows a store holds."""
+    import json
+    a, b, D, stem, its = plan.a, plan.b, plan.a + plan.b, plan.stem, plan.its
+    # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
+    if plan.m_train is not None:
+        solver = CFRBR(g, make_group(a, b, plan.m_train, W, max_dice, split=a == b), threads=cores_now)
+    else:
+        solver = FastSolver(g, threads=cores_now) if (plan.mg is not None or D == 2) else TreeSolver(g)
+    ckpt = stem + ".npz"
+    if os.path.exists(ckpt):
+        solver.load(ckpt)
+    figures = _figures_fn(plan, g, W, max_dice, exact_br_total, abstract_br)
+    curve, stop, best = None, None, {}
+    best_path = stem + ".best.npy"
+    measured = D <= exact_br_total or bool(abstract_br)
+    if plan.stop_rel > 0:
+        curve_path = stem + ".curve.json"
+        if os.path.exists(curve_path) and os.path.exists(ckpt):
+            with open(curve_path) as f:
+                curve = json.load(f)
+            if curve and measured:      # the best measured so far is in best_path
+                best.update(t=min(curve, key=lambda p: p[1])[0], e=min(p[1] for p in curve))
+
+        def on_point(c):
+            with open(curve_path + ".tmp", "w") as f:
+                json.dump(c, f)
+            os.replace(curve_path + ".tmp", curve_path)
+
+        def measure(st):
+            st = quantised_strategy(g, np.asarray(st, dtype=np.float64), in_place=True)   # as the store holds it
+            figs = figures(st)
+            e = max((r[3] for r in figs.values() if r[3] is not None), default=0.0)
+            if measured and (not best or e < best["e"]):     # keep the least exploitable measured strategy
+                np.save(stem + ".best.tmp.npy", st)
+                os.replace(stem + ".best.tmp.npy", best_path)
+                best.update(t=solver.t, e=e, figs=figs)
+            return e
+
+        curve, stop = train_to_floor(solver, measure, its, max(1, its >> FLOOR_DOUBLINGS), plan.stop_rel,
+                                     curve, on_point, ckpt, progress, f"dudo {a}v{b}", should_stop, log)
+    else:
+        solver.solve(max(0, its - solver.t), checkpoint=ckpt, every=max(1, its // 10),
+                     progress=progress, desc=f"dudo {a}v{b}", should_stop=should_stop)
+    t_trained, train_seconds, train_cpu = solver.t, solver.seconds, solver.cpu_seconds
+    # with the floor rule the stored strategy is the measured one of least exploitability (with an
+    # imperfect-recall abstraction it can grow with the iterations); else the last
+    t_done = min(curve, key=lambda p: p[1])[0] if (curve and measured) else t_trained
+    # what the store holds and a server reads: the quantised rows (``store.quantised_strategy``); every
+    # figure, the continuation values of the larger rounds and the saved strategy are of these
+    strat = quantised_strategy(g, solver.average_strategy() if t_done == t_trained else np.load(best_path),
+                               in_place=True)
+    del solver          # free regrets and node values before evaluating and best responses
+    figs = best["figs"] if (best.get("t") == t_done and "figs" in best) else None
+    return _Trained(strat, t_done, t_trained, train_seconds, train_cpu, curve, stop, figs)
+
+
+def _measure_and_write(plan: _GroupPlan, g, trained: _Trained, W, max_dice, exact_br_total, abstract_br, log,
+                       seconds_before: float, values: dict | None = None) -> dict:
+    """The group's figures (best responses, bounds, improvement) of the trained rows; writes the rows and the
+    metadata (the solver's files removed) and returns the results. ``seconds_before``: the group's wall until
+    now (its training); ``values``: the rounds' values where the train phase computed them already."""
+    import json
+    a, b, D, stem, strat = plan.a, plan.b, plan.a + plan.b, plan.stem, trained.strat
+    t_start = time.perf_counter() - seconds_before
+    t1 = time.perf_counter()
+    if trained.figs is not None:
+        figs = trained.figs
+    else:
+        figs = _figures_fn(plan, g, W, max_dice, exact_br_total, abstract_br)(strat, values=values)
+    br_seconds = time.perf_counter() - t1
+    improved = {}
+    if plan.m_imp is not None:
+        for op in plan.openers:
+            t2 = time.perf_counter()
+            est = round_improved_best_response(g, strat, op, plan.m_imp, W, plan.br_open, plan.br_other, max_dice,
+                                               plan.improve_games,
+                                               plan.improve_seed * 1_000_000 + 1000 * op + 10 * (D - op))
+            improved[(op, D - op)] = dict(improved_exploitability=est.exploitability, improved_stderr=est.stderr,
+                                          improved_kind=improvement_kind(plan.m_imp), improved_games=est.games,
+                                          improved_left=est.changed, improved_seconds=time.perf_counter() - t2)
+    Wg = {rnd: f[0] for rnd, f in figs.items()}
+    stats, new_open, new_other = {}, {}, {}
+    curve, t_done, t_trained, mg = trained.curve, trained.t_done, trained.t_trained, plan.mg
+    for (op, oth), (value, e_o, e_n, expl, kind) in figs.items():
+        st = {"value": value, "memory": "perfect" if mg is None else str(mg),
+              "iterations": t_done, "train_seconds": trained.train_seconds, "train_cpu_seconds": trained.train_cpu}
+        if t_trained != t_done:
+            st["iterations_trained"] = t_trained
+        if plan.m_train is not None:
+            st["train_memory"] = str(plan.m_train)
+        st["served"] = served_label(NOT_MEASURED if kind is None else kind)   # re-solved live or not
+        if kind is None:
+            st.update(br_kind=NOT_MEASURED)
+        else:
+            new_open[(op, oth)] = e_o
+            new_other[(op, oth)] = e_n
+            st.update(br_opener=e_o, br_other=e_n, exploitability=expl, br_kind=kind,
+                      br_seconds=br_seconds / len(figs))
+            st.update(improved.get((op, oth), {}))
+        st["group_seconds"] = time.perf_counter() - t_start    # training, measurements, best responses
+        if curve is not None:
+            st.update(stop=trained.stop, curve_iterations=[int(p[0]) for p in curve],
+                      curve_exploitability=[float(p[1]) for p in curve],
+                      curve_seconds=[float(p[2]) for p in curve])
+        stats[(op, oth)] = st
+        if log:
+            log(f"round {op}v{oth}: " + ", ".join(
+                f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in st.items()
+                if not k.startswith("curve")))
+    npy, meta_path = stem + ".npy", stem + ".json"
+    tmp = stem + ".tmp.npy"
+    np.save(tmp, strat)
+    os.replace(tmp, npy)
+    meta = dict(inputs=plan.inputs, path=npy, W=_pairs(Wg),
+                stats=[[op, oth, st] for (op, oth), st in sorted(stats.items())],
+                br_open=_pairs(new_open), br_other=_pairs(new_other), t=t_done,
+                train_seconds=trained.train_seconds, seconds=time.perf_counter() - t_start)
+    with open(meta_path + ".tmp", "w") as f:
+        json.dump(meta, f)
+    os.replace(meta_path + ".tmp", meta_path)
+    for p in (stem + ".npz", stem + ".curve.json", stem + ".best.npy", stem + ".trained.npy", stem + ".trained.json"):
+        if os.path.exists(p):
+            os.unlink(p)
+    return _meta_out(meta)
+
+
+def _train_phase(plan: _GroupPlan, W, max_dice, exact_br_total, abstract_br, checkpoint_dir, cores, busy, progress,
+                 should_stop) -> dict:
+    """solve_group's "train" phase: the trained rows in ``<stem>.trained.npy`` and their rounds' values, training
+    and timings in ``<stem>.trained.json`` (reused when their inputs match, as the finished group's are)."""
+    import json
+    a, b = plan.a, plan.b
+    keyed = plan.train_inputs()
+    meta_path, npy = plan.stem + ".json", plan.stem + ".npy"
+    if os.path.exists(meta_path) and os.path.exists(npy):         # finished: the measure phase reuses it too
+        with open(meta_path) as f:
+            meta = json.load(f)
+        if {k: v for k, v in meta.get("inputs", {}).items() if k not in ("br_open", "br_other")} == keyed:
+            return dict(W=_unpairs(meta["W"]), path=npy)
+    tjson, tnpy = plan.stem + ".trained.json", plan.stem + ".trained.npy"
+    if os.path.exists(tjson) and os.path.exists(tnpy):
+        with open(tjson) as f:
+            tm = json.load(f)
+        if tm.get("inputs") == keyed:
+            return dict(W=_unpairs(tm["W"]), path=tnpy)
     with SharedCores(os.path.join(checkpoint_dir, RUNNING), f"{a}v{b}", cores, busy) as cores_now:
         t_start = time.perf_counter()
-        g = make_group(a, b, mg, W, max_dice)
-        # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
-        if m_train is not None:
-            solver = CFRBR(g, make_group(a, b, m_train, W, max_dice, split=a == b), threads=cores_now)
-        else:
-            solver = FastSolver(g, threads=cores_now) if (mg is not None or D == 2) else TreeSolver(g)
-        ckpt = stem + ".npz"
-        if os.path.exists(ckpt):
-            solver.load(ckpt)
-        openers = [op for op in ([a] if a == b else [a, b]) if round_reachable(op, D - op, max_dice)]
-        figures = functools.partial(_round_figures, g, openers=openers, W=W, br_open=br_open,
-                                    br_other=br_other, max_dice=max_dice, exact_br_total=exact_br_total,
-                                    m_resp=m_resp if abstract_br else False)
-        curve, stop, best = None, None, {}
-        best_path = stem + ".best.npy"
-        measured = D <= exact_br_total or bool(abstract_br)
-        if stop_rel > 0:
-            curve_path = stem + ".curve.json"
-            if os.path.exists(curve_path) and os.path.exists(ckpt):
-                with open(curve_path) as f:
-                    curve = json.load(f)
-                if curve and measured:      # the best measured so far is in best_path
-                    best.update(t=min(curve, key=lambda p: p[1])[0], e=min(p[1] for p in curve))
+        g = make_group(a, b, plan.mg, W, max_dice)
+        trained = _train(plan, g, W, max_dice, exact_br_total, abstract_br, cores_now, progress, should_stop, None)
+        values = _round_values(g, trained.strat, plan.openers)
+        seconds = time.perf_counter() - t_start
+    np.save(plan.stem + ".trained.tmp.npy", trained.strat)
+    os.replace(plan.stem + ".trained.tmp.npy", tnpy)
+    tm = dict(inputs=keyed, W=_pairs(values), t_done=trained.t_done, t_trained=trained.t_trained,
+              train_seconds=trained.train_seconds, train_cpu=trained.train_cpu, seconds=seconds)
+    with open(tjson + ".tmp", "w") as f:
+        json.dump(tm, f)
+    os.replace(tjson + ".tmp", tjson)
+    return dict(W=values, path=tnpy)
 
-            def on_point(c):
-                with open(curve_path + ".tmp", "w") as f:
-                    json.dump(c, f)
-                os.replace(curve_path + ".tmp", curve_path)
 
-            def measure(st):
-                st = quantised_strategy(g, np.asarray(st, dtype=np.float64), in_place=True)   # as the store holds it
-                figs = figures(st)
-                e = max((r[3] for r in figs.values() if r[3] is not None), default=0.0)
-                if measured and (not best or e < best["e"]):     # keep the least exploitable measured strategy
-                    np.save(stem + ".best.tmp.npy", st)
-                    os.replace(stem + ".best.tmp.npy", best_path)
-                    best.update(t=solver.t, e=e, figs=figs)
-                return e
-
-            curve, stop = train_to_floor(solver, measure, its, max(1, its >> FLOOR_DOUBLINGS), stop_rel,
-                                         curve, on_point, ckpt, progress, f"dudo {a}v{b}", should_stop,
-                                         log)
-        else:
-            solver.solve(max(0, its - solver.t), checkpoint=ckpt, every=max(1, its // 10),
-                         progress=progress, desc=f"dudo {a}v{b}", should_stop=should_stop)
-        t_trained, train_seconds, train_cpu = solver.t, solver.seconds, solver.cpu_seconds
-        # with the floor rule the stored strategy is the measured one of least exploitability (with an
-        # imperfect-recall abstraction it can grow with the iterations); else the last
-        t_done = min(curve, key=lambda p: p[1])[0] if (curve and measured) else t_trained
-        # what the store holds and a server reads: the quantised rows (``store.quantised_strategy``); every
-        # figure, the continuation values of the larger rounds and the saved strategy are of these
-        strat = quantised_strategy(g, solver.average_strategy() if t_done == t_trained else np.load(best_path),
-                                   in_place=True)
-        del solver          # free regrets and node values before evaluating and best responses
-        t1 = time.perf_counter()
-        figs = best["figs"] if (best.get("t") == t_done and "figs" in best) else figures(strat)
-        br_seconds = time.perf_counter() - t1
-        improved = {}
-        if m_imp is not None:
-            for op in openers:
-                t2 = time.perf_counter()
-                est = round_improved_best_response(g, strat, op, m_imp, W, br_open, br_other, max_dice,
-                                                   improve_games, improve_seed * 1_000_000 + 1000 * op + 10 * (D - op))
-                improved[(op, D - op)] = dict(improved_exploitability=est.exploitability, improved_stderr=est.stderr,
-                                              improved_kind=improvement_kind(m_imp), improved_games=est.games,
-                                              improved_left=est.changed, improved_seconds=time.perf_counter() - t2)
-        Wg = {rnd: f[0] for rnd, f in figs.items()}
-        stats, new_open, new_other = {}, {}, {}
-        for (op, oth), (value, e_o, e_n, expl, kind) in figs.items():
-            st = {"value": value, "memory": "perfect" if mg is None else str(mg),
-                  "iterations": t_done, "train_seconds": train_seconds, "train_cpu_seconds": train_cpu}
-            if t_trained != t_done:
-                st["iterations_trained"] = t_trained
-            if m_train is not None:
-                st["train_memory"] = str(m_train)
-            st["served"] = served_label(NOT_MEASURED if kind is None else kind)   # re-solved live or not
-            if kind is None:
-                st.update(br_kind=NOT_MEASURED)
-            else:
-                new_open[(op, oth)] = e_o
-                new_other[(op, oth)] = e_n
-                st.update(br_opener=e_o, br_other=e_n, exploitability=expl, br_kind=kind,
-                          br_seconds=br_seconds / len(figs))
-                st.update(improved.get((op, oth), {}))
-            st["group_seconds"] = time.perf_counter() - t_start    # training, measurements, best responses
-            if curve is not None:
-                st.update(stop=stop, curve_iterations=[int(p[0]) for p in curve],
-                          curve_exploitability=[float(p[1]) for p in curve],
-                          curve_seconds=[float(p[2]) for p in curve])
-            stats[(op, oth)] = st
-            if log:
-                log(f"round {op}v{oth}: " + ", ".join(
-                    f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in st.items()
-                    if not k.startswith("curve")))
-        tmp = stem + ".tmp.npy"
-        np.save(tmp, strat)
-        os.replace(tmp, npy)
-        meta = dict(inputs=inputs, path=npy, W=_pairs(Wg),
-                    stats=[[op, oth, st] for (op, oth), st in sorted(stats.items())],
-                    br_open=_pairs(new_open), br_other=_pairs(new_other), t=t_done,
-                    train_seconds=train_seconds, seconds=time.perf_counter() - t_start)
-        with open(meta_path + ".tmp", "w") as f:
-            json.dump(meta, f)
-        os.replace(meta_path + ".tmp", meta_path)
-        for p in (ckpt, stem + ".curve.json", best_path):
-            if os.path.exists(p):
-                os.unlink(p)
-    return _meta_out(meta)
+def _measure_phase(plan: _GroupPlan, W, max_dice, exact_br_total, abstract_br, checkpoint_dir, cores, busy,
+                   log) -> dict:
+    """solve_group's "measure" phase: the figures of the rows the train phase left, written as "all" writes them."""
+    import json
+    done = _finished(plan)
+    if done is not None:
+        return done
+    a, b = plan.a, plan.b
+    tjson, tnpy = plan.stem + ".trained.json", plan.stem + ".trained.npy"
+    with open(tjson) as f:
+        tm = json.load(f)
+    if tm.get("inputs") != plan.train_inputs():
+        raise RuntimeError(f"dudo {a}v{b}: the trained rows in {tnpy} are of other inputs; train it first")
+    strat = np.load(tnpy)
+    trained = _Trained(strat, int(tm["t_done"]), int(tm["t_trained"]), float(tm["train_seconds"]),
+                       float(tm["train_cpu"]))
+    with SharedCores(os.path.join(checkpoint_dir, RUNNING), f"{a}v{b}-measure", cores, busy):
+        g = make_group(a, b, plan.mg, W, max_dice)
+        return _measure_and_write(plan, g, trained, W, max_dice, exact_br_total, abstract_br, log,
+                                  float(tm["seconds"]), values=_unpairs(tm["W"]))
 
 
 # the figures are of the stored (quantised) rows; results of a work directory written before were of the
@@ -366,16 +528,24 @@ MEASURED = "quantised rows"
 FLOOR_DOUBLINGS = 4    # train_to_floor measures from cap / 16 on: at most 5 measurements a group
 
 
-def _round_figures(g: Group, strat, openers, W, br_open, br_other, max_dice, exact_br_total,
-                   m_resp) -> dict:
-    """{(opener, other): (value, BR as opener, BR as other, exploitability, br_kind)} of the group's
-    rounds: exact best response up to ``exact_br_total`` dice in play, else the responder-memory
-    bound with memory ``m_resp`` (``False``: none; then the BR figures are None)."""
+def _round_values(g: Group, strat, openers) -> dict:
+    """{(opener, other): the opener's winning probability} of the group's rounds under ``strat`` (both sides)."""
     D = g.dice[0] + g.dice[-1]
     vals = FastSolver(g, train=False).root_values(strat)
+    return {(op, D - op): 0.5 * (1.0 + vals[0 if g.nsides == 1 else g.dice.index(op)]) for op in openers}
+
+
+def _round_figures(g: Group, strat, openers, W, br_open, br_other, max_dice, exact_br_total,
+                   m_resp, values: dict | None = None) -> dict:
+    """{(opener, other): (value, BR as opener, BR as other, exploitability, br_kind)} of the group's
+    rounds: exact best response up to ``exact_br_total`` dice in play, else the responder-memory
+    bound with memory ``m_resp`` (``False``: none; then the BR figures are None). ``values``: the rounds'
+    values (``_round_values``) where known."""
+    D = g.dice[0] + g.dice[-1]
+    values = values if values is not None else _round_values(g, strat, openers)
     out = {}
     for op in openers:
-        value = 0.5 * (1.0 + vals[0 if g.nsides == 1 else g.dice.index(op)])
+        value = values[(op, D - op)]
         if D <= exact_br_total:
             e_o = best_response_value(g, strat, op, True, br_open, br_other)
             e_n = best_response_value(g, strat, op, False, br_open, br_other)
@@ -411,7 +581,7 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
                checkpoint_dir: str | None = None, log=print, abstract_br: bool = True,
                max_total: int | None = None, map_fn=map, should_stop=None, br_memory=None,
                stop_rel: float = 0.0, improve_memory=None, improve_games: int = 0, improve_seed: int = 0,
-               cores: int = 1, train_memory=None, busy: str | None = None):
+               cores: int = 1, train_memory=None, busy: str | None = None, pipelined: bool = False):
     """Solve every group bottom-up (up to ``max_total`` dice in play); ``iterations`` is an int
     or a function (a, b) -> int; ``m`` one memory (int, None = perfect recall) or a per-group plan
     (a {(a, b): m} dict or ``infoset.memory_plan`` tuple).
@@ -424,6 +594,12 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
     rerun with the same parameters.  ``cores``: the cores of the machine running ``map_fn``'s
     tasks, shared by the groups training at once and the work marked in ``busy`` (``SharedCores``; 1 where
     the tasks run elsewhere).
+
+    ``pipelined`` (not with ``stop_rel``): a level's figures (best responses, bounds, improvement: the
+    continuations of the next level's figures) are computed while the next level trains (which needs only
+    the rounds' values): each ``map_fn`` call runs the train phase of level D and the measure phase of level
+    D - 1 (``solve_group``'s ``phase``), so the cores a lone group's training leaves idle measure the level
+    below. The same results, bit for bit.
     """
     import tempfile
     if isinstance(m, dict):
@@ -433,45 +609,70 @@ def solve_game(max_dice: int = MAX_DICE, m=3, iterations=1000,
     cdir = checkpoint_dir or tempfile.mkdtemp(prefix="dudo_solve_")
     clear_running(cdir)
     order = groups_in_order(max_dice)
-    for D in sorted({a + b for a, b in order}):
-        if max_total is not None and D > max_total:
-            break
-        level = [ab for ab in order if sum(ab) == D]
-        fn = functools.partial(solve_group, m=m, W=dict(sol.W), max_dice=max_dice,
-                               iterations=iterations, checkpoint_dir=cdir,
-                               perfect_recall_total=perfect_recall_total,
-                               exact_br_total=exact_br_total, abstract_br=abstract_br,
-                               br_open=dict(br_open), br_other=dict(br_other),
-                               progress=progress, log=log, should_stop=should_stop,
-                               br_memory=br_memory, stop_rel=stop_rel, improve_memory=improve_memory,
-                               improve_games=improve_games, improve_seed=improve_seed, cores=cores,
-                               train_memory=train_memory, busy=busy)
-        run = started_first(level, train_memory)
-        done = dict(zip(run, map_fn(fn, run)))
+    levels = [[ab for ab in order if sum(ab) == D] for D in sorted({a + b for a, b in order})
+              if max_total is None or D <= max_total]
+    common = dict(m=m, max_dice=max_dice, iterations=iterations, checkpoint_dir=cdir,
+                  perfect_recall_total=perfect_recall_total, exact_br_total=exact_br_total, abstract_br=abstract_br,
+                  progress=progress, log=log, should_stop=should_stop, br_memory=br_memory, stop_rel=stop_rel,
+                  improve_memory=improve_memory, improve_games=improve_games, improve_seed=improve_seed,
+                  cores=cores, train_memory=train_memory, busy=busy)
+
+    def consume(level, done):
         for (a, b) in level:        # consumed in the level's order whatever order they ran in
             res = done[(a, b)]
             mg = block_memory(a, b, m, perfect_recall_total)
-            sol.groups[(a, b)] = make_group(a, b, mg, sol.W, max_dice)
+            sol.groups[(a, b)] = make_group(a, b, mg, W_of[(a, b)], max_dice)
             sol.strategies[(a, b)] = np.load(res["path"], mmap_mode="r")
             sol.W.update(res["W"])
             br_open.update(res["br_open"])
             br_other.update(res["br_other"])
             sol.stats.update(res["stats"])
+
+    W_of = {}           # the continuation values each group trained with
+    if not pipelined or stop_rel > 0:
+        for level in levels:
+            for ab in level:
+                W_of[ab] = dict(sol.W)
+            fn = functools.partial(solve_group, W=dict(sol.W), br_open=dict(br_open), br_other=dict(br_other),
+                                   **common)
+            run = started_first(level, train_memory)
+            consume(level, dict(zip(run, map_fn(fn, run))))
+    else:
+        measuring = []      # the level trained in the previous step, measured in this one
+        for level in levels + [[]]:
+            train = started_first(level, train_memory)
+            tasks = [("train", ab, dict(sol.W), {}, {}) for ab in train]
+            tasks += [("measure", ab, W_of[ab], dict(br_open), dict(br_other)) for ab in measuring]
+            for ab in train:
+                W_of[ab] = dict(sol.W)
+            results = list(map_fn(functools.partial(_group_phase, **common), tasks))
+            for (phase, ab, *_), res in zip(tasks, results):
+                if phase == "train":
+                    sol.W.update(res["W"])      # the next level trains on these; the figures come next step
+            consume(measuring, {ab: res for (phase, ab, *_), res in zip(tasks, results) if phase == "measure"})
+            measuring = level
     if checkpoint_dir is None:      # the memory maps stay valid after the files are removed
         import shutil
         shutil.rmtree(cdir, ignore_errors=True)
     return sol
 
 
+def _group_phase(task, **common) -> dict:
+    """One task of a pipelined ``solve_game`` step: (phase, group, W, br_open, br_other) -> ``solve_group``."""
+    phase, ab, W, br_open, br_other = task
+    return solve_group(ab, W=W, br_open=br_open, br_other=br_other, phase=phase, **common)
+
+
 def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str | None = None, map_fn=map,
-                 should_stop=None, cores: int = 1, busy: str | None = None) -> DudoSolution:
+                 should_stop=None, cores: int = 1, busy: str | None = None, pipelined: bool = True) -> DudoSolution:
     """``solve_game`` with a store's parameters (its per-total iteration schedule and per-group memory;
     with ``stop_rel`` the iterations are caps and each group trains to its floor; beyond
-    ``exact_br_total`` dice in play the bound's responder memory per group, ``bound_memories``)."""
+    ``exact_br_total`` dice in play the bound's responder memory per group, ``bound_memories``); pipelined
+    (a level measured while the next trains) where no group trains to its floor."""
     return solve_game(max_dice=params.max_dice, m=params.memories(), iterations=params.group_iterations,
                       perfect_recall_total=params.perfect_recall_total, exact_br_total=params.exact_br_total,
                       progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
                       should_stop=should_stop, stop_rel=params.stop_rel, br_memory=params.bound_memories(),
                       improve_memory=params.improvement_memories(), improve_games=params.improve_games,
                       improve_seed=params.improve_seed, cores=cores, train_memory=params.train_memories(),
-                      busy=busy)
+                      busy=busy, pipelined=pipelined)
