@@ -12,15 +12,19 @@ export PYTHONDONTWRITEBYTECODE := 1
 venv: $(STAMP)
 
 # what serving needs (and grpcurl for the README's tour); the test, docs and code-generation tools on top only
-# for the targets that use them, so a fresh clone's `make serve` downloads less before its first answer
+# for the targets that use them, so a fresh clone's `make serve` downloads less before its first answer. The
+# packages go in with uv (pinned here, itself installed by the venv's pip): it downloads and unpacks them in
+# parallel, 26 s against pip's 57 s for the serving set with no cache (docs/serving-while-building.md)
+UV_VERSION := 0.13.9
+UV_INSTALL := $(BIN)/uv pip install -q --python $(BIN)/python --compile-bytecode
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[tools]'
+	$(BIN)/pip install -q uv==$(UV_VERSION)
+	$(UV_INSTALL) -e '.[tools]'
 	touch $(STAMP)
 
 $(DEV_STAMP): $(STAMP)
-	$(BIN)/pip install -q -e '.[tools,dev]'
+	$(UV_INSTALL) -e '.[tools,dev]'
 	touch $(DEV_STAMP)
 
 ## Start the server at once and build the missing default stores beside it (python -m launcher: a process of

@@ -4,8 +4,8 @@ clone used (build, pip, server), summed from `ps`.
 
     git clone <repo> /tmp/fc/fc && python -m bench.fresh_serve /tmp/fc/fc [--port 50051] [--seconds 1800]
 
-Run it alone on the machine: what it measures is the machine's cores. The clone's `make serve` runs with pip's cache
-off; a poller asks `ListVariants` every second and, from the first Jotto store served on, sends one book hit (that
+Run it alone on the machine: what it measures is the machine's cores. The clone's `make serve` runs with pip's and uv's
+caches off; a poller asks `ListVariants` every second and, from the first Jotto store served on, sends one book hit (that
 store's guesser's first move) every 20 ms; when every default store is served it measures the book hits idle for 60
 s, prints the table and stops `make serve` (SIGTERM to its process group). docs/serving-while-building.md has the
 runs.
@@ -66,6 +66,7 @@ def main(argv=None) -> int:
     clone = os.path.abspath(args.clone)
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "VIRTUAL_ENV")}
     env["PIP_NO_CACHE_DIR"] = "1"
+    env["UV_NO_CACHE"] = "1"
     cpu: dict[str, int] = {}
     stop = threading.Event()
     threading.Thread(target=cpu_by_kind, args=(clone, stop, cpu), daemon=True).start()
