@@ -10,10 +10,12 @@ faster, and measures (best responses, bounds, improvement) on one; groups traini
 start first (``solve.started_first``). ``level_seconds`` schedules that;
 ``dudo_default_seconds`` adds the store writing. Checked against the fresh clone's build of the brief that
 asked for this (docs/dudo-speed.md): its own group walls, scheduled as it ran them (the levels' order, before
-``started_first``), give 828 s against the 834 s it took.
+``started_first``), give 828 s against the 834 s it took. (That is the level-by-level build, before the builder
+measured a level while the next one trains: ``dudo_default_seconds`` models it still, for comparing profiles.)
 
-The first build's figure (``first_build_seconds``) schedules the group walls of the latest fresh clone's build
-(``FRESH_CLONE_WALLS``) instead: the serial CPU seconds of ``GROUP_CPU`` undershoot a real first build by about a
+The first build's figure (``first_build_seconds``) schedules the walls of the latest fresh clone's build
+(``FRESH_CLONE_SPLIT``: each group's training and the rest, as the pipelined build runs them, ``pipelined_seconds``)
+instead: the serial CPU seconds of ``GROUP_CPU`` undershoot a real first build by about a
 quarter (588 s modelled, 757 s taken at 2c80687: two groups sharing two cores and their memory, each worker
 compiling its kernels, and 1v2 alone took 72 CPU s on 2 threads against 34 serially), so ``dudo_default_seconds``
 stays the tool for comparing profiles and kernels, and the progress estimate is the measured build.
@@ -41,12 +43,15 @@ STORE_SECONDS = 4.0      # round statistics, the rows and the publish after the 
 # 1v2's blocks are too small for them (51 CPU s in 47 s of wall), so 1 there
 THREAD_SPEEDUP = {(4, 5): 1.56, (5, 5): 1.56}
 
-# group walls (``rounds.*.group_seconds`` of the store's manifest) of a fresh clone's first `make serve` at 2c80687
-# (2 workers, quiet machine, cold numba cache; the Dudo store took 757 s, content hash 9ac1e712...,
-# docs/serving-while-building.md)
-FRESH_CLONE_WALLS = {
-    (1, 1): 9.7, (1, 2): 81.8, (1, 3): 59.0, (2, 2): 56.0, (1, 4): 21.5, (2, 3): 62.6, (1, 5): 43.8, (2, 4): 40.7,
-    (3, 3): 88.8, (2, 5): 59.0, (3, 4): 64.9, (3, 5): 90.3, (4, 4): 74.6, (4, 5): 157.0, (5, 5): 137.3,
+# (training wall, the rest of the group's wall: its figures, improvement, group tables) of a fresh clone's first
+# `make serve` at 51e144a, whose build measures a level while the next trains (``solve_game(pipelined=True)``):
+# ``rounds.*.train_seconds`` and ``group_seconds`` minus it, of the store's manifest (2 workers, quiet machine, cold
+# numba cache, the Jotto and other stores in lanes beside it at nice 19; the Dudo store took 660.8 s, content hash
+# 9ac1e712..., docs/serving-while-building.md)
+FRESH_CLONE_SPLIT = {
+    (1, 1): (6.4, 6.4), (1, 2): (27.7, 2.7), (1, 3): (29.8, 38.4), (2, 2): (42.7, 18.8), (1, 4): (14.8, 9.8),
+    (2, 3): (61.1, 2.8), (1, 5): (43.9, 4.8), (2, 4): (39.0, 7.7), (3, 3): (100.5, 5.8), (2, 5): (55.3, 16.8),
+    (3, 4): (44.8, 28.2), (3, 5): (55.0, 55.5), (4, 4): (21.5, 34.0), (4, 5): (164.1, 15.5), (5, 5): (80.5, 22.0),
 }
 
 
@@ -85,8 +90,20 @@ def dudo_default_seconds(group_cpu: dict = GROUP_CPU, workers: int = 2, store_se
     return total
 
 
-def first_build_seconds(walls: dict = FRESH_CLONE_WALLS, workers: int = 2,
+def pipelined_seconds(split: dict, workers: int = 2, store_seconds: float = STORE_SECONDS) -> float:
+    """Wall seconds of the pipelined build (``solve_game(pipelined=True)``) from each group's (training, the rest)
+    walls: each step runs the training of one total of dice (``started_first``) and then the rest of the total
+    below (in the level's order) on ``workers``, each task to the first free one; a last step the rest of the
+    largest total."""
+    total, below = store_seconds, []
+    for level in levels(split, TRAINED_FIRST) + [[]]:
+        rest = sorted(below, key=lambda ab: (ab[0] + ab[1], ab[0]))
+        total += level_seconds([split[g][0] for g in level] + [split[g][1] for g in rest], workers)
+        below = level
+    return total
+
+
+def first_build_seconds(split: dict = FRESH_CLONE_SPLIT, workers: int = 2,
                         store_seconds: float = STORE_SECONDS) -> float:
-    """Expected wall seconds of a first build: measured group walls scheduled as the builder runs the levels."""
-    return store_seconds + sum(level_seconds([walls[g] for g in level], workers)
-                               for level in levels(walls, TRAINED_FIRST))
+    """Expected wall seconds of a first build: a fresh clone's measured walls scheduled as the builder runs them."""
+    return pipelined_seconds(split, workers, store_seconds)

@@ -193,11 +193,13 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 # estimates until a build on this root measures its own: games.buildprogress.TIMES_FILE). Jotto: a fresh
 # clone's first `make serve` at ca4999c (2 workers, quiet machine, numba's compile included); 2 letters (its exact
 # search for the certified bracket since issue 39) the fresh clone of 2c80687 (54.8 s; 11.2 s before: it was built
-# first, and the first answer waited for it, where 3 letters take 14 s); 4 and 5 letters the
-# mean of two such builds on 2026-11-27 (4335129: 46.9 and 233.3 s; 2c80687: 47.1 and 293.7 s: the estimate
-# was 96 s); Dudo: builder.dudo_estimate.first_build_seconds, the group walls of the fresh clone at 2c80687
-# scheduled as the builder runs the levels (755 s for its 757 s; the CPU-second model said 588 s, and a constant
-# 464 s before it where a fresh clone took 834 s, docs/dudo-speed.md);
+# first, and the first answer waited for it, where 3 letters take 14 s); 4 letters the
+# mean of two such builds on 2026-11-27 (4335129: 46.9 s; 2c80687: 47.1 s); 5 letters since every greedy tree
+# scans all test words at once (2bbcaad): the default build of the four Jotto stores by one builder, 2 workers,
+# numba's cache warm (60.1 s; 233-294 s before, on fresh clones); Dudo: builder.dudo_estimate.first_build_seconds,
+# the training and measuring walls of the fresh clone at 51e144a scheduled as the pipelined build runs them
+# (647.5 s for its 660.8 s; before, level by level, 755 s for 757 s at 2c80687, and a constant 464 s where a
+# fresh clone took 834 s, docs/dudo-speed.md);
 # Guess Who and Hangman: `python -m builder --profile default --variant V` alone at nice 19 on 2 shared cores
 # (load average about 8), wall seconds of the whole command, 2026-11-27.
 from builder.dudo_estimate import first_build_seconds  # noqa: E402
@@ -206,7 +208,7 @@ EXPECTED_SECONDS = {
     "jotto-en_US80-2-ganzfried": 54.8,
     "jotto-en_US80-3-ganzfried": 13.7,
     "jotto-en_US80-4-ganzfried": 47.0,
-    "jotto-en_US80-5-ganzfried": 263.5,
+    "jotto-en_US80-5-ganzfried": 60.1,
     "dudo-5dice-default": round(first_build_seconds(), 1),
     "guesswho-24": 19.9,
     "hangman-en_US50-5": 25.9,
