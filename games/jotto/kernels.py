@@ -93,6 +93,21 @@ def prefer(score, g_in, best, best_score, best_in):
     return best < 0 or score < best_score - tol or (score <= best_score + tol and g_in and not best_in)
 
 
+@njit(cache=CACHE, nogil=True, inline="always")
+def least_score(S, h, kind, uniform):
+    """The least score a test word can have at S (every weighted word alone in its answer class), up to
+    LEAST_TOLERANCE: once a consistent word reaches it, no later candidate can win (not better beyond the tie
+    tolerance, and a tie keeps the consistent word), so a scan stops there with the same answer. Entropy: 0."""
+    least = 0.0
+    if kind != ENTROPY:
+        if uniform:
+            least = float(S.shape[0])
+        else:
+            for k in range(S.shape[0]):
+                least += h[S[k]]
+    return least + LEAST_TOLERANCE * least
+
+
 @njit(cache=CACHE, nogil=True)
 def choose_guess(C, S, in_S, h, candidates, L, kind):
     """GuesserGBR (Alg. 1-4, answers 0..L) or Beeler's entropy choice at state S; returns a word index.
@@ -106,17 +121,7 @@ def choose_guess(C, S, in_S, h, candidates, L, kind):
     hw = np.zeros(L + 1)
     cnt = np.zeros(L + 1, dtype=np.int64)
     uniform = uses_uniform(S, h, kind)
-    # the least score a test word can have (every weighted word alone in its answer class): once a
-    # consistent word reaches it, no later candidate can win (not better beyond the tie tolerance, and a
-    # tie keeps the consistent word), so the scan stops there with the same answer
-    least = 0.0
-    if kind != ENTROPY:
-        if uniform:
-            least = float(n)
-        else:
-            for k in range(n):
-                least += h[S[k]]
-    least += LEAST_TOLERANCE * least
+    least = least_score(S, h, kind, uniform)
     best = -1
     best_score = np.inf
     best_in = False
@@ -191,14 +196,7 @@ def choose_guess_wide(C, S, in_S, h, candidates, L, kind, acc_c, acc_h):
         return S[0] if S[0] < S[1] else S[1]
     uniform = uses_uniform(S, h, kind)
     answer_tables(C, S, h, uniform, acc_c, acc_h)
-    least = 0.0
-    if kind != ENTROPY:
-        if uniform:
-            least = float(n)
-        else:
-            for k in range(n):
-                least += h[S[k]]
-    least += LEAST_TOLERANCE * least
+    least = least_score(S, h, kind, uniform)
     best = -1
     best_score = np.inf
     best_in = False
