@@ -92,3 +92,9 @@ def test_a_group_training_to_its_floor_has_no_separate_train_phase(tmp_path):
     with pytest.raises(ValueError, match="floor"):
         solve_mod.solve_group((1, 1), m=None, W={}, max_dice=1, iterations=4, checkpoint_dir=str(tmp_path),
                               stop_rel=0.1, phase="train")
+
+
+def test_an_unknown_phase_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="unknown phase 'fit'"):
+        solve_mod.solve_group((1, 1), m=None, W={}, max_dice=1, iterations=4, checkpoint_dir=str(tmp_path),
+                              phase="fit")
