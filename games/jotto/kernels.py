@@ -110,7 +110,9 @@ def least_score(S, h, kind, uniform):
 
 @njit(cache=CACHE, nogil=True)
 def choose_guess(C, S, in_S, h, candidates, L, kind):
-    """GuesserGBR (Alg. 1-4, answers 0..L) or Beeler's entropy choice at state S; returns a word index.
+    """GuesserGBR (Alg. 1-4, answers 0..L) or Beeler's entropy choice at state S; returns a word index. The
+    reference scan (one pass over S per test word): the oracles choose with choose_guess_wide, and the tests check
+    that it gives this word.
 
     C: jot matrix; S: ascending consistent indices; in_S: bool mask of S; h: hider weights (GBR only);
     candidates: ascending indices of allowed test words.
