@@ -64,12 +64,21 @@ def test_tiled_best_response_equals_reference_kernel():
 
 
 @pytest.mark.parametrize("no, x0, x1", [(5, 0, 7), (8, 2, 9), (21, 0, 21), (37, 3, 30)])
-def test_gemm_fixed_is_dot_fixed(no, x0, x1):
-    """Each entry is the bits of ``dot_fixed`` of its row pair (random values, every tail length)."""
+@pytest.mark.parametrize("zeros", [0.0, 0.7])
+def test_gemm_fixed_is_dot_fixed(no, x0, x1, zeros):
+    """Each entry is the bits of ``dot_fixed`` of its row pair (random values, every tail length), also where
+    most of the opponent's reach is zero (``_gemm_fixed`` skips those rolls; ``dot_fixed`` adds their +-0
+    products) and the values hold exact zeros of both signs."""
     from numba import njit
     rng = np.random.default_rng(no)
     P, n = 4, x1 + 2
     Q, M = rng.standard_normal(P * no), rng.standard_normal(n * no).astype(np.float32)
+    if zeros:
+        Q[rng.random(Q.size) < zeros] = 0.0
+        Q[rng.random(Q.size) < 0.1] = -0.0
+        M[rng.random(M.size) < 0.2] = 0.0
+        M[rng.random(M.size) < 0.2] = -0.0
+        assert (Q == 0).mean() > 0.5
     G = np.full((P, 2, n), np.nan)
     _gemm_fixed(Q, P, no, M, x0, x1, True, G, 1, np.empty((no, n)), np.empty((8, n)))
     dot = njit(lambda a, ao, b, bo, k: dot_fixed(a, ao, b, bo, k))
