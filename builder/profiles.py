@@ -32,8 +32,15 @@ from builder.jotto import JottoParams
 # builder.dudo_estimate models 588 s on 2 cores. The groups up to 8 dice in play alone take about 387 s there, so
 # 400 s needs the profile to change: 30 iterations at 5v4 and 5v5 (instead of 60) would model 507 s and take the
 # 5v5 figure from 0.244 to 0.280 (5v4 0.213 -> 0.225).
+# 5v4 trains 45 iterations (was 60), by measurement (session 25, /tmp-script of docs/dudo-speed.md "Iterations at 9
+# and 10 dice", on the default store's continuations, improvement of the store's responder, 30 games): 5v4's figure
+# 0.2253 / 0.2154 / 0.2127 at 30 / 45 / 60 iterations (+-0.0015), so the last 15 buy 0.003 for 47 s of a one-core
+# level on the first run's critical path; 5v5's 0.2517 / 0.2500 / 0.2437 at 45 / 50 / 60 keeps 60. Simultaneous
+# updates at 5v4 (one pass an iteration instead of two) reached 0.2154 only at 80 iterations (116 CPU s against 98);
+# quadratic or cubic averaging and predictive CFR+ at 5v5 gained at most 0.006 at 30-40 iterations, none of them
+# the 20 iterations' worth that would pay for a change.
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
-                          iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 60), (10, 60)),
+                          iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 45), (10, 60)),
                           bound_memory=1, bound_budget=4 << 30, bound_time_budget=30.0, improve_games=30,
                           memory_by_group=(((2, 2), 4),) + tuple(((a, b), 2) for a, b in (
                               (2, 4), (1, 5), (2, 5), (3, 4), (3, 5), (4, 4), (4, 5), (5, 5))),
