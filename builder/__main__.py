@@ -193,12 +193,11 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
     # lane's Dudo groups count it as a core taken
     busy = args.root / ".work" / "busy"
     shutil.rmtree(busy, ignore_errors=True)
-    # on a root with no store yet the filler lanes start after the first lane's first store (the server's first
-    # answer); the last lane (Dudo: a chain of groups, each level waiting for the one below, the whole set's
-    # critical path) starts at once: its first groups take one core (the first lane holds a `busy` mark) and cost
-    # the first answer a few seconds where waiting for it cost Dudo's chain the first store's 40-50 s. Then (at once
-    # where a store is served already) every lane but the last goes down to nice 19, so that Dudo's groups keep the
-    # cores and the others fill what they leave idle
+    # on a root with no store yet the side lanes start after the first lane's first store: that store is the
+    # server's first answer, and beside its numba compile (and the server's) the Dudo lane's first groups made it
+    # 10-20 s later; then (at once where a store is served already) every lane but the last goes down to nice 19, so
+    # that the last lane's store (Dudo: a chain of groups, each level waiting for the one below) keeps the cores and
+    # the others fill what it leaves idle
     first_store = threading.Event()
     if all_current_stores(args.root):
         first_store.set()
@@ -239,7 +238,7 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
 
     def side_lane(variants: list[str], executor, bar, lane: int) -> None:
         try:
-            while lane < len(lanes) - 1 and not first_store.wait(0.5):
+            while not first_store.wait(0.5):
                 interrupt.stop_if_requested()
             build_lane(variants, executor, bar, lane)
         except BaseException as e:  # noqa: BLE001 -- handed to the main thread, which raises it

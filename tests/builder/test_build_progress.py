@@ -85,11 +85,10 @@ def test_lanes_put_the_largest_store_beside_the_others():
 
 
 def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_path, monkeypatch):
-    """--lanes 2: the plan's last store is built while the others are, from the start (its lane waits for no
-    store: Dudo's chain is the whole set's critical path; both 'building' in the progress file at once, the side
-    lane's ETA its own remaining time), on an executor of its own, the first lane marking a core as taken
-    (``busy``) while it builds, for the side lane's Dudo groups to count; every store is published and the
-    journal is cleared as after a one-lane build."""
+    """--lanes 2: the plan's last store is built while the others are, from the first lane's first store on
+    (both 'building' in the progress file at once, the side lane's ETA its own remaining time), on an executor
+    of its own, the first lane marking a core as taken (``busy``) while it builds, for the side lane's Dudo
+    groups to count; every store is published and the journal is cleared as after a one-lane build."""
     import os
     import threading
 
@@ -103,9 +102,9 @@ def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_pat
 
     def build(variant, params, root, executor, busy=None):
         executors[variant] = id(executor)
+        if variant == hm:   # the side lane waits for the first lane's first store (the server's first answer)
+            assert set(all_current_stores(root)) == {j2}
         started[variant].set()
-        if variant == j2:   # the last lane starts beside the first store, not after it
-            assert started[hm].wait(60)
         if variant in (gw, hm):   # the two lanes' stores wait for each other: built at the same time
             assert started[hm if variant == gw else gw].wait(60)
             p = read_progress(root)
@@ -135,8 +134,8 @@ def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_pat
 
 def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp_path, monkeypatch):
     """--lanes 3 (make serve): after the first store, the second largest store gets a lane of its own beside the
-    largest's (which starts at once, beside the first store); it marks a core as taken while it builds and
-    lowers its priority like the first lane, the last lane (the largest store, Dudo's) does neither."""
+    largest's; it marks a core as taken while it builds and lowers its priority like the first lane, the last
+    lane (the largest store, Dudo's) does neither."""
     import os
     import threading
 
@@ -151,11 +150,8 @@ def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp
     def build(variant, params, root, executor, busy=None):
         executors[variant] = id(executor)
         started[variant].set()
-        if variant == j2:   # the last lane starts beside the first store
-            assert started[hm].wait(60) and not started[gw].is_set()
-        if variant == gw:   # the filler lane: after the first store
+        if variant in (gw, hm):   # the two side lanes' stores: built at the same time, after the first store
             assert set(all_current_stores(root)) == {j2}
-        if variant in (gw, hm):   # the two side lanes' stores: built at the same time
             assert started[hm if variant == gw else gw].wait(60)
             marked[variant] = sorted(os.listdir(busy))
             estimates[variant] = {v.variant: v.expected_seconds for v in read_progress(root).variants}[variant]
