@@ -4,7 +4,8 @@ in play fall with the iterations the way the abstraction's own bound (the floor 
     .venv/bin/python -m bench.dudo_curve --root /tmp/full --variant dudo-5dice-full --group 5v5 \\
         --memory 3-28-2 --points 36,72,144,288 [--games 20] [--threads 2]
 
-Trains the group once (the profile's rule: ``FastSolver`` defaults) on the store's continuations and, at
+Trains the group once (the profile's rule: ``FastSolver`` defaults; ``--update``, ``--avg-power`` and
+``--simultaneous`` try other rules) on the store's continuations and, at
 each point, measures per round the memory-m' responder's exact-valued bound (m' = ``--responder``, default
 the group's memory) and its perfect-recall improvement (the same seed at every point, so the points share
 their sampled claims as far as the strategies allow); with at most 4 dice in play also the exact
@@ -48,6 +49,13 @@ def main(argv=None) -> int:
     ap.add_argument("--points", required=True, help="comma-separated increasing iteration counts")
     ap.add_argument("--fine", default="", help="train against CFR+ responders with this memory (games.dudo.cfrbr)"
                     " instead of on the abstract game")
+    ap.add_argument("--update", choices=("cfr+", "pcfr+", "dcfr"), default="cfr+",
+                    help="the regret update (default: the builds' CFR+)")
+    ap.add_argument("--avg-power", type=float, default=1.0,
+                    help="the average strategy weighs iteration t by t ** this (default 1: the builds' linear)")
+    ap.add_argument("--simultaneous", action="store_true",
+                    help="update both seats in one pass an iteration (the builds alternate where the seats own"
+                         " separate nodes: two passes)")
     ap.add_argument("--games", type=int, default=20, help="sampled rounds per responder roll and seat")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
@@ -69,6 +77,11 @@ def main(argv=None) -> int:
             raise ValueError(f"--points {a.points!r}: want increasing positive iteration counts")
         if a.games < 2 or a.threads < 1:
             raise ValueError("--games must be at least 2 and --threads at least 1")
+        if not 0 <= a.avg_power <= 8:
+            raise ValueError(f"--avg-power {a.avg_power}: want a power in 0..8")
+        if a.fine and (a.update != "cfr+" or a.avg_power != 1.0 or a.simultaneous):
+            raise ValueError("--fine trains against CFR+ responders with the builds' rule: no --update, "
+                             "--avg-power or --simultaneous")
     except ValueError as e:
         print(f"bad arguments: {e}", file=sys.stderr)
         return 2
@@ -86,7 +99,8 @@ def main(argv=None) -> int:
         fine = make_group(*group, fine_m, W, max_dice, split=group[0] == group[1])
         solver = CFRBR(g, fine, "cfr", threads=a.threads)
     else:
-        solver = FastSolver(g, threads=a.threads)
+        solver = FastSolver(g, mode=a.update, avg_power=a.avg_power, alternate=not a.simultaneous,
+                            threads=a.threads)
     against = f" against memory-{a.fine} responders" if a.fine else ""
     print(f"{a.group} memory {memory_json(m)}{against} on {a.variant}'s continuations; improvement of the memory-"
           f"{memory_json(resp)} responder, {a.games} games per roll and seat, seed {a.seed}")

@@ -21,18 +21,23 @@ def small_store(tmp_path_factory):
     return built_dudo_manifest(SMALL, tmp_path_factory.mktemp("dudocurve"))
 
 
-@pytest.mark.parametrize("memory", ["1", "1+1f"])
-def test_curve_lies_between_the_bound_and_the_exact_best_response(small_store, capsys, memory):
+@pytest.mark.parametrize("memory, rule", [("1", {}), ("1+1f", {}),
+                                          ("1", dict(mode="pcfr+", avg_power=2.0, alternate=False))])
+def test_curve_lies_between_the_bound_and_the_exact_best_response(small_store, capsys, memory, rule):
+    """Also with another training rule (predictive CFR+, quadratic averaging, simultaneous updates), trained here
+    by ``FastSolver`` with the same rule."""
     root, man = small_store
     args = ["--root", str(root), "--variant", SMALL.variant, "--group", "1v2", "--memory", memory,
             "--points", "8,32", "--games", "30"]
+    if rule:
+        args += ["--update", rule["mode"], "--avg-power", str(rule["avg_power"]), "--simultaneous"]
     assert dudo_curve.main(args) == 0
     out = capsys.readouterr().out.splitlines()
     rows = [line.split() for line in out[2:]]
     assert [(r[0], int(r[1])) for r in rows] == [("2v1", 8), ("2v1", 32)]     # 1v2 is unreachable at 2 dice
     W, (bo, bt) = store_W(man), store_continuations(man)
     g = make_group(1, 2, parse_memory(memory), W, 2)
-    s = FastSolver(g)
+    s = FastSolver(g, **rule)
     for r in rows:
         s.solve(int(r[1]) - s.t, progress=False)
         strat = s.average_strategy()
@@ -54,8 +59,11 @@ def test_bad_arguments_name_the_fault(small_store, capsys):
     assert dudo_curve.main(base[:5] + ["3v1", "--memory", "1", "--points", "8"]) == 2
     assert dudo_curve.main(base + ["--points", "8", "--fine", "1"]) == 2
     assert dudo_curve.main(base[:-1] + ["2", "--responder", "1", "--points", "8"]) == 2
+    assert dudo_curve.main(base + ["--points", "8", "--avg-power", "-1"]) == 2
+    assert dudo_curve.main(base + ["--points", "8", "--fine", "2", "--simultaneous"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 6 and "increasing" in err[0] and "--games" in err[1] and "--group 3v1" in err[3]
+    assert len(err) == 8 and "increasing" in err[0] and "--games" in err[1] and "--group 3v1" in err[3]
+    assert "--avg-power -1.0" in err[6] and "--fine trains against CFR+ responders" in err[7]
     assert "--fine 1: the responders must remember more" in err[4]
     assert "--responder 1: it must remember all that --memory 2 does" in err[5]
 
