@@ -34,7 +34,7 @@ GROUP_CPU = {
     (1, 5): (31.9, 3.3), (2, 4): (29.0, 5.3), (3, 3): (71.6, 4.4),
     (2, 5): (40.6, 11.9), (3, 4): (33.3, 27.2),
     (3, 5): (44.8, 48.0), (4, 4): (18.1, 32.1),
-    (4, 5): (142.9, 13.3),
+    (4, 5): (107.2, 13.3),      # 142.9 s at 60 iterations, scaled to the 45 the profile trains since session 25
     (5, 5): (106.0, 28.2),
 }
 STORE_SECONDS = 4.0      # round statistics, the rows and the publish after the last group (the same build)
@@ -44,14 +44,16 @@ STORE_SECONDS = 4.0      # round statistics, the rows and the publish after the 
 THREAD_SPEEDUP = {(4, 5): 1.56, (5, 5): 1.56}
 
 # (training wall, the rest of the group's wall: its figures, improvement, group tables) of a fresh clone's first
-# `make serve` at 51e144a, whose build measures a level while the next trains (``solve_game(pipelined=True)``):
-# ``rounds.*.train_seconds`` and ``group_seconds`` minus it, of the store's manifest (2 workers, quiet machine, cold
-# numba cache, the Jotto and other stores in lanes beside it at nice 19; the Dudo store took 660.8 s, content hash
-# 9ac1e712..., docs/serving-while-building.md)
+# `make serve` at 25a98cf (the profile's 5v4 at 45 iterations), whose build measures a level while the next trains
+# (``solve_game(pipelined=True)``): ``rounds.*.train_seconds`` and ``group_seconds`` minus it, of the store's manifest
+# (2 workers, quiet machine, cold numba cache, the Jotto and other stores in lanes beside it at nice 19; the Dudo store
+# took 643.2 s, content hash d341c4a2..., docs/serving-while-building.md). The same code's earlier run (its last lane
+# started at once, 8051e8b, reverted) trained 4v5 in 113.8 s where this one took 142.5: one run's walls carry the
+# machine's hour (10-30%).
 FRESH_CLONE_SPLIT = {
-    (1, 1): (6.4, 6.4), (1, 2): (27.7, 2.7), (1, 3): (29.8, 38.4), (2, 2): (42.7, 18.8), (1, 4): (14.8, 9.8),
-    (2, 3): (61.1, 2.8), (1, 5): (43.9, 4.8), (2, 4): (39.0, 7.7), (3, 3): (100.5, 5.8), (2, 5): (55.3, 16.8),
-    (3, 4): (44.8, 28.2), (3, 5): (55.0, 55.5), (4, 4): (21.5, 34.0), (4, 5): (164.1, 15.5), (5, 5): (80.5, 22.0),
+    (1, 1): (5.4, 6.4), (1, 2): (31.6, 2.0), (1, 3): (31.0, 42.2), (2, 2): (44.8, 22.3), (1, 4): (17.8, 6.7),
+    (2, 3): (75.7, 3.7), (1, 5): (42.9, 4.5), (2, 4): (37.1, 6.6), (3, 3): (94.2, 4.8), (2, 5): (47.2, 16.2),
+    (3, 4): (34.0, 26.7), (3, 5): (52.4, 63.7), (4, 4): (20.1, 36.9), (4, 5): (142.5, 19.6), (5, 5): (81.9, 25.6),
 }
 
 
