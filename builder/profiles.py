@@ -32,8 +32,9 @@ from builder.jotto import JottoParams
 # builder.dudo_estimate models 588 s on 2 cores. The groups up to 8 dice in play alone take about 387 s there, so
 # 400 s needs the profile to change: 30 iterations at 5v4 and 5v5 (instead of 60) would model 507 s and take the
 # 5v5 figure from 0.244 to 0.280 (5v4 0.213 -> 0.225).
-# 5v4 trains 45 iterations (was 60), by measurement (session 25, /tmp-script of docs/dudo-speed.md "Iterations at 9
-# and 10 dice", on the default store's continuations, improvement of the store's responder, 30 games): 5v4's figure
+# 5v4 trains 45 iterations (was 60), by measurement (session 25, docs/dudo-speed.md "Iterations at 9 and 10 dice":
+# `python -m bench.dudo_curve --group 4v5 --memory 2 --responder 2 --games 30 --points 30,45,60` on the default
+# store's continuations, improvement of the store's responder): 5v4's figure
 # 0.2253 / 0.2154 / 0.2127 at 30 / 45 / 60 iterations (+-0.0015), so the last 15 buy 0.003 for 47 s of a one-core
 # level on the first run's critical path; 5v5's 0.2517 / 0.2500 / 0.2437 at 45 / 50 / 60 keeps 60. Simultaneous
 # updates at 5v4 (one pass an iteration instead of two) reached 0.2154 only at 80 iterations (116 CPU s against 98);
@@ -205,8 +206,8 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 # scans all test words at once (2bbcaad): the default build of the four Jotto stores by one builder, 2 workers,
 # numba's cache warm (60.1 s; 233-294 s before, on fresh clones); Dudo: builder.dudo_estimate.first_build_seconds,
 # the training and measuring walls of the fresh clone at 25a98cf scheduled as the pipelined build runs them
-# (625.2 s for its 643.2 s; 647.5 s for 660.8 s at 51e144a; before, level by level, 755 s for 757 s at 2c80687, and a constant 464 s where a
-# fresh clone took 834 s, docs/dudo-speed.md);
+# (625.2 s for its 643.2 s; 647.5 s for 660.8 s at 51e144a; before, level by level, 755 s for 757 s at 2c80687,
+# and a constant 464 s where a fresh clone took 834 s, docs/dudo-speed.md);
 # Guess Who and Hangman: `python -m builder --profile default --variant V` alone at nice 19 on 2 shared cores
 # (load average about 8), wall seconds of the whole command, 2026-11-27.
 from builder.dudo_estimate import first_build_seconds  # noqa: E402
