@@ -47,7 +47,7 @@ THREAD_SPEEDUP = {(4, 5): 1.56, (5, 5): 1.56}
 # `make serve` at 25a98cf (the profile's 5v4 at 45 iterations), whose build measures a level while the next trains
 # (``solve_game(pipelined=True)``): ``rounds.*.train_seconds`` and ``group_seconds`` minus it, of the store's manifest
 # (2 workers, quiet machine, cold numba cache, the Jotto and other stores in lanes beside it at nice 19; the Dudo store
-# took 643.2 s, content hash d341c4a2..., docs/serving-while-building.md). The same code's earlier run (its last lane
+# took 643.2 s, content hash d341c4a2..., docs/serving-while-building.md). The same profile's earlier run (its last lane
 # started at once, 8051e8b, reverted) trained 4v5 in 113.8 s where this one took 142.5: one run's walls carry the
 # machine's hour (10-30%).
 FRESH_CLONE_SPLIT = {
