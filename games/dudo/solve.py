@@ -26,6 +26,7 @@ Statistics per round (opener dice a, other dice b), all in win-probability units
 from __future__ import annotations
 
 import functools
+import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -269,8 +270,33 @@ class _GroupPlan:
         return self.inputs["max_dice"]
 
     def train_inputs(self) -> dict:
-        """The inputs training depends on (not the figures' continuations of the rounds below)."""
-        return {k: v for k, v in self.inputs.items() if k not in ("br_open", "br_other")}
+        return _train_keys(self.inputs)
+
+
+def _train_keys(inputs: dict) -> dict:
+    """The inputs training depends on (not the figures' continuations of the rounds below)."""
+    return {k: v for k, v in inputs.items() if k not in ("br_open", "br_other")}
+
+
+def _json_if_present(path: str, *needed: str):
+    """The JSON object in ``path`` if it and every file of ``needed`` exist, else None."""
+    if os.path.exists(path) and all(os.path.exists(p) for p in needed):
+        with open(path) as f:
+            return json.load(f)
+    return None
+
+
+def _save_npy(path: str, arr) -> None:
+    """``np.save`` to ``path`` (a name ending in .npy) through a temporary file: never a half-written one."""
+    tmp = path[:-len(".npy")] + ".tmp.npy"
+    np.save(tmp, arr)
+    os.replace(tmp, path)
+
+
+def _dump_json(path: str, obj) -> None:
+    with open(path + ".tmp", "w") as f:
+        json.dump(obj, f)
+    os.replace(path + ".tmp", path)
 
 
 def _plan_group(a, b, m, W, max_dice, iterations, checkpoint_dir, perfect_recall_total, exact_br_total, abstract_br,
@@ -308,14 +334,8 @@ def _plan_group(a, b, m, W, max_dice, iterations, checkpoint_dir, perfect_recall
 
 def _finished(plan: _GroupPlan):
     """The group's results from an earlier run with the same inputs, or None."""
-    import json
-    meta_path, npy = plan.stem + ".json", plan.stem + ".npy"
-    if os.path.exists(meta_path) and os.path.exists(npy):
-        with open(meta_path) as f:
-            meta = json.load(f)
-        if meta.get("inputs") == plan.inputs:
-            return _meta_out(meta)
-    return None
+    meta = _json_if_present(plan.stem + ".json", plan.stem + ".npy")
+    return _meta_out(meta) if meta is not None and meta.get("inputs") == plan.inputs else None
 
 
 @dataclass
@@ -339,7 +359,6 @@ def _figures_fn(plan: _GroupPlan, g, W, max_dice, exact_br_total, abstract_br):
 def _train(plan: _GroupPlan, g, W, max_dice, exact_br_total, abstract_br, cores_now, progress, should_stop,
            log) -> _Trained:
     """Train the group (resuming its solver checkpoint) and return the rows a store holds."""
-    import json
     a, b, D, stem, its = plan.a, plan.b, plan.a + plan.b, plan.stem, plan.its
     # perfect recall: the public DAG is a tree, vector CFR+ is cheaper than roll-pair values
     if plan.m_train is not None:
@@ -355,24 +374,19 @@ def _train(plan: _GroupPlan, g, W, max_dice, exact_br_total, abstract_br, cores_
     measured = D <= exact_br_total or bool(abstract_br)
     if plan.stop_rel > 0:
         curve_path = stem + ".curve.json"
-        if os.path.exists(curve_path) and os.path.exists(ckpt):
-            with open(curve_path) as f:
-                curve = json.load(f)
-            if curve and measured:      # the best measured so far is in best_path
-                best.update(t=min(curve, key=lambda p: p[1])[0], e=min(p[1] for p in curve))
+        curve = _json_if_present(curve_path, ckpt)
+        if curve and measured:      # the best measured so far is in best_path
+            best.update(t=min(curve, key=lambda p: p[1])[0], e=min(p[1] for p in curve))
 
         def on_point(c):
-            with open(curve_path + ".tmp", "w") as f:
-                json.dump(c, f)
-            os.replace(curve_path + ".tmp", curve_path)
+            _dump_json(curve_path, c)
 
         def measure(st):
             st = quantised_strategy(g, np.asarray(st, dtype=np.float64), in_place=True)   # as the store holds it
             figs = figures(st)
             e = max((r[3] for r in figs.values() if r[3] is not None), default=0.0)
             if measured and (not best or e < best["e"]):     # keep the least exploitable measured strategy
-                np.save(stem + ".best.tmp.npy", st)
-                os.replace(stem + ".best.tmp.npy", best_path)
+                _save_npy(best_path, st)
                 best.update(t=solver.t, e=e, figs=figs)
             return e
 
@@ -399,7 +413,6 @@ def _measure_and_write(plan: _GroupPlan, g, trained: _Trained, W, max_dice, exac
     """The group's figures (best responses, bounds, improvement) of the trained rows; writes the rows and the
     metadata (the solver's files removed) and returns the results. ``seconds_before``: the group's wall until
     now (its training); ``values``: the rounds' values where the train phase computed them already."""
-    import json
     a, b, D, stem, strat = plan.a, plan.b, plan.a + plan.b, plan.stem, trained.strat
     t_start = time.perf_counter() - seconds_before
     t1 = time.perf_counter()
@@ -448,16 +461,12 @@ def _measure_and_write(plan: _GroupPlan, g, trained: _Trained, W, max_dice, exac
                 f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in st.items()
                 if not k.startswith("curve")))
     npy, meta_path = stem + ".npy", stem + ".json"
-    tmp = stem + ".tmp.npy"
-    np.save(tmp, strat)
-    os.replace(tmp, npy)
+    _save_npy(npy, strat)
     meta = dict(inputs=plan.inputs, path=npy, W=_pairs(Wg),
                 stats=[[op, oth, st] for (op, oth), st in sorted(stats.items())],
                 br_open=_pairs(new_open), br_other=_pairs(new_other), t=t_done,
                 train_seconds=trained.train_seconds, seconds=time.perf_counter() - t_start)
-    with open(meta_path + ".tmp", "w") as f:
-        json.dump(meta, f)
-    os.replace(meta_path + ".tmp", meta_path)
+    _dump_json(meta_path, meta)
     for p in (stem + ".npz", stem + ".curve.json", stem + ".best.npy", stem + ".trained.npy", stem + ".trained.json"):
         if os.path.exists(p):
             os.unlink(p)
@@ -468,41 +477,32 @@ def _train_phase(plan: _GroupPlan, W, max_dice, exact_br_total, abstract_br, che
                  should_stop) -> dict:
     """solve_group's "train" phase: the trained rows in ``<stem>.trained.npy`` and their rounds' values, training
     and timings in ``<stem>.trained.json`` (reused when their inputs match, as the finished group's are)."""
-    import json
     a, b = plan.a, plan.b
     keyed = plan.train_inputs()
-    meta_path, npy = plan.stem + ".json", plan.stem + ".npy"
-    if os.path.exists(meta_path) and os.path.exists(npy):         # finished: the measure phase reuses it too
-        with open(meta_path) as f:
-            meta = json.load(f)
-        if {k: v for k, v in meta.get("inputs", {}).items() if k not in ("br_open", "br_other")} == keyed:
-            return dict(W=_unpairs(meta["W"]), path=npy)
+    npy = plan.stem + ".npy"
+    meta = _json_if_present(plan.stem + ".json", npy)
+    if meta is not None and _train_keys(meta.get("inputs", {})) == keyed:   # finished: the measure phase reuses it
+        return dict(W=_unpairs(meta["W"]), path=npy)
     tjson, tnpy = plan.stem + ".trained.json", plan.stem + ".trained.npy"
-    if os.path.exists(tjson) and os.path.exists(tnpy):
-        with open(tjson) as f:
-            tm = json.load(f)
-        if tm.get("inputs") == keyed:
-            return dict(W=_unpairs(tm["W"]), path=tnpy)
+    tm = _json_if_present(tjson, tnpy)
+    if tm is not None and tm.get("inputs") == keyed:
+        return dict(W=_unpairs(tm["W"]), path=tnpy)
     with SharedCores(os.path.join(checkpoint_dir, RUNNING), f"{a}v{b}", cores, busy) as cores_now:
         t_start = time.perf_counter()
         g = make_group(a, b, plan.mg, W, max_dice)
         trained = _train(plan, g, W, max_dice, exact_br_total, abstract_br, cores_now, progress, should_stop, None)
         values = _round_values(g, trained.strat, plan.openers)
         seconds = time.perf_counter() - t_start
-    np.save(plan.stem + ".trained.tmp.npy", trained.strat)
-    os.replace(plan.stem + ".trained.tmp.npy", tnpy)
+    _save_npy(tnpy, trained.strat)
     tm = dict(inputs=keyed, W=_pairs(values), t_done=trained.t_done, t_trained=trained.t_trained,
               train_seconds=trained.train_seconds, train_cpu=trained.train_cpu, seconds=seconds)
-    with open(tjson + ".tmp", "w") as f:
-        json.dump(tm, f)
-    os.replace(tjson + ".tmp", tjson)
+    _dump_json(tjson, tm)
     return dict(W=values, path=tnpy)
 
 
 def _measure_phase(plan: _GroupPlan, W, max_dice, exact_br_total, abstract_br, checkpoint_dir, cores, busy,
                    log) -> dict:
     """solve_group's "measure" phase: the figures of the rows the train phase left, written as "all" writes them."""
-    import json
     done = _finished(plan)
     if done is not None:
         return done
