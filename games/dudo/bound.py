@@ -21,6 +21,7 @@ from numba import njit
 from .exploit import _resp_tables
 from .game import Group, make_group
 from .infoset import dominates
+from .precision import node_value_dtype
 
 
 EXACT = "exact-perfect-recall"
@@ -150,7 +151,7 @@ def memory_best_response(g: Group, strat, opener: int, m_resp, W, br_open: dict,
     for resp_is_opener in (True, False):
         gs, s_open, s_resp, s_fix, small_fix, _, _ = seat_group(g, opener, resp_is_opener, m_resp, W, br_open,
                                                                 br_other, max_dice)
-        dtype = np.float64 if gs.nrows * 8 <= 1 << 30 else np.float32
+        dtype = node_value_dtype(gs.nrows)
         lifted = lift_strategy(g, strat, gs, [small_fix], [s_fix], dtype)
         vals, _ = abstract_best_response(gs, lifted, s_resp, build_response=False)
         del lifted

@@ -32,6 +32,7 @@ from math import comb
 
 from .infoset import (Faces, Schedule, dominates, is_perfect_recall, memory_at, memory_plus, memory_size, num_windows,
                       window_tables)
+from .precision import node_value_bytes
 from .rules import MAX_DICE, num_rolls
 
 SECONDS_PER_PAIR = 2.0e-9
@@ -86,7 +87,7 @@ def group_cost(a: int, b: int, m: int | None, split: bool = False, tree: bool = 
         # dice (3v4 m3, 3v5 m2, 4v5 m2; python -m bench.dudo_cost)
         seconds = SECONDS_PER_PAIR * wa * pair * len(ns) + passes * SECONDS_PER_ROLL * rows
     values = nw * pair * len(ns) * (1.0 if m == 1 else POOL_FRACTION)
-    values = int(values * (8 if values * 8 <= 1 << 30 else 4))      # float32 past 1 GB (fast.FastSolver)
+    values = node_value_bytes(values)
     reach = 8 * 2 * len(ns) * nw * max(ns)
     return GroupCost(m, nw, wa, 8 * arrays * rows + values + reach, seconds)
 
@@ -143,7 +144,7 @@ def group_cost_split_bytes(a: int, m_resp: int, K: int) -> int:
     n = num_rolls(a)
     nw, wa = num_windows(K, m_resp), window_actions(K, m_resp)
     values = nw * n * n * 2 * (1.0 if m_resp == 1 else POOL_FRACTION)
-    values = int(values * (8 if values * 8 <= 1 << 30 else 4))
+    values = node_value_bytes(values)
     return 8 * 3 * wa * 2 * n + values + 8 * 2 * 2 * nw * n
 
 
@@ -185,7 +186,7 @@ def improvement_bytes(a: int, b: int, m_resp: int) -> int:
     """Bytes of the value matrices the perfect-recall improvement (``lbr.improved_best_response``)
     keeps: every node of both sides of the m'-window group (float32 past 1 GB, as the solver's)."""
     n = 2 * num_windows(6 * (a + b), m_resp) * num_rolls(a) * num_rolls(b)
-    return n * (8 if n * 8 <= 1 << 30 else 4)
+    return node_value_bytes(n)
 
 
 def choose_improvement_memory(a: int, b: int, m: int, m_resp: int, memory_bytes: int) -> int:

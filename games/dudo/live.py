@@ -16,6 +16,7 @@ import numpy as np
 
 from .budget import window_actions
 from .infoset import num_windows
+from .precision import node_value_bytes
 from .rules import num_rolls
 from .solve import DudoSolution, groups_in_order, solve_game
 from .store import group_iterations
@@ -46,9 +47,7 @@ def group_cost(a: int, b: int, m: int | None, iterations: int) -> GroupCost:
     NW = num_windows(K, m)
     # regrets, strategy sums, current strategy, predictive term; node values (at most one matrix a
     # window, float32 past 1 GB); the window tables
-    values = NW * na * nb * 8 * (1 if a == b else 2)
-    if values > 1 << 30:
-        values //= 2
+    values = node_value_bytes(NW * na * nb * (1 if a == b else 2))
     nbytes = rows * 32 + values + T * 8 + NW * 24
     seconds = rows * (iterations + 1) * SECONDS_PER_ROW_ITERATION + NW * K * SECONDS_PER_WINDOW_CLAIM
     return GroupCost((a, b), m, rows, iterations, seconds, nbytes)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .game import Group
 from .infoset import is_perfect_recall
+from .precision import node_value_dtype
 from .kernels import (assign_slots, blocked_backward, blocked_backward_threads, br_backward, expected_value,
                       forward_reach, fsicfr_backward, normalize_average, regret_matching, structural_reach)
 from .training import train
@@ -75,9 +76,8 @@ class FastSolver:
             sizes = [g.NW * pair for s in range(g.nsides)]
             self.voff = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
             nvals = int(self.voff[-1])
-        if value_dtype is None:   # float32 node values when float64 would pass 1 GB: half the memory
-            # and its traffic (4v4 and larger at m = 3); sums over them stay float64 (dot_fixed)
-            value_dtype = np.float64 if nvals * 8 <= 1 << 30 else np.float32
+        if value_dtype is None:   # float32 past 1 GB (4v4 and larger at m = 3)
+            value_dtype = node_value_dtype(nvals)
         if kernel == "blocked":
             self.V = np.zeros((self.blocks["nslots"], pair), dtype=value_dtype)
         else:
