@@ -135,7 +135,8 @@ def build_store(variant: str, params, root: Path, executor, busy: str | None = N
     from games.dudo.store import DudoParams
 
     if isinstance(params, DudoParams):
-        return build_dudo_store(params, root, map_fn=executor.map, cores=executor.local_cores, busy=busy)
+        return build_dudo_store(params, root, map_fn=executor.map, cores=executor.local_cores, busy=busy,
+                                executor=executor)
     if isinstance(params, GuessWhoParams):
         return build_guesswho_store(params, root, executor=executor)
     if isinstance(params, HangmanParams):

@@ -10,19 +10,27 @@ from builder import interrupt
 from games.dudo.searched import state_searched_rounds
 from games.dudo.solve import clear_running, solve_params
 from builder.recorded import recorded_parameters
+from games.dudo.warmup import compile_kernels
 from games.dudo.store import DudoParams, format_fields, iter_rows, round_curves, round_stats
 from games.storage import StoreWriter, code_version
 
 
-def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1, busy: str | None = None) -> Path:
+def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1, busy: str | None = None,
+                     executor=None) -> Path:
     """Solve (groups of one total of dice through ``map_fn``, sharing ``cores`` threads where its tasks
     run on this machine with the other work marked in ``busy``; finished groups in the work directory are
-    reused) and publish the store."""
+    reused) and publish the store. With an ``executor`` of local workers and a core to spare, the kernels
+    the build needs late are compiled beside its first groups (``games.dudo.warmup``, nice 19)."""
     t0 = time.perf_counter()
     work = Path(root) / ".work" / "dudo" / params.variant
     work.mkdir(parents=True, exist_ok=True)
-    sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,
-                       cores=cores, busy=busy)
+    warming = executor.beside(compile_kernels) if executor is not None and cores > 1 else None
+    try:
+        sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,
+                           cores=cores, busy=busy)
+    finally:
+        if executor is not None:
+            executor.stop_beside(warming)
     rounds = round_stats(sol)
     if params.search_by_round:      # rounds served by search where it lowers their exact figure
         for name, upd in state_searched_rounds(sol, params.search_by_round, params.exact_br_total).items():

@@ -91,6 +91,11 @@ def _call(fn, args):
     return fn(*(_resolve(a) for a in args))
 
 
+def _beside(driver: int, nice: int, fn, args) -> None:
+    _worker_init(driver, nice)
+    fn(*args)
+
+
 def _key(array: np.ndarray) -> str:
     h = hashlib.blake2b(digest_size=12)
     h.update(str((array.dtype.str, array.shape)).encode())
@@ -122,6 +127,19 @@ class BuildExecutor:
 
     def lower_priority(self, nice: int) -> None:
         """Run this executor's later tasks at niceness ``nice`` (no lower than now): local workers only."""
+
+    def beside(self, fn, *args, nice: int = 19):
+        """Start ``fn(*args)`` in a process of its own on this machine at niceness ``nice``, beside the tasks,
+        for work whose result nobody waits for (numba's cache warmed ahead of the tasks); the process, or
+        None where the executor has no local workers. ``stop_beside`` ends it."""
+        return None
+
+    @staticmethod
+    def stop_beside(proc) -> None:
+        """End a process ``beside`` started, if it still runs."""
+        if proc is not None and proc.is_alive():
+            proc.terminate()
+            proc.join(5.0)
 
     def close(self, kill: bool = False) -> None:
         """Release the workers; ``kill`` stops running tasks instead of waiting for them."""
@@ -159,6 +177,11 @@ class ProcessExecutor(BuildExecutor):
             self._pool = ProcessPoolExecutor(self.workers, mp_context=self._ctx, initializer=_worker_init,
                                              initargs=(os.getpid(), self._nice))
         return self._pool
+
+    def beside(self, fn, *args, nice: int = 19):
+        proc = self._ctx.Process(target=_beside, args=(os.getpid(), nice, fn, args), daemon=True)
+        proc.start()
+        return proc
 
     def lower_priority(self, nice: int) -> None:
         # the next task starts a new pool whose workers take the niceness (numba's kernels load from its cache)

@@ -271,3 +271,33 @@ def test_lower_priority_reaches_the_workers_and_only_the_calling_thread(tmp_path
         assert ex.map(own_niceness, range(2)) == [max(base, LOW_NICE)] * 2
     finally:
         ex.close()
+
+
+def write_niceness_then_sleep(path, seconds):
+    Path(path + ".tmp").write_text(json.dumps([os.getpid(), os.nice(0)]))
+    os.replace(path + ".tmp", path)
+    time.sleep(seconds)
+
+
+@pytest.mark.parametrize("kind", ["serial", "process"])
+def test_beside_runs_apart_at_low_priority_and_stops(kind, tmp_path):
+    """``beside`` (the Dudo build's kernel warm-up): another process at nice 19, ended by ``stop_beside``
+    while it still runs; an executor with no local workers starts nothing."""
+    out = tmp_path / "beside.json"
+    ex = make_executor(kind, workers=2, share_dir=str(tmp_path / "shared"))
+    try:
+        proc = ex.beside(write_niceness_then_sleep, str(out), 60.0)
+        if kind == "serial":
+            assert proc is None
+            ex.stop_beside(proc)
+            return
+        deadline = time.monotonic() + 60
+        while not out.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pid, nice = json.loads(out.read_text())
+        assert pid not in (os.getpid(), None) and nice == max(19, os.nice(0))
+        assert proc.is_alive()
+        ex.stop_beside(proc)
+        assert not proc.is_alive()
+    finally:
+        ex.close()

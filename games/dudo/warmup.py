@@ -1,0 +1,72 @@
+"""Compile the Dudo kernels that a build needs late into numba's cache ahead of time.
+
+On a fresh clone numba compiles each kernel where a task first calls it, and some first calls fall on the
+build's critical path: in the first ``make serve`` of 2026-11-28 Dudo's 4v5 stopped 19 s in its 32nd iteration
+to compile the two-thread backward pass (``kernels.blocked_backward_threads``: the first time a group had both
+cores), with the other core idle. ``compile_kernels`` runs each late kernel once on tiny groups, in a process
+of low priority beside the build's first groups (``builder.dudo``), so that the build's tasks load them from
+the cache instead: training against CFR+ responders (``cfrbr``), the memory bound and the perfect-recall
+improvement, the two-thread pass, the float32 variants of the largest groups and the store's row encoder.
+Nothing it computes is kept; what it compiles is what the build would compile, with the same types.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from unittest import mock
+
+import numpy as np
+
+from . import solver
+from .game import make_group
+from .solve import DudoSolution, solve_game, solve_group
+from .solver import FastSolver
+from .store import iter_rows
+
+# max_dice 3: a perfect-recall round, exact best responses, a group trained against CFR+ responders, the
+# memory bound and the improvement beyond 2 dice in play; the kinds of work of the default profile
+TINY = dict(max_dice=3, m={(1, 1): None, (1, 2): 1, (1, 3): 1, (2, 2): 1, (2, 3): 1, (3, 3): 1},
+            iterations=2, progress=False, log=None, exact_br_total=2, train_memory={(2, 2): 2}, br_memory=2,
+            improve_games=2, improve_memory=2, improve_seed=0, pipelined=True)
+
+
+def _tiny_build(d: str) -> DudoSolution:
+    """Every kind of group's work in float64, the store's rows encoded."""
+    sol = solve_game(checkpoint_dir=d, **TINY)
+    for _ in iter_rows(sol):
+        pass
+    return sol
+
+
+def _two_threads(sol: DudoSolution, d: str) -> None:
+    FastSolver(make_group(1, 2, 2, sol.W, TINY["max_dice"]), threads=2).solve(1, progress=False)
+
+
+def _float32_values(sol: DudoSolution, d: str) -> None:
+    """A group trained, bounded and improved with float32 node values (the largest groups' precision: the
+    solver's values only, as there; the strategies stay float64)."""
+    below = [rnd for rnd in sol.stats if sum(rnd) == 2]
+    br_open = {rnd: sol.stats[rnd]["br_opener"] for rnd in below}
+    br_other = {rnd: sol.stats[rnd]["br_other"] for rnd in below}
+    with mock.patch.object(solver, "node_value_dtype", lambda n: np.float32):
+        solve_group((1, 2), 1, sol.W, TINY["max_dice"], 2, d, exact_br_total=2, br_open=br_open,
+                    br_other=br_other, br_memory=2, improve_games=2, improve_memory=2)
+
+
+def compile_kernels() -> dict:
+    """Run each step once (a tiny build, the two-thread pass, the float32 values); {step: seconds}."""
+    seconds = {}
+    with tempfile.TemporaryDirectory(prefix="dudo-warmup-") as d:
+        t0 = time.perf_counter()
+        sol = _tiny_build(os.path.join(d, "build"))
+        seconds["float64 build"] = time.perf_counter() - t0
+        for name, step in (("two-thread pass", _two_threads), ("float32 values", _float32_values)):
+            t0 = time.perf_counter()
+            step(sol, os.path.join(d, name.replace(" ", "-")))
+            seconds[name] = time.perf_counter() - t0
+    return seconds
+
+
+if __name__ == "__main__":
+    print(compile_kernels())
