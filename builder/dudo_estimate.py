@@ -17,7 +17,7 @@ The first build's figure (``first_build_seconds``) schedules the walls of the la
 (``FRESH_CLONE_SPLIT``: each group's training and the rest, as the pipelined build runs them, ``pipelined_seconds``)
 instead: the serial CPU seconds of ``GROUP_CPU`` do not carry what a real first build meets (588 s modelled, 757 s
 taken at 2c80687: two groups sharing two cores and their memory, each worker compiling its kernels, and 1v2 alone
-took 72 CPU s on 2 threads against 34 serially; 565 s modelled, 537 s taken at 4c753fc, pipelined, the late kernels
+took 72 CPU s on 2 threads against 34 serially; 565 s modelled, 537 s taken at 6f3803e, pipelined, the late kernels
 compiled beside the first groups), so ``dudo_default_seconds`` stays the tool for comparing profiles and kernels, and
 the progress estimate is the measured build.
 """
@@ -45,13 +45,13 @@ STORE_SECONDS = 4.0      # round statistics, the rows and the publish after the 
 THREAD_SPEEDUP = {(4, 5): 1.56, (5, 5): 1.56}
 
 # (training wall, the rest of the group's wall: its figures, improvement, group tables) of a fresh clone's first
-# `make serve` at 4c753fc (the kernels it needs late compiled beside its first groups, games.dudo.warmup), whose build
+# `make serve` at 6f3803e (the kernels it needs late compiled beside its first groups since 4c753fc), whose build
 # measures a level while the next trains (``solve_game(pipelined=True)``): ``rounds.*.train_seconds`` and
 # ``group_seconds`` minus it, of the store's manifest (2 workers, quiet machine, cold numba cache, the Jotto and other
 # stores in lanes beside it at nice 19; the Dudo store took 536.8 s, content hash d341c4a2...,
 # docs/serving-while-building.md). Walls carry the machine's hour: the same profile's Dudo store took 643.2 s at
 # 25a98cf (4v5 trained in 142.5 s against 72.1 here; 113.8 s in another run of that code), 558.2 s at d0098c9 an hour
-# before this run, 542.7 s in the run of 4c753fc before it.
+# before this run, 542.7 s in a run of 4c753fc before it.
 FRESH_CLONE_SPLIT = {
     (1, 1): (4.2, 3.7), (1, 2): (23.2, 1.6), (1, 3): (32.0, 43.7), (2, 2): (53.9, 21.8), (1, 4): (17.5, 1.8),
     (2, 3): (69.2, 2.5), (1, 5): (54.0, 5.2), (2, 4): (39.7, 6.7), (3, 3): (84.8, 5.9), (2, 5): (52.7, 15.5),

@@ -205,7 +205,7 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 # mean of two such builds on 2026-11-27 (4335129: 46.9 s; 2c80687: 47.1 s); 5 letters since every greedy tree
 # scans all test words at once (2bbcaad): the default build of the four Jotto stores by one builder, 2 workers,
 # numba's cache warm (60.1 s; 233-294 s before, on fresh clones); Dudo: builder.dudo_estimate.first_build_seconds,
-# the training and measuring walls of the fresh clone at 4c753fc scheduled as the pipelined build runs them
+# the training and measuring walls of the fresh clone at 6f3803e scheduled as the pipelined build runs them
 # (530.0 s for its 536.8 s; 625.2 s for 643.2 s at 25a98cf; 647.5 s for 660.8 s at 51e144a; before, level by
 # level, 755 s for 757 s at 2c80687,
 # and a constant 464 s where a fresh clone took 834 s, docs/dudo-speed.md);
