@@ -260,6 +260,7 @@ class RoundEstimate:
     games: int
     changed: float
     by_last: np.ndarray = field(default=None, compare=False)    # both seats' ``SeatEstimate.by_last`` added
+    seat_bases: tuple = ()      # (as opener, as the other): each seat's pi value, ``bound.memory_best_response``'s
 
 
 def round_improved_best_response(g: Group, strat, opener_dice: int, m_resp, W, resp_open: dict,
@@ -269,4 +270,4 @@ def round_improved_best_response(g: Group, strat, opener_dice: int, m_resp, W, r
                                   games, seed)
     return RoundEstimate(o.value + n.value - 1.0, float(np.hypot(o.stderr, n.stderr)),
                          o.base + n.base - 1.0, o.value, n.value, o.games + n.games,
-                         0.5 * (o.changed + n.changed), o.by_last + n.by_last)
+                         0.5 * (o.changed + n.changed), o.by_last + n.by_last, (o.base, n.base))

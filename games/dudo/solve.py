@@ -415,14 +415,11 @@ def _measure_and_write(plan: _GroupPlan, g, trained: _Trained, W, max_dice, exac
     now (its training); ``values``: the rounds' values where the train phase computed them already."""
     a, b, D, stem, strat = plan.a, plan.b, plan.a + plan.b, plan.stem, trained.strat
     t_start = time.perf_counter() - seconds_before
-    t1 = time.perf_counter()
-    if trained.figs is not None:
-        figs = trained.figs
-    else:
-        figs = _figures_fn(plan, g, W, max_dice, exact_br_total, abstract_br)(strat, values=values)
-    br_seconds = time.perf_counter() - t1
-    improved = {}
+    improved, bounds = {}, {}
     if plan.m_imp is not None:
+        # the improvement's tables hold its responder's own best response (pi): where that responder is the
+        # bound's, its two seats' values are the bound's, the same bits (the same pass and sums), not computed twice
+        share = trained.figs is None and abstract_br and memory_json(plan.m_imp) == memory_json(plan.m_resp)
         for op in plan.openers:
             t2 = time.perf_counter()
             est = round_improved_best_response(g, strat, op, plan.m_imp, W, plan.br_open, plan.br_other, max_dice,
@@ -431,6 +428,14 @@ def _measure_and_write(plan: _GroupPlan, g, trained: _Trained, W, max_dice, exac
             improved[(op, D - op)] = dict(improved_exploitability=est.exploitability, improved_stderr=est.stderr,
                                           improved_kind=improvement_kind(plan.m_imp), improved_games=est.games,
                                           improved_left=est.changed, improved_seconds=time.perf_counter() - t2)
+            if share:
+                bounds[op] = est.seat_bases
+    t1 = time.perf_counter()
+    if trained.figs is not None:
+        figs = trained.figs
+    else:
+        figs = _figures_fn(plan, g, W, max_dice, exact_br_total, abstract_br)(strat, values=values, bounds=bounds)
+    br_seconds = time.perf_counter() - t1
     Wg = {rnd: f[0] for rnd, f in figs.items()}
     stats, new_open, new_other = {}, {}, {}
     curve, t_done, t_trained, mg = trained.curve, trained.t_done, trained.t_trained, plan.mg
@@ -536,11 +541,12 @@ def _round_values(g: Group, strat, openers) -> dict:
 
 
 def _round_figures(g: Group, strat, openers, W, br_open, br_other, max_dice, exact_br_total,
-                   m_resp, values: dict | None = None) -> dict:
+                   m_resp, values: dict | None = None, bounds: dict | None = None) -> dict:
     """{(opener, other): (value, BR as opener, BR as other, exploitability, br_kind)} of the group's
     rounds: exact best response up to ``exact_br_total`` dice in play, else the responder-memory
     bound with memory ``m_resp`` (``False``: none; then the BR figures are None). ``values``: the rounds'
-    values (``_round_values``) where known."""
+    values (``_round_values``) where known; ``bounds``: {opener: the bound's two seat values before the max with
+    ours} where the improvement computed them (``lbr.RoundEstimate.seat_bases``)."""
     D = g.dice[0] + g.dice[-1]
     values = values if values is not None else _round_values(g, strat, openers)
     out = {}
@@ -551,7 +557,10 @@ def _round_figures(g: Group, strat, openers, W, br_open, br_other, max_dice, exa
             e_n = best_response_value(g, strat, op, False, br_open, br_other)
             kind = "exact-perfect-recall"
         elif m_resp is not False:
-            e_o, e_n = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, max_dice, value)
+            if bounds and op in bounds:     # as memory_best_response: a seat does no worse than playing ours
+                e_o, e_n = max(bounds[op][0], value), max(bounds[op][1], 1.0 - value)
+            else:
+                e_o, e_n = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, max_dice, value)
             kind = br_kind(m_resp, g.m)
         else:
             out[(op, D - op)] = (value, None, None, None, None)
