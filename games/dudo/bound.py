@@ -57,7 +57,7 @@ def kind_of(stats: dict) -> str:
     return kind
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def suffix_map(order, act_off_big, child_big, act_off_small, child_small, NW_big):
     """phi[w'] = the window of the small memory holding the last claims of window w' (same K):
     phi(empty) = empty, and a claim moves both windows along the same action slot; -1 where no
@@ -77,7 +77,7 @@ def suffix_map(order, act_off_big, child_big, act_off_small, child_small, NW_big
     return phi
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _lift(strat, out, phi, n, base_small, base_big, act_off_small, act_off_big, NW_big):
     for w in range(NW_big):
         if phi[w] < 0:      # no history reaches it (a face memory's short window with a face)

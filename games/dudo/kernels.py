@@ -59,7 +59,7 @@ def update_regret(reg, pred, ssum, strat, idx, inst, mode, pos_disc, neg_disc, a
     ssum[idx] += avg_reach * strat[idx]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def expected_value(p_row, M, p_col):
     """p_row @ M @ p_col summed in a fixed order (row by row), for the same bits on every machine."""
     v = 0.0
@@ -124,7 +124,7 @@ def normalize_average(ssum, strat, ns, rbase, NW, act_off, last):
                     strat[base + x] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def forward_reach(strat, mreach, oreach, ns, oth, probs, root_w, rbase, order, act_off, last,
                   child, NW):
     """Forward pass of Algorithm 2 for all rolls: per node, reach of each roll summed over paths.
@@ -304,7 +304,7 @@ def _br_choices(bestj, q, V, rc, terminal, child, s, o, n, no, L, r, a0, na, vo,
         x += nx
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def br_backward(strat, V, oreach, ns, oth, rc, claim_r, terminal, rbase, order, act_off, last,
                 child, NW, reachable, br_side, voff, choice):
     """Backward pass where side ``br_side`` plays the action with the best counterfactual value
@@ -389,7 +389,7 @@ def assign_slots(side, rep, off, members, oth, act_off, child, nsides, NW):
     return vslot, nslots
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def structural_reach(ns, oth, root_w, order, act_off, child, NW):
     """Nodes some path reaches (reach under the uniform strategy is positive)."""
     nsd = ns.size

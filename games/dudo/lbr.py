@@ -19,6 +19,7 @@ player's claims are drawn from the posterior predictive, ``games`` rounds per re
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,7 +37,7 @@ def improvement_kind(m_resp: int) -> str:
     return KIND.format(m=m_resp)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _splitmix(state):
     """One step of splitmix64 on ``state[0]``: a uniform float in [0, 1)."""
     state[0] = state[0] + np.uint64(0x9E3779B97F4A7C15)
@@ -47,7 +48,7 @@ def _splitmix(state):
     return (z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def improvement_games(x, games, seed, resp_first, strat, sf_base, nf, nr, rc_r, rc_f, probs_f,
                       claim_r, U_resp, K, act_off, child, V, vf_off, choice, rr_base, out, by_last):
     """Play ``games`` rounds of the improved responder holding roll ``x``; ``out[0], out[1]`` get
@@ -211,43 +212,52 @@ def responder_tables(g: Group, strat: np.ndarray, opener_dice: int, resp_is_open
 
 def improved_best_response(g: Group, strat: np.ndarray, opener_dice: int, m_resp, W,
                            resp_open: dict, resp_other: dict, max_dice: int, games: int,
-                           seed: int = 0) -> tuple[SeatEstimate, SeatEstimate]:
+                           seed: int = 0, threads: int = 1) -> tuple[SeatEstimate, SeatEstimate]:
     """(responder as opener, responder as the other) in the round of group ``g`` opened by the
     player with ``opener_dice``, against ``strat``: pi is the responder with memory ``m_resp``
-    (>= the group's m); continuations as for ``bound.memory_best_response``."""
+    (>= the group's m); continuations as for ``bound.memory_best_response``. ``threads`` > 1: the two seats
+    at once (their kernels release the GIL; the same bits, each seat's work is its own)."""
     if games < 2:
         raise ValueError("games must be at least 2 (the standard error needs two)")
-    out = []
-    for resp_is_opener in (True, False):
-        t = responder_tables(g, strat, opener_dice, resp_is_opener, m_resp, W, resp_open, resp_other, max_dice)
-        gs = t.gs
-        nr, nf = int(gs.ns[t.s_resp]), int(gs.ns[t.s_fix])
-        pr, pf = gs.probs[t.s_resp, :nr], np.ascontiguousarray(gs.probs[t.s_fix, :nf])
-        base_pm = t.base_value(resp_is_opener)
-        U_resp = 2 * t.T_resp - 1
-        rc_r, rc_f = np.ascontiguousarray(gs.rc[t.s_resp]), np.ascontiguousarray(gs.rc[t.s_fix])
-        acc = np.zeros(4)
-        by_x = np.zeros((2, gs.K + 1))
-        by_last = np.zeros((2, gs.K + 1))
-        mean = var = turns = changed = 0.0
-        for x in range(nr):
-            if improvement_games(x, games, seed + (0 if resp_is_opener else 1), resp_is_opener, t.lifted,
-                                 int(gs.rbase[t.s_fix]), nf, nr, rc_r, rc_f, pf, gs.claim_r, U_resp, gs.K,
-                                 gs.act_off, gs.child, t.solver.V, int(t.solver.voff[t.s_fix]), t.choice,
-                                 int(gs.rbase[t.s_resp]), acc, by_x):
-                raise ValueError(f"the strategy of {gs.dice[t.s_fix]} dice has no action at a window "
-                                 f"the round reached")
-            mx = acc[0] / games
-            mean += pr[x] * mx
-            var += pr[x] ** 2 * max(0.0, acc[1] / games - mx * mx) * games / (games - 1) / games
-            turns += acc[2]
-            changed += acc[3]
-            by_last += pr[x] / games * by_x
-        del t
-        by_last[0] *= 0.5       # +-1 units to win probability
-        out.append(SeatEstimate(0.5 * (1 + base_pm + mean), 0.5 * float(np.sqrt(var)), 0.5 * (1 + base_pm),
-                                games * nr, changed / max(turns, 1.0), by_last))
-    return out[0], out[1]
+    args = (g, strat, opener_dice, m_resp, W, resp_open, resp_other, max_dice, games, seed)
+    if threads > 1:
+        with ThreadPoolExecutor(2, thread_name_prefix="improvement-seat") as pool:
+            o, n = pool.map(lambda resp_is_opener: _seat_estimate(resp_is_opener, *args), (True, False))
+        return o, n
+    return _seat_estimate(True, *args), _seat_estimate(False, *args)
+
+
+def _seat_estimate(resp_is_opener: bool, g: Group, strat: np.ndarray, opener_dice: int, m_resp, W,
+                   resp_open: dict, resp_other: dict, max_dice: int, games: int, seed: int) -> SeatEstimate:
+    """One seat of ``improved_best_response``."""
+    t = responder_tables(g, strat, opener_dice, resp_is_opener, m_resp, W, resp_open, resp_other, max_dice)
+    gs = t.gs
+    nr, nf = int(gs.ns[t.s_resp]), int(gs.ns[t.s_fix])
+    pr, pf = gs.probs[t.s_resp, :nr], np.ascontiguousarray(gs.probs[t.s_fix, :nf])
+    base_pm = t.base_value(resp_is_opener)
+    U_resp = 2 * t.T_resp - 1
+    rc_r, rc_f = np.ascontiguousarray(gs.rc[t.s_resp]), np.ascontiguousarray(gs.rc[t.s_fix])
+    acc = np.zeros(4)
+    by_x = np.zeros((2, gs.K + 1))
+    by_last = np.zeros((2, gs.K + 1))
+    mean = var = turns = changed = 0.0
+    for x in range(nr):
+        if improvement_games(x, games, seed + (0 if resp_is_opener else 1), resp_is_opener, t.lifted,
+                             int(gs.rbase[t.s_fix]), nf, nr, rc_r, rc_f, pf, gs.claim_r, U_resp, gs.K,
+                             gs.act_off, gs.child, t.solver.V, int(t.solver.voff[t.s_fix]), t.choice,
+                             int(gs.rbase[t.s_resp]), acc, by_x):
+            raise ValueError(f"the strategy of {gs.dice[t.s_fix]} dice has no action at a window "
+                             f"the round reached")
+        mx = acc[0] / games
+        mean += pr[x] * mx
+        var += pr[x] ** 2 * max(0.0, acc[1] / games - mx * mx) * games / (games - 1) / games
+        turns += acc[2]
+        changed += acc[3]
+        by_last += pr[x] / games * by_x
+    del t
+    by_last[0] *= 0.5       # +-1 units to win probability
+    return SeatEstimate(0.5 * (1 + base_pm + mean), 0.5 * float(np.sqrt(var)), 0.5 * (1 + base_pm),
+                        games * nr, changed / max(turns, 1.0), by_last)
 
 
 @dataclass(frozen=True)
@@ -264,10 +274,11 @@ class RoundEstimate:
 
 
 def round_improved_best_response(g: Group, strat, opener_dice: int, m_resp, W, resp_open: dict,
-                                 resp_other: dict, max_dice: int, games: int, seed: int = 0) -> RoundEstimate:
+                                 resp_other: dict, max_dice: int, games: int, seed: int = 0,
+                                 threads: int = 1) -> RoundEstimate:
     """Both seats' improved responders in one round: the estimated exploitability."""
     o, n = improved_best_response(g, strat, opener_dice, m_resp, W, resp_open, resp_other, max_dice,
-                                  games, seed)
+                                  games, seed, threads)
     return RoundEstimate(o.value + n.value - 1.0, float(np.hypot(o.stderr, n.stderr)),
                          o.base + n.base - 1.0, o.value, n.value, o.games + n.games,
                          0.5 * (o.changed + n.changed), o.by_last + n.by_last, (o.base, n.base))

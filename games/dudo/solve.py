@@ -42,6 +42,7 @@ from .tree import TreeSolver
 from .game import Group, make_group, round_reachable
 from .infoset import block_memory, dominates, history_window, memory_json, memory_plan, remembers_more
 from .lbr import improvement_kind, round_improved_best_response
+from .budget import improvement_bytes
 from .rules import MAX_DICE, roll_index
 from .served import served_label
 from .store import DudoParams, quantised_strategy
@@ -239,7 +240,7 @@ def solve_group(group, m: int | None, W: dict, max_dice: int, iterations, checkp
         g = make_group(a, b, plan.mg, W, max_dice)
         trained = _train(plan, g, W, max_dice, exact_br_total, abstract_br, cores_now, progress, should_stop, log)
         return _measure_and_write(plan, g, trained, W, max_dice, exact_br_total, abstract_br, log,
-                                  time.perf_counter() - t_start)
+                                  time.perf_counter() - t_start, cores_now=cores_now)
 
 
 @dataclass
@@ -409,10 +410,11 @@ def _train(plan: _GroupPlan, g, W, max_dice, exact_br_total, abstract_br, cores_
 
 
 def _measure_and_write(plan: _GroupPlan, g, trained: _Trained, W, max_dice, exact_br_total, abstract_br, log,
-                       seconds_before: float, values: dict | None = None) -> dict:
+                       seconds_before: float, values: dict | None = None, cores_now=None) -> dict:
     """The group's figures (best responses, bounds, improvement) of the trained rows; writes the rows and the
     metadata (the solver's files removed) and returns the results. ``seconds_before``: the group's wall until
-    now (its training); ``values``: the rounds' values where the train phase computed them already."""
+    now (its training); ``values``: the rounds' values where the train phase computed them already;
+    ``cores_now``: the cores free for it (``SharedCores``), asked before each round's improvement."""
     a, b, D, stem, strat = plan.a, plan.b, plan.a + plan.b, plan.stem, trained.strat
     t_start = time.perf_counter() - seconds_before
     improved, bounds = {}, {}
@@ -424,7 +426,8 @@ def _measure_and_write(plan: _GroupPlan, g, trained: _Trained, W, max_dice, exac
             t2 = time.perf_counter()
             est = round_improved_best_response(g, strat, op, plan.m_imp, W, plan.br_open, plan.br_other, max_dice,
                                                plan.improve_games,
-                                               plan.improve_seed * 1_000_000 + 1000 * op + 10 * (D - op))
+                                               plan.improve_seed * 1_000_000 + 1000 * op + 10 * (D - op),
+                                               threads=_seat_threads(a, b, plan.m_imp, cores_now))
             improved[(op, D - op)] = dict(improved_exploitability=est.exploitability, improved_stderr=est.stderr,
                                           improved_kind=improvement_kind(plan.m_imp), improved_games=est.games,
                                           improved_left=est.changed, improved_seconds=time.perf_counter() - t2)
@@ -478,6 +481,18 @@ def _measure_and_write(plan: _GroupPlan, g, trained: _Trained, W, max_dice, exac
     return _meta_out(meta)
 
 
+# both seats' improvements at once only where their tables together stay within this (the default profile's 5v5:
+# 2 x 0.87 GB); a group whose level left it alone measures on the cores its training had
+SEAT_THREADS_BYTES = 4 << 30
+
+
+def _seat_threads(a: int, b: int, m_imp, cores_now) -> int:
+    """Threads for a round's improvement: 2 (one a seat) when the cores are free and the tables fit."""
+    if cores_now is None or cores_now() < 2 or not isinstance(m_imp, int):
+        return 1
+    return 2 if 2 * improvement_bytes(a, b, m_imp) <= SEAT_THREADS_BYTES else 1
+
+
 def _train_phase(plan: _GroupPlan, W, max_dice, exact_br_total, abstract_br, checkpoint_dir, cores, busy, progress,
                  should_stop) -> dict:
     """solve_group's "train" phase: the trained rows in ``<stem>.trained.npy`` and their rounds' values, training
@@ -520,10 +535,10 @@ def _measure_phase(plan: _GroupPlan, W, max_dice, exact_br_total, abstract_br, c
     strat = np.load(tnpy)
     trained = _Trained(strat, int(tm["t_done"]), int(tm["t_trained"]), float(tm["train_seconds"]),
                        float(tm["train_cpu"]))
-    with SharedCores(os.path.join(checkpoint_dir, RUNNING), f"{a}v{b}-measure", cores, busy):
+    with SharedCores(os.path.join(checkpoint_dir, RUNNING), f"{a}v{b}-measure", cores, busy) as cores_now:
         g = make_group(a, b, plan.mg, W, max_dice)
         return _measure_and_write(plan, g, trained, W, max_dice, exact_br_total, abstract_br, log,
-                                  float(tm["seconds"]), values=_unpairs(tm["W"]))
+                                  float(tm["seconds"]), values=_unpairs(tm["W"]), cores_now=cores_now)
 
 
 # the figures are of the stored (quantised) rows; results of a work directory written before were of the

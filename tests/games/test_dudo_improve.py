@@ -101,3 +101,13 @@ def test_same_seed_same_estimate_and_games_checked():
     assert a == b and all(np.array_equal(x.by_last, y.by_last) for x, y in zip(a, b))
     with pytest.raises(ValueError, match="games"):
         improved_best_response(g, st, 1, 1, W, BR_OPEN, BR_OTHER, 5, games=1)
+
+
+@pytest.mark.parametrize("a,b,m", [(1, 2, 2), (2, 2, 1)])
+def test_two_seats_at_once_give_the_same_bits(a, b, m):
+    """``threads=2`` (the last group's measuring, alone on the machine) runs each seat on its own thread: the same
+    estimates, bit for bit, as one after the other."""
+    g, st = _strategy(a, b, m, 20)
+    one = improved_best_response(g, st, a, m, W, BR_OPEN, BR_OTHER, 5, games=10, seed=7)
+    two = improved_best_response(g, st, a, m, W, BR_OPEN, BR_OTHER, 5, games=10, seed=7, threads=2)
+    assert one == two and all(np.array_equal(x.by_last, y.by_last) for x, y in zip(one, two))
