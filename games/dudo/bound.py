@@ -132,6 +132,12 @@ def seat_group(g: Group, opener: int, resp_is_opener: bool, m_resp, W, br_open: 
     return gs, s_open, s_resp, s_fix, small_fix, T_resp, T_fix
 
 
+def no_worse_than_ours(br_opener: float, br_other: float, value: float) -> list:
+    """Each seat's bound at least what our own strategy gets there (``value``: the opener's winning probability):
+    a memory-limited responder may play ours in this round instead."""
+    return [max(br_opener, value), max(br_other, 1.0 - value)]
+
+
 def memory_best_response(g: Group, strat, opener: int, m_resp, W, br_open: dict, br_other: dict,
                          max_dice: int, value: float | None = None):
     """(responder-as-opener, responder-as-other) game-winning probabilities of a responder with
@@ -158,5 +164,5 @@ def memory_best_response(g: Group, strat, opener: int, m_resp, W, br_open: dict,
         v_open = vals[s_open]
         out.append(0.5 * (1 + v_open) if resp_is_opener else 0.5 * (1 - v_open))
     if value is not None:
-        out = [max(out[0], value), max(out[1], 1.0 - value)]
+        out = no_worse_than_ours(out[0], out[1], value)
     return tuple(out)

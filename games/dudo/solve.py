@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bound import NOT_MEASURED, br_kind, memory_best_response
+from .bound import NOT_MEASURED, br_kind, memory_best_response, no_worse_than_ours
 from .cfrbr import CFRBR
 from .exploit import best_response_value
 from .solver import FastSolver
@@ -572,8 +572,8 @@ def _round_figures(g: Group, strat, openers, W, br_open, br_other, max_dice, exa
             e_n = best_response_value(g, strat, op, False, br_open, br_other)
             kind = "exact-perfect-recall"
         elif m_resp is not False:
-            if bounds and op in bounds:     # as memory_best_response: a seat does no worse than playing ours
-                e_o, e_n = max(bounds[op][0], value), max(bounds[op][1], 1.0 - value)
+            if bounds and op in bounds:
+                e_o, e_n = no_worse_than_ours(*bounds[op], value)
             else:
                 e_o, e_n = memory_best_response(g, strat, op, m_resp, W, br_open, br_other, max_dice, value)
             kind = br_kind(m_resp, g.m)
