@@ -5,8 +5,8 @@
 
 Starts ``python -m server SERVER ARGS`` at once (on an empty store root it answers health and /readyz as not
 ready until the first store is published) and ``python -m builder --profile default --missing-only`` beside
-it in a process of its own at low priority (nice 10, its workers inheriting it; nice 19 in one lane), smallest
-stores first. In three lanes (the default profile) the Dudo store and the 5-letter Jotto store are built beside
+it in a process of its own at low priority (nice 10, its workers inheriting it; nice 19 in one lane; its session's
+scheduling autogroup at nice 19, so that it yields to the server's session), smallest stores first. In three lanes (the default profile) the Dudo store and the 5-letter Jotto store are built beside
 the others after the first store, and every lane but Dudo's goes down to nice 19 then, so that Dudo's chain of
 groups keeps the cores and the Jotto, Guess Who and Hangman stores fill the cores it leaves idle.
 Each store comes online as the build publishes it: the launcher sends the server SIGHUP (refresh now) when
@@ -69,9 +69,29 @@ def _die_with_parent() -> None:
         pass
 
 
+def _lowest_autogroup(tries: int = 5) -> None:
+    """In a new session on Linux: the session's scheduling autogroup at the lowest priority (best effort).
+
+    With autogroups (``kernel.sched_autogroup_enabled``, the default of most distributions) every session is a
+    group that gets an equal share of a busy core against the server's session, whatever its processes'
+    niceness: the build's nice alone only orders its own processes. The group's own niceness (sched(7),
+    ``/proc/<pid>/autogroup``) makes it yield to the server's group; the kernel takes one change per 100 ms
+    from an unprivileged process, hence the retries."""
+    for _ in range(tries):
+        try:
+            with open("/proc/self/autogroup", "w") as f:
+                f.write("19")
+            return
+        except BlockingIOError:
+            time.sleep(0.11)
+        except OSError:  # no autogroups here
+            return
+
+
 def _low_priority(nice: int) -> Callable[[], None]:
     def preexec() -> None:
         _die_with_parent()
+        _lowest_autogroup()
         try:
             os.nice(max(0, nice - os.nice(0)))  # to `nice`, whatever the launcher's own niceness (never higher)
         except OSError:
