@@ -2,6 +2,7 @@
 
   python -m bench.serve_while_building [p99] [--seconds 20] [--concurrency 4] [--build-variant V] [--root DIR]
   python -m bench.serve_while_building first [--variant V ...] [--timeout 600]
+  python -m bench.serve_while_building beside [--seconds 30] [--rounds 3] [--churn-mb 1200] [--root DIR]
 
 ``p99``: a server process (1 worker) on a root holding the smallest default store (built first if missing),
 driven with SampleMove book hits (the guesser's first move, 256 game seeds) by --concurrency client threads;
@@ -12,6 +13,13 @@ then idle again. Table: phase, calls, calls/s, p50, p99, p99.9, max; during-buil
 ``first``: ``python -m launcher --variant V ...`` on a fresh store root with a fresh numba cache (compiles
 included, the venv as it is): seconds from the command to the first SampleMove answered, and to each
 variant served (ListVariants), then SIGTERM and the seconds the launcher took to stop both.
+
+``beside``: the same server and book hits (one client thread, a call every 20 ms, as ``bench.fresh_serve``
+sends them), idle and beside one process per core of each kind of load, started as ``make serve`` starts its
+build (a session of its own at nice 19, the session's scheduling group at nice 19: ``launcher``'s
+``_low_priority``): ``compute`` streams a 64 MB array, ``memory churn`` allocates, fills and frees
+--churn-mb at a time (memory returned to the system and taken again, as the build's large groups do), in
+--rounds rounds of each. Table: one row per window, then the median p99 of each kind over the median idle p99.
 """
 from __future__ import annotations
 
@@ -51,8 +59,9 @@ def _book_requests(variant: str) -> list[bytes]:
             .SerializeToString() for s in range(256)]
 
 
-def _drive(port: int, variant: str, concurrency: int, until) -> tuple[list[float], int]:
-    """Book hits from `concurrency` threads until `until()`; (latencies in seconds, errors)."""
+def _drive(port: int, variant: str, concurrency: int, until, pause: float = 0.0) -> tuple[list[float], int]:
+    """Book hits from `concurrency` threads until `until()`, each waiting `pause` s after a call; (latencies in
+    seconds, errors)."""
     import grpc
 
     reqs = _book_requests(variant)
@@ -71,6 +80,8 @@ def _drive(port: int, variant: str, concurrency: int, until) -> tuple[list[float
                 except grpc.RpcError:
                     errors[k] += 1
                 i += concurrency
+                if pause:
+                    time.sleep(pause)
 
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(concurrency)]
     for t in threads:
@@ -93,13 +104,18 @@ def _start_server(root: Path, tmp: Path, log) -> tuple[subprocess.Popen, int]:
     return p, json.loads(ports.read_text())["port"]
 
 
-def p99(args) -> int:
-    tmp = Path(tempfile.mkdtemp(prefix="bench-swb-"))
+def _root_with_smallest(args, tmp: Path) -> Path:
     root = Path(args.root) if args.root else tmp / "stores"
     if not (root / "jotto" / SMALLEST / "current").exists():
         print(f"building {SMALLEST} into {root} first ...", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "-m", "builder", "--profile", "default", "--variant", SMALLEST, "--root",
                         str(root)], cwd=REPO, env=_env(), check=True, stdout=subprocess.DEVNULL)
+    return root
+
+
+def p99(args) -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="bench-swb-"))
+    root = _root_with_smallest(args, tmp)
     rows = []
     with open(tmp / "server.log", "wb") as log:
         server, port = _start_server(root, tmp, log)
@@ -129,11 +145,53 @@ def p99(args) -> int:
           f"client threads, {os.cpu_count()} cores, load average before {os.getloadavg()[0]:.1f}")
     print(f"{'phase':<14}{'calls':>8}{'calls/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'p99.9 ms':>10}{'max ms':>9}"
           f"{'errors':>8}  note")
-    for name, n, rate, p50, p99_, p999, mx, errs, note in rows:
+    for name, n, rate, p50, p99_, p999, mx, errs, _slow, note in rows:
         print(f"{name:<14}{n:>8}{rate:>9.0f}{p50 * 1e3:>9.2f}{p99_ * 1e3:>9.2f}{p999 * 1e3:>10.2f}{mx * 1e3:>9.1f}"
               f"{errs:>8}  {note}")
     during = next(r for r in rows if r[0] == "during build")[4]
     print(f"p99 during the build / the larger idle p99: {during / idle:.2f}x (issue 37 asks at most 2x)")
+    return 0
+
+
+def _loads(churn_mb: int) -> dict[str, str]:
+    return {"compute": "import numpy as np\na = np.ones(1 << 23)\nwhile True:\n    a *= 1.0000001\n",
+            "memory churn": f"import numpy as np\nwhile True:\n    a = np.ones({churn_mb << 17})\n    a *= 2.0\n    del a\n"}
+
+
+def beside(args) -> int:
+    from launcher.__main__ import _low_priority
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-swb-beside-"))
+    root = _root_with_smallest(args, tmp)
+    rows = []
+    with open(tmp / "server.log", "wb") as log:
+        server, port = _start_server(root, tmp, log)
+        try:
+            _drive(port, SMALLEST, 1, _for(2.0), 0.02)  # warm-up
+            for _ in range(args.rounds):
+                rows.append(("idle", *_measure(port, args, _for(args.seconds), 0.02)))
+                for kind, code in _loads(args.churn_mb).items():
+                    procs = [subprocess.Popen([sys.executable, "-c", code], preexec_fn=_low_priority(19),
+                                              start_new_session=True) for _ in range(os.cpu_count() or 1)]
+                    try:
+                        time.sleep(1.0)
+                        rows.append((kind, *_measure(port, args, _for(args.seconds), 0.02)))
+                    finally:
+                        for p in procs:
+                            p.kill()
+                            p.wait()
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(60)
+    print(f"\nbook hits (SampleMove, guesser's first move, one every 20 ms) on {SMALLEST}: 1 server worker; "
+          f"loads: {os.cpu_count()} processes each at nice 19 in a session of their own (its group at nice 19)")
+    print(f"{'window':<14}{'calls':>8}{'p50 ms':>9}{'p99 ms':>9}{'p99.9 ms':>10}{'max ms':>9}{'> 15 ms':>9}{'errors':>8}")
+    for name, n, _rate, p50, p99_, p999, mx, errs, slow in rows:
+        print(f"{name:<14}{n:>8}{p50 * 1e3:>9.2f}{p99_ * 1e3:>9.2f}{p999 * 1e3:>10.2f}{mx * 1e3:>9.1f}{slow:>9}{errs:>8}")
+    idle = _pct([r[4] for r in rows if r[0] == "idle"], 0.5)
+    for kind in _loads(args.churn_mb):
+        print(f"median p99 beside {kind} / median idle p99: "
+              f"{_pct([r[4] for r in rows if r[0] == kind], 0.5) / idle:.2f}x")
     return 0
 
 
@@ -142,12 +200,12 @@ def _for(seconds: float):
     return lambda: time.monotonic() > end
 
 
-def _measure(port, args, until):
+def _measure(port, args, until, pause: float = 0.0):
     t0 = time.monotonic()
-    lat, errors = _drive(port, SMALLEST, args.concurrency, until)
+    lat, errors = _drive(port, SMALLEST, args.concurrency, until, pause)
     dt = time.monotonic() - t0
     return (len(lat), len(lat) / dt, _pct(lat, 0.5), _pct(lat, 0.99), _pct(lat, 0.999), max(lat, default=float("nan")),
-            errors)
+            errors, sum(x > 0.015 for x in lat))
 
 
 def first(args) -> int:
@@ -207,7 +265,7 @@ def first(args) -> int:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    mode = argv.pop(0) if argv and argv[0] in ("p99", "first") else "p99"
+    mode = argv.pop(0) if argv and argv[0] in ("p99", "first", "beside") else "p99"
     ap = argparse.ArgumentParser(prog=f"python -m bench.serve_while_building {mode}")
     if mode == "p99":
         ap.add_argument("--seconds", type=float, default=20.0, help="each idle phase")
@@ -215,12 +273,22 @@ def main(argv=None) -> int:
         ap.add_argument("--concurrency", type=int, default=4)
         ap.add_argument("--build-variant", default=NEXT)
         ap.add_argument("--root", help="a root holding the smallest default store (default: a new one, built)")
+    elif mode == "beside":
+        ap.add_argument("--seconds", type=float, default=30.0, help="each window")
+        ap.add_argument("--rounds", type=int, default=3)
+        ap.add_argument("--churn-mb", type=int, default=1200, help="memory churn: MB allocated and freed at a time")
+        ap.add_argument("--root", help="a root holding the smallest default store (default: a new one, built)")
     else:
         ap.add_argument("--variant", action="append", default=[])
         ap.add_argument("--timeout", type=float, default=600.0)
     args = ap.parse_args(argv)
     if mode == "p99" and (args.seconds <= 0 or args.concurrency < 1):
         ap.error("--seconds must be > 0 and --concurrency >= 1")
+    if mode == "beside":
+        if args.seconds <= 0 or args.rounds < 1 or args.churn_mb < 1:
+            ap.error("--seconds must be > 0, --rounds and --churn-mb >= 1")
+        args.concurrency = 1
+        return beside(args)
     return p99(args) if mode == "p99" else first(args)
 
 

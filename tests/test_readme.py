@@ -28,7 +28,7 @@ NOT_RUN = {
                   "--missing-only) by tests/builder",
     "make test": "this very test run",
     "nice -n 5 python -m bench.serve_while_building": "minutes of builds beside a server (docs/serving-while-building.md);"
-                                                      " tests/bench/test_serve_while_building.py runs p99 small",
+                                                      " tests/bench/test_serve_while_building.py runs p99 and beside small",
     "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
     "python -m server --tls-cert": "the security example: tests/server/test_abuse.py::test_readme_security_commands "
                                    "runs it with a CA and certificates it makes",
