@@ -28,7 +28,7 @@ $(DEV_STAMP): $(STAMP)
 	touch $(DEV_STAMP)
 
 ## Start the server at once and build the missing default stores beside it (python -m launcher: a process of
-## its own at nice 10, smallest first, Dudo's and the 5-letter Jotto store in lanes of their own after the first store; each store comes online
+## its own at nice 10, its session's scheduling group at nice 19, smallest first, Dudo's and the 5-letter Jotto store in lanes of their own after the first store; each store comes online
 ## as it is published; Ctrl-C stops both and the next run resumes the build). The store root is $(GAMESTRATEGY_STORES) (default: stores/) for both; ARGS go
 ## to the server.
 serve: $(STAMP)
