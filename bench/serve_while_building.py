@@ -24,6 +24,7 @@ build (a session of its own at nice 19, the session's scheduling group at nice 1
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -113,33 +114,41 @@ def _root_with_smallest(args, tmp: Path) -> Path:
     return root
 
 
-def p99(args) -> int:
-    tmp = Path(tempfile.mkdtemp(prefix="bench-swb-"))
+@contextlib.contextmanager
+def _serving_smallest(args, prefix: str, pause: float = 0.0):
+    """A server process (1 worker) on a root holding the smallest default store, warmed up by 2 s of book hits;
+    yields (its port, the root, a temporary directory); stopped on exit."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
     root = _root_with_smallest(args, tmp)
-    rows = []
     with open(tmp / "server.log", "wb") as log:
         server, port = _start_server(root, tmp, log)
         try:
-            _drive(port, SMALLEST, args.concurrency, _for(2.0))  # warm-up
-            rows.append(("idle", *_measure(port, args, _for(args.seconds)), ""))
-            build_log = open(tmp / "build.log", "wb")
-            t0 = time.monotonic()
-            build = subprocess.Popen([sys.executable, "-m", "builder", "--profile", "default", "--variant",
-                                      args.build_variant, "--root", str(root), "--fresh"], cwd=REPO, env=_env(),
-                                     stdout=build_log, stderr=subprocess.STDOUT, preexec_fn=lambda: os.nice(19))
-            # the whole build, or --build-seconds of it if it is longer
-            res = _measure(port, args, lambda: build.poll() is not None or time.monotonic() - t0 > args.build_seconds)
-            note = (f"{args.build_variant} built in {time.monotonic() - t0:.0f} s (nice 19)" if build.poll() == 0
-                    else f"first {time.monotonic() - t0:.0f} s of building {args.build_variant} (nice 19)")
-            if build.poll() is None:
-                build.send_signal(signal.SIGTERM)
-                build.wait()
-            build_log.close()
-            rows.append(("during build", *res, note))
-            rows.append(("idle again", *_measure(port, args, _for(args.seconds)), ""))
+            _drive(port, SMALLEST, args.concurrency, _for(2.0), pause)
+            yield port, root, tmp
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(60)
+
+
+def p99(args) -> int:
+    rows = []
+    with _serving_smallest(args, "bench-swb-") as (port, root, tmp):
+        rows.append(("idle", *_measure(port, args, _for(args.seconds)), ""))
+        build_log = open(tmp / "build.log", "wb")
+        t0 = time.monotonic()
+        build = subprocess.Popen([sys.executable, "-m", "builder", "--profile", "default", "--variant",
+                                  args.build_variant, "--root", str(root), "--fresh"], cwd=REPO, env=_env(),
+                                 stdout=build_log, stderr=subprocess.STDOUT, preexec_fn=lambda: os.nice(19))
+        # the whole build, or --build-seconds of it if it is longer
+        res = _measure(port, args, lambda: build.poll() is not None or time.monotonic() - t0 > args.build_seconds)
+        note = (f"{args.build_variant} built in {time.monotonic() - t0:.0f} s (nice 19)" if build.poll() == 0
+                else f"first {time.monotonic() - t0:.0f} s of building {args.build_variant} (nice 19)")
+        if build.poll() is None:
+            build.send_signal(signal.SIGTERM)
+            build.wait()
+        build_log.close()
+        rows.append(("during build", *res, note))
+        rows.append(("idle again", *_measure(port, args, _for(args.seconds)), ""))
     idle = max(r[4] for r in rows if r[0].startswith("idle"))
     print(f"\nbook hits (SampleMove, guesser's first move) on {SMALLEST}: 1 server worker, {args.concurrency} "
           f"client threads, {os.cpu_count()} cores, load average before {os.getloadavg()[0]:.1f}")
@@ -161,28 +170,20 @@ def _loads(churn_mb: int) -> dict[str, str]:
 def beside(args) -> int:
     from launcher.__main__ import _low_priority
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench-swb-beside-"))
-    root = _root_with_smallest(args, tmp)
     rows = []
-    with open(tmp / "server.log", "wb") as log:
-        server, port = _start_server(root, tmp, log)
-        try:
-            _drive(port, SMALLEST, 1, _for(2.0), 0.02)  # warm-up
-            for _ in range(args.rounds):
-                rows.append(("idle", *_measure(port, args, _for(args.seconds), 0.02)))
-                for kind, code in _loads(args.churn_mb).items():
-                    procs = [subprocess.Popen([sys.executable, "-c", code], preexec_fn=_low_priority(19),
-                                              start_new_session=True) for _ in range(os.cpu_count() or 1)]
-                    try:
-                        time.sleep(1.0)
-                        rows.append((kind, *_measure(port, args, _for(args.seconds), 0.02)))
-                    finally:
-                        for p in procs:
-                            p.kill()
-                            p.wait()
-        finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(60)
+    with _serving_smallest(args, "bench-swb-beside-", pause=0.02) as (port, _root, _tmp):
+        for _ in range(args.rounds):
+            rows.append(("idle", *_measure(port, args, _for(args.seconds), 0.02)))
+            for kind, code in _loads(args.churn_mb).items():
+                procs = [subprocess.Popen([sys.executable, "-c", code], preexec_fn=_low_priority(19),
+                                          start_new_session=True) for _ in range(os.cpu_count() or 1)]
+                try:
+                    time.sleep(1.0)
+                    rows.append((kind, *_measure(port, args, _for(args.seconds), 0.02)))
+                finally:
+                    for p in procs:
+                        p.kill()
+                        p.wait()
     print(f"\nbook hits (SampleMove, guesser's first move, one every 20 ms) on {SMALLEST}: 1 server worker; "
           f"loads: {os.cpu_count()} processes each at nice 19 in a session of their own (its group at nice 19)")
     print(f"{'window':<14}{'calls':>8}{'p50 ms':>9}{'p99 ms':>9}{'p99.9 ms':>10}{'max ms':>9}{'> 15 ms':>9}{'errors':>8}")
