@@ -38,3 +38,11 @@ def test_cpu_is_summed_by_kind_for_the_clones_processes_only(tmp_path):
 def test_percentiles_in_milliseconds():
     assert pct([0.001, 0.002, 0.003, 0.004], 0.5) == 3.0
     assert pct([], 0.99) != pct([], 0.99)   # nan: nothing measured
+
+
+def test_window_p99s_leave_out_the_partial_last_window():
+    from bench.fresh_serve import window_p99s
+
+    calls = [(100.0 + i * 0.1, 0.001 * (1 + (i // 300))) for i in range(700)]   # 70 s: 30 s at 1 ms, 30 s at 2 ms
+    assert window_p99s(calls, 30.0) == [1.0, 2.0]
+    assert window_p99s([], 30.0) == []
