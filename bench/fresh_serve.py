@@ -65,14 +65,16 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def window_p99s(calls: list[tuple[float, float]], seconds: float = WINDOW_SECONDS) -> list[float]:
-    """The p99 (ms) of each whole ``seconds`` window of (time, latency) calls, in time order."""
+    """The p99 (ms) of each ``seconds`` window of (time, latency) calls, in time order; a last window of less than
+    nine tenths of ``seconds`` is left out."""
     if not calls:
         return []
     t0, by = calls[0][0], {}
     for t, lat in calls:
         by.setdefault(int((t - t0) // seconds), []).append(lat)
-    last = int((calls[-1][0] - t0) // seconds)
-    return [pct(by.get(k, []), .99) for k in range(last)]   # the last window is partial
+    span = calls[-1][0] - t0
+    whole = int(span // seconds) + (span % seconds >= 0.9 * seconds)
+    return [pct(by.get(k, []), .99) for k in range(whole)]
 
 
 def _spread(p99s: list[float]) -> str:

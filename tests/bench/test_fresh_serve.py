@@ -46,3 +46,5 @@ def test_window_p99s_leave_out_the_partial_last_window():
     calls = [(100.0 + i * 0.1, 0.001 * (1 + (i // 300))) for i in range(700)]   # 70 s: 30 s at 1 ms, 30 s at 2 ms
     assert window_p99s(calls, 30.0) == [1.0, 2.0]
     assert window_p99s([], 30.0) == []
+    nearly = [(i * 0.1, 0.001 * (1 + (i // 300))) for i in range(900)]   # 89.9 s: the third window counts
+    assert window_p99s(nearly, 30.0) == [1.0, 2.0, 3.0]
