@@ -9,8 +9,8 @@ caches off; a poller asks `ListVariants` every second and, from the first Jotto 
 store's guesser's first move) every 20 ms; when every default store is served it goes on 30 s (reported apart: the build's
 processes end and return their memory) and then measures the book hits idle for 90 s, prints the table and stops `make
 serve` (SIGTERM to its process group). Beside the p99 of each phase it gives the p99s of its 30 s windows (lowest /
-median / highest): on a virtual machine an idle window's p99 varies several times over from one to the next. docs/serving-while-building.md has the
-runs.
+median / highest): on a virtual machine an idle window's p99 varies several times over from one to the next.
+docs/serving-while-building.md has the runs.
 """
 from __future__ import annotations
 
