@@ -284,18 +284,21 @@ def _cfr_walk(k0, L0, req_first, upd, reach, cfv, sig, cnt, ns, rc, claim_r, U, 
 
 
 @njit(cache=True, nogil=True)
-def _br_walk(i, k, L, req_first, reach, out, cnt, ns, rc, claim_r, V, off, st, K):
+def _br_walk(i, k, L, ri, tot, req_first, reach, out, cnt, ns, rc, claim_r, V, off, st, K):
     """Opponent's best-response counterfactual values out[k, y] below endgame node i against the
-    requester's fixed strategy ``st`` (endgame layout); reach[k, x] is the requester's reach.
-    ``V[s, L, t]``: the opponent's payoff when seat s challenges claim L and t dice count."""
+    requester's fixed strategy ``st`` (endgame layout); reach[ri, x] is the requester's reach (the opponent's
+    claim leaves it as it is, so its children read their parent's row; the requester's claims write row k + 1),
+    ``tot`` its sum (< 0: not summed yet). ``V[s, L, t]``: the opponent's payoff when seat s challenges claim L
+    and t dice count."""
     p = _mover(k, req_first)
     nr = ns[REQ]
     no = ns[OPP]
-    rr = reach[k]
+    rr = reach[ri]
     o = out[k]
-    tot = 0.0
-    for x in range(nr):
-        tot += rr[x]
+    if tot < 0.0:
+        tot = 0.0
+        for x in range(nr):
+            tot += rr[x]
     for y in range(no):
         o[y] = 0.0
     if tot == 0.0:
@@ -326,14 +329,13 @@ def _br_walk(i, k, L, req_first, reach, out, cnt, ns, rc, claim_r, V, off, st, K
     child = i + 1
     for j in range(1, na):
         cl = L + j
-        nx = reach[k + 1]
         if p == OPP:
-            for x in range(nr):
-                nx[x] = rr[x]
+            _br_walk(child, k + 1, cl, ri, tot, req_first, reach, out, cnt, ns, rc, claim_r, V, off, st, K)
         else:
+            nx = reach[k + 1]
             for x in range(nr):
                 nx[x] = rr[x] * st[base + j * nr + x]
-        _br_walk(child, k + 1, cl, req_first, reach, out, cnt, ns, rc, claim_r, V, off, st, K)
+            _br_walk(child, k + 1, cl, k + 1, -1.0, req_first, reach, out, cnt, ns, rc, claim_r, V, off, st, K)
         ch = out[k + 1]
         if p == OPP:
             for y in range(no):
@@ -718,8 +720,8 @@ def best_response_values(off, st, k0, L0, requester_opened, ns, rc, claim_r, V, 
     out = np.zeros((K + 2, int(ns[OPP])))
     cnt = np.zeros((K + 2, D + 1))
     reach[k0] = reach_req
-    _br_walk(0, int(k0), int(L0), bool(requester_opened), reach, out, cnt, ns, rc, claim_r, V, off, st,
-             int(K))
+    _br_walk(0, int(k0), int(L0), int(k0), -1.0, bool(requester_opened), reach, out, cnt, ns, rc, claim_r, V, off,
+             st, int(K))
     return out[k0].copy()
 
 
