@@ -20,11 +20,11 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
     """Solve (groups of one total of dice through ``map_fn``, sharing ``cores`` threads where its tasks
     run on this machine with the other work marked in ``busy``; finished groups in the work directory are
     reused) and publish the store. With an ``executor`` of local workers and a core to spare, the kernels
-    the build needs late are compiled beside its first groups (``games.dudo.warmup``, nice 19)."""
+    the build needs late are compiled beside its groups once the first has trained (``games.dudo.warmup``, nice 19)."""
     t0 = time.perf_counter()
     work = Path(root) / ".work" / "dudo" / params.variant
     work.mkdir(parents=True, exist_ok=True)
-    warming = executor.beside(compile_kernels) if executor is not None and cores > 1 else None
+    warming = executor.beside(compile_kernels, str(work)) if executor is not None and cores > 1 else None
     try:
         sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,
                            cores=cores, busy=busy)

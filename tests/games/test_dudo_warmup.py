@@ -22,3 +22,33 @@ def test_warmup_compiles_what_a_build_calls_late_and_nothing_else():
     # a build never calls these with float32: the warm-up must not compile them so
     assert _value_types(kernels.fsicfr_backward, V) == {"float64"}
     assert _value_types(bound._lift, 1) == {"float64"}
+
+
+def test_the_warmup_waits_for_the_builds_first_group(tmp_path):
+    """Started beside a build, the warm-up sleeps until the group of 3 dice in play has trained in the build's work
+    directory (the kernels every group trains with are in the cache then), and no longer."""
+    import threading
+
+    from games.dudo.warmup import wait_for_first_group
+
+    assert wait_for_first_group(str(tmp_path), seconds=0.3, poll=0.05) >= 0.3      # nothing trained: the whole wait
+    (tmp_path / "dudo_1v1_mNone.json").write_text("{}")
+    assert wait_for_first_group(str(tmp_path), seconds=0.3, poll=0.05) >= 0.3      # 1v1 is not the signal
+    done = threading.Timer(0.2, lambda: (tmp_path / "dudo_1v2_m4.trained.json").write_text("{}"))
+    done.start()
+    waited = wait_for_first_group(str(tmp_path), seconds=30.0, poll=0.05)
+    done.join()
+    assert 0.2 <= waited < 5.0
+
+
+def test_a_build_leaves_the_file_the_warmup_waits_for(tmp_path):
+    """The signal is the solver's own file: a build of 3 dice a player leaves one that FIRST_TRAINED matches."""
+    import glob
+    import os
+
+    from games.dudo.solve import solve_game
+    from games.dudo.warmup import FIRST_TRAINED
+
+    solve_game(checkpoint_dir=str(tmp_path), max_dice=2, m={(1, 1): None, (1, 2): 1, (2, 2): 1}, iterations=1,
+               progress=False, log=None, exact_br_total=2, pipelined=True)
+    assert glob.glob(os.path.join(tmp_path, FIRST_TRAINED))
