@@ -29,6 +29,8 @@ NOT_RUN = {
     "make test": "this very test run",
     "nice -n 5 python -m bench.serve_while_building": "minutes of builds beside a server (docs/serving-while-building.md);"
                                                       " tests/bench/test_serve_while_building.py runs p99 and beside small",
+    "python -m bench.cold_build": "two builds of every default store (about 15 minutes, docs/serving-while-building.md); "
+                                  "tests/bench/test_cold_build.py runs it on the 3-letter Jotto store",
     "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
     "python -m server --tls-cert": "the security example: tests/server/test_abuse.py::test_readme_security_commands "
                                    "runs it with a CA and certificates it makes",
