@@ -115,7 +115,8 @@ def build(work: Path, cache: Path, variants: list[str], lanes: int) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--variant", action="append", default=[], help="a default store to build (default: all)")
-    ap.add_argument("--lanes", type=int, choices=(1, 2, 3), default=3, help="the builder's lanes (default 3, as make serve)")
+    ap.add_argument("--lanes", type=int, choices=(1, 2, 3), default=3,
+                    help="the builder's lanes (default 3, as make serve)")
     ap.add_argument("--cold-only", action="store_true", help="no second build with the warm cache")
     ap.add_argument("--top", type=int, default=15, help="functions listed by compile CPU (default 15)")
     args = ap.parse_args(argv)
@@ -124,8 +125,8 @@ def main(argv=None) -> int:
         runs = {"cold cache": build(Path(tmp) / "cold", cache, args.variant, args.lanes)}
         if not args.cold_only:
             runs["warm cache"] = build(Path(tmp) / "warm", cache, args.variant, args.lanes)
-    print(f"\nthe default build ({'every store' if not args.variant else ', '.join(args.variant)}), {args.lanes} lanes, "
-          f"nice 10; CPU: the machine's")
+    stores = ", ".join(args.variant) if args.variant else "every store"
+    print(f"\nthe default build ({stores}), {args.lanes} lanes, nice 10; CPU: the machine's")
     print(f"{'numba cache':<12}{'wall s':>9}{'CPU s':>9}{'compile CPU s':>15}{'of it duplicated':>18}")
     for name, r in runs.items():
         print(f"{name:<12}{r['wall']:>9.1f}{r['cpu']:>9.1f}{r['compile_cpu']:>15.1f}{r['duplicated']:>18.1f}")
