@@ -167,19 +167,22 @@ def _loads(churn_mb: int) -> dict[str, str]:
             "memory churn": f"import numpy as np\nwhile True:\n    a = np.ones({churn_mb << 17})\n    a *= 2.0\n    del a\n"}
 
 
+BESIDE_PAUSE = 0.02  # s between one client's book hits in ``beside``, as bench.fresh_serve sends them
+
+
 def beside(args) -> int:
     from launcher.__main__ import _low_priority
 
     rows = []
-    with _serving_smallest(args, "bench-swb-beside-", pause=0.02) as (port, _root, _tmp):
+    with _serving_smallest(args, "bench-swb-beside-", pause=BESIDE_PAUSE) as (port, _root, _tmp):
         for _ in range(args.rounds):
-            rows.append(("idle", *_measure(port, args, _for(args.seconds), 0.02)))
+            rows.append(("idle", *_measure(port, args, _for(args.seconds), BESIDE_PAUSE)))
             for kind, code in _loads(args.churn_mb).items():
                 procs = [subprocess.Popen([sys.executable, "-c", code], preexec_fn=_low_priority(19),
                                           start_new_session=True) for _ in range(os.cpu_count() or 1)]
                 try:
                     time.sleep(1.0)
-                    rows.append((kind, *_measure(port, args, _for(args.seconds), 0.02)))
+                    rows.append((kind, *_measure(port, args, _for(args.seconds), BESIDE_PAUSE)))
                 finally:
                     for p in procs:
                         p.kill()
