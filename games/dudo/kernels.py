@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..borrow import borrow, keep
 from ..fixedmath import dot_fixed
 
 
@@ -606,22 +607,25 @@ def blocked_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, 
     ``_gemm_fixed`` (the same bits, up to 3 times faster on large blocks), the others by one ``dot_fixed`` per
     (parent, action, roll) (the reference order; ``tiled = 0``: everywhere, for the test and the benchmark).
     """
+    # every array borrowed (games.borrow): the blocks' calls and views below then count no references
+    strat, reg, ssum, V = borrow(strat), borrow(reg), borrow(ssum), borrow(V)
+    mreach, oreach, ns, oth = borrow(mreach), borrow(oreach), borrow(ns), borrow(oth)
+    rc, claim_r, terminal, rbase = borrow(rc), borrow(claim_r), borrow(terminal), borrow(rbase)
+    act_off, last, child, reachable = borrow(act_off), borrow(last), borrow(child), borrow(reachable)
+    pred, seat, bside, brep = borrow(pred), borrow(seat), borrow(bside), borrow(brep)
+    boff, bmem, vslot, choice = borrow(boff), borrow(bmem), borrow(vslot), borrow(choice)
     maxn = 0
     for s in range(ns.size):
         maxn = max(maxn, ns[s])
     maxna = act_off[1] - act_off[0]
     dt = V.dtype
-    Qb = np.empty(maxp * maxn, dtype=dt)
-    Sb = np.empty(maxp * maxna, dtype=dt)
-    Xb = np.empty(maxna * maxn, dtype=dt)
-    Tb = np.zeros(maxn * maxn, dtype=dt)
-    Bout = np.empty((maxp, maxn * maxn), dtype=dt)
-    G = np.zeros((maxp, maxna, maxn))
-    gbar = np.zeros(maxn)
-    pw = np.empty(maxp, dtype=np.int64)
-    upd = np.zeros(maxp, dtype=np.bool_)
-    MT = np.empty((maxn, maxn))
-    Acc = np.empty((8, maxn))
+    own = (np.empty(maxp * maxn, dtype=dt), np.empty(maxp * maxna, dtype=dt), np.empty(maxna * maxn, dtype=dt),
+           np.zeros(maxn * maxn, dtype=dt), np.empty((maxp, maxn * maxn), dtype=dt), np.zeros((maxp, maxna, maxn)),
+           np.zeros(maxn), np.empty(maxp, dtype=np.int64), np.zeros(maxp, dtype=np.bool_), np.empty((maxn, maxn)),
+           np.empty((8, maxn)))
+    Qb, Sb, Xb, Tb = borrow(own[0]), borrow(own[1]), borrow(own[2]), borrow(own[3])
+    Bout, G, gbar, pw = borrow(own[4]), borrow(own[5]), borrow(own[6]), borrow(own[7])
+    upd, MT, Acc = borrow(own[8]), borrow(own[9]), borrow(own[10])
     for k in range(bside.size):
         s = bside[k]
         w0 = brep[k]
@@ -636,6 +640,7 @@ def blocked_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, 
                      need_g, Qb, Tb, G,
                      Sb, Xb, Bout, gbar, strat, reg, ssum, V, mreach, rc, claim_r, terminal, rbase,
                      act_off, child, avg_w, mode, pos_disc, neg_disc, pred, vslot, br_side, choice, MT, Acc, tiled)
+    keep(own)  # the scratch borrowed above is freed only here
 
 
 @njit(cache=True, parallel=True)
@@ -645,22 +650,26 @@ def blocked_backward_threads(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, c
                              tiled, nchunks):
     """``blocked_backward`` with each block's own rolls split into ``nchunks`` ranges run in parallel
     (numba threads): the same bits, as every roll's work is the same and writes its own entries."""
+    # every array borrowed (games.borrow): the blocks' calls and views below then count no references
+    strat, reg, ssum, V = borrow(strat), borrow(reg), borrow(ssum), borrow(V)
+    mreach, oreach, ns, oth = borrow(mreach), borrow(oreach), borrow(ns), borrow(oth)
+    rc, claim_r, terminal, rbase = borrow(rc), borrow(claim_r), borrow(terminal), borrow(rbase)
+    act_off, last, child, reachable = borrow(act_off), borrow(last), borrow(child), borrow(reachable)
+    pred, seat, bside, brep = borrow(pred), borrow(seat), borrow(bside), borrow(brep)
+    boff, bmem, vslot, choice = borrow(boff), borrow(bmem), borrow(vslot), borrow(choice)
     maxn = 0
     for s in range(ns.size):
         maxn = max(maxn, ns[s])
     maxna = act_off[1] - act_off[0]
     dt = V.dtype
-    Qb = np.empty(maxp * maxn, dtype=dt)
-    Sb = np.empty((nchunks, maxp * maxna), dtype=dt)
-    Xb = np.empty((nchunks, maxna * maxn), dtype=dt)
-    Tb = np.zeros(maxn * maxn, dtype=dt)
-    Bout = np.empty((maxp, maxn * maxn), dtype=dt)
-    G = np.zeros((maxp, maxna, maxn))
-    gbar = np.zeros(maxn)
-    pw = np.empty(maxp, dtype=np.int64)
-    upd = np.zeros(maxp, dtype=np.bool_)
-    MT = np.empty((nchunks, maxn, maxn))
-    Acc = np.empty((nchunks, 8, maxn))
+    own = (np.empty(maxp * maxn, dtype=dt), np.empty((nchunks, maxp * maxna), dtype=dt),
+           np.empty((nchunks, maxna * maxn), dtype=dt), np.zeros(maxn * maxn, dtype=dt),
+           np.empty((maxp, maxn * maxn), dtype=dt), np.zeros((maxp, maxna, maxn)), np.zeros(maxn),
+           np.empty(maxp, dtype=np.int64), np.zeros(maxp, dtype=np.bool_), np.empty((nchunks, maxn, maxn)),
+           np.empty((nchunks, 8, maxn)))
+    Qb, Sb, Xb, Tb = borrow(own[0]), borrow(own[1]), borrow(own[2]), borrow(own[3])
+    Bout, G, gbar, pw = borrow(own[4]), borrow(own[5]), borrow(own[6]), borrow(own[7])
+    upd, MT, Acc = borrow(own[8]), borrow(own[9]), borrow(own[10])
     for k in range(bside.size):
         s = bside[k]
         w0 = brep[k]
@@ -679,3 +688,4 @@ def blocked_backward_threads(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, c
                          need_g, Qb, Tb, G, Sb[c], Xb[c], Bout, gbar, strat, reg, ssum, V,
                          mreach, rc, claim_r, terminal, rbase, act_off, child, avg_w, mode, pos_disc,
                          neg_disc, pred, vslot, br_side, choice, MT[c], Acc[c], tiled)
+    keep(own)  # the scratch borrowed above is freed only here
