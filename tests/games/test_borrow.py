@@ -48,3 +48,38 @@ def test_kept_scratch_survives_other_allocations():
     total, junk = _scratch_sum(1000, 200)
     assert total == sum(range(1000))
     assert junk == -200.0
+
+
+_KERNELS_ON_BORROWED_ARRAYS = """
+import numpy as np
+from games.dudo.game import make_group
+from games.dudo.solver import FastSolver
+from games.jotto.bitset_bb import BitsetExactSolver
+from games.jotto.dictionary import load_dictionary
+from games.jotto.oracle import JottoOracle
+
+o = JottoOracle(load_dictionary("jotto-en_US80-2-ganzfried"))
+h = np.zeros(o.C.shape[0])
+h[:14] = np.arange(1, 15)
+r = BitsetExactSolver(o.C, o.L).solve(h)
+s = FastSolver(make_group(1, 2, 2, {(a, b): 0.5 for a in range(1, 3) for b in range(1, 3)}, 2))
+for _ in range(3):
+    s.fsicfr_iteration()
+print(repr(r.value), r.nodes, repr(float(np.abs(s.reg).sum())), repr(float(s.ssum.sum())))
+"""
+
+
+def test_the_borrowing_kernels_run_the_same_when_numba_loads_them_from_its_cache(tmp_path):
+    """The first run compiles into an empty numba cache, the second loads from it (a borrowing wrapper around a
+    recursive kernel once crashed only then); both print the same figures."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, "-c", _KERNELS_ON_BORROWED_ARRAYS], env=env, capture_output=True,
+                           text=True, timeout=600) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-2000:]
+    assert runs[0].stdout == runs[1].stdout
+    assert len(runs[0].stdout.split()) == 4
