@@ -145,3 +145,28 @@ def test_heuristic_pricing_closes_on_the_value_of_the_whole_games_lp(length, see
         best = float(ref.optimal_tree_value(words, [Fraction(float(x)) for x in h]))
         got = float(h @ res.columns[c]) / h.sum()
         assert got >= best - 1e-9 if c in res.heuristic else got == pytest.approx(best, abs=1e-9)
+
+
+def _trace(res):
+    return ([c.tobytes() for c in res.columns], res.weights.tolist(), res.guarantee, res.hider_value,
+            [(r.columns, r.guarantee, r.hider_value, r.exact, r.nodes) for r in res.rounds])
+
+
+@pytest.mark.parametrize("case", ["tiny-2", "tiny-3", "two-letters"])
+def test_two_threads_run_the_same_double_oracle(case):
+    """threads=2 starts each round's search for the LP's own hider beside the smoothed hider's: the same
+    columns, mixture, bracket and rounds (values and states of every search) as one thread."""
+    if case == "two-letters":  # the whole list, a few rounds from the uniform hider's GBR tree
+        from games.jotto.oracle import GBR, JottoOracle
+        o = JottoOracle(load_dictionary("jotto-en_US80-2-ganzfried"))
+        C, length, seeds, rounds = o.C, o.L, [o.tree(np.ones(o.C.shape[0]), GBR).guesses], 4
+    else:
+        length, seed, n = (2, 31, 7) if case == "tiny-2" else (3, 33, 6)
+        words, C, value, seed_column = whole_game(length, n, seed)
+        seeds, rounds = [seed_column], 200
+    one = solve_exact_double_oracle(C, length, seeds, tol=1e-9, lp_hider_too=True, max_rounds=rounds)
+    two = solve_exact_double_oracle(C, length, seeds, tol=1e-9, lp_hider_too=True, max_rounds=rounds, threads=2)
+    assert _trace(two) == _trace(one)
+    assert sum(1 for r in one.rounds if r.exact) >= 2
+    if case != "two-letters":
+        assert_closed_on(two, words, value)
