@@ -140,10 +140,17 @@ _NO_ROLLOUT = dict(people_oracle="gbr")
 # Heuristic pricing (games.jotto.pricing; JottoParams.certify_pricing*, set by no profile) takes the default
 # members' guarantee from 7.93 to about 7.70 three times faster, but the exact searches of the end remain: the
 # whole run closed in 266.8 CPU s at best against the baseline's ~355 (docs/jotto-exact.md, third pass), above the
-# ~90 s the default build could add, so the default 2-letter store keeps certify="served".
+# ~90 s the default build could add, so the default 2-letter store kept certify="served".
+# Since the kernels borrow their arrays (games.borrow, session 29) a cold default build takes about 383 s instead
+# of 453 (723 CPU s instead of 851), and the exact search 8 % less: the default 2-letter store runs the full
+# profile's exact double oracle to the end (205 s alone for the whole store on one thread, about 185 CPU s of it
+# certification, the same settings as the full store's; its second search a round in a second thread), so both
+# 2-letter stores serve exact_do at the game's value. The cold default build: 482 s (922 CPU s) alone on the
+# machine, against 380-385 s without it (docs/jotto-exact.md, "The default 2-letter store solved too").
 DEFAULT = {
-    "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, certify="served",
-                                             certify_nodes=5_000_000, **_NO_ROLLOUT),
+    "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, certify="exact",
+                                             certify_rounds=200, certify_nodes=20_000_000, certify_both=True,
+                                             **_NO_ROLLOUT),
     "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=300, do_iterations=5, hedge_iterations=150, robust_hider=True,
                                              **_NO_ROLLOUT),
     "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=50, do_iterations=5, hedge_iterations=200, robust_hider=True,
@@ -200,8 +207,9 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 # Expected build seconds of the default stores (the build order, smallest first, and the progress file's
 # estimates until a build on this root measures its own: games.buildprogress.TIMES_FILE). Jotto: a fresh
 # clone's first `make serve` at ca4999c (2 workers, quiet machine, numba's compile included); 2 letters (its exact
-# search for the certified bracket since issue 39) the fresh clone of 2c80687 (54.8 s; 11.2 s before: it was built
-# first, and the first answer waited for it, where 3 letters take 14 s); 4 letters the
+# double oracle since session 29) `python -m builder --profile default --variant jotto-en_US80-2-ganzfried
+# --executor serial` alone at nice 10, numba's cache warm (205.4 s; 54.8 s on the fresh clone of 2c80687 with one
+# exact search); 4 letters the
 # mean of two such builds on 2026-11-27 (4335129: 46.9 s; 2c80687: 47.1 s); 5 letters since every greedy tree
 # scans all test words at once (2bbcaad): the default build of the four Jotto stores by one builder, 2 workers,
 # numba's cache warm (60.1 s; 233-294 s before, on fresh clones); Dudo: builder.dudo_estimate.first_build_seconds,
@@ -214,7 +222,7 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 from builder.dudo_estimate import first_build_seconds  # noqa: E402
 
 EXPECTED_SECONDS = {
-    "jotto-en_US80-2-ganzfried": 54.8,
+    "jotto-en_US80-2-ganzfried": 205.4,
     "jotto-en_US80-3-ganzfried": 13.7,
     "jotto-en_US80-4-ganzfried": 47.0,
     "jotto-en_US80-5-ganzfried": 60.1,
