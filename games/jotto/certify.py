@@ -121,88 +121,90 @@ def solve_exact_double_oracle(C: np.ndarray, L: int, seed_columns: list[np.ndarr
         columns.append(col)
         return True
 
-    for _ in range(max_rounds):
-        G = np.stack(columns, axis=1).astype(np.float64)
-        x, guarantee, y = restricted_game(G)
-        while pricing is not None and not pending and priced < max_priced:
-            improved = False
-            for level in pricing(y):
-                for c in level:
-                    if c.exact and c.tree.value > best_lo:
-                        best_lo, best_y, kind = c.tree.value, c.hider, EXACT
-                if guarantee - best_lo <= tol:
-                    break
-                need = guarantee - max(tol, pricing_gain * (guarantee - best_lo))
-                if min(float(y @ c.guesses) for c in level) < need:
-                    improved = any([add(c.guesses, c.tree, c.hider, c.exact) for c in level
-                                    if float(y @ c.guesses) < guarantee - tol])
-                    if improved:
-                        break
-            if not improved or guarantee - best_lo <= tol:
-                break
-            priced += 1
+    try:
+        for _ in range(max_rounds):
             G = np.stack(columns, axis=1).astype(np.float64)
             x, guarantee, y = restricted_game(G)
-        if guarantee - best_lo <= tol:
-            upper = guarantee
-            break
-        upper = guarantee  # nonincreasing: the columns only grow
-        y_lp = y
-        if pending:
-            y = pending.pop(0)
-        elif best_y is not None and smoothing > 0:
-            y = smoothing * best_y + (1.0 - smoothing) * y
-        lp_search = _LPSearch(solver, beside, pool, y_lp, float((y_lp @ G).min()), max_nodes,
-                              ahead=y is not y_lp and lp_hider_too)
-        ts = time.perf_counter()
-        r = solver.solve(y, upper=float((y @ G).min()), max_nodes=max_nodes)
-        if r is None and y is not y_lp:  # the smoothed hider is out of budget: the restricted game's own
-            rounds.append(Round(len(columns), guarantee, np.nan, False, time.perf_counter() - ts, max_nodes))
-            y = y_lp
-            r, seconds = lp_search.result()
-            ts = time.perf_counter() - seconds
-        if r is None:  # out of budget: this hider's proven bound, then stop
-            lo, _ = solver.lower_bound(y, None, guarantee, max_nodes, steps=lower_steps)
-            rounds.append(Round(len(columns), guarantee, lo, False, time.perf_counter() - ts, max_nodes))
-            if lo > best_lo:
-                best_lo, best_y, kind = lo, y, BOUNDED
-            break
-        rounds.append(Round(len(columns), guarantee, r.value, True, time.perf_counter() - ts, r.nodes))
-        if r.value > best_lo:
-            best_lo, best_y, kind = r.value, y, EXACT
-        if on_round is not None:
-            on_round(rounds[-1])
-        if upper - best_lo <= tol or time.perf_counter() - t0 > time_budget:
-            break
-        col = r.tree_guesses.astype(np.int32)
-        if y is not y_lp and float(y_lp @ col) >= guarantee - tol:
-            # mis-pricing: the smoothed hider's tree does not improve the restricted game (its hider became
-            # the centre); the restricted game's own hider's tree does, unless the bracket is closed
-            r, seconds = lp_search.result()
-            if r is None:
+            while pricing is not None and not pending and priced < max_priced:
+                improved = False
+                for level in pricing(y):
+                    for c in level:
+                        if c.exact and c.tree.value > best_lo:
+                            best_lo, best_y, kind = c.tree.value, c.hider, EXACT
+                    if guarantee - best_lo <= tol:
+                        break
+                    need = guarantee - max(tol, pricing_gain * (guarantee - best_lo))
+                    if min(float(y @ c.guesses) for c in level) < need:
+                        improved = any([add(c.guesses, c.tree, c.hider, c.exact) for c in level
+                                        if float(y @ c.guesses) < guarantee - tol])
+                        if improved:
+                            break
+                if not improved or guarantee - best_lo <= tol:
+                    break
+                priced += 1
+                G = np.stack(columns, axis=1).astype(np.float64)
+                x, guarantee, y = restricted_game(G)
+            if guarantee - best_lo <= tol:
+                upper = guarantee
                 break
-            rounds.append(Round(len(columns), guarantee, r.value, True, seconds, r.nodes))
-            y = y_lp
+            upper = guarantee  # nonincreasing: the columns only grow
+            y_lp = y
+            if pending:
+                y = pending.pop(0)
+            elif best_y is not None and smoothing > 0:
+                y = smoothing * best_y + (1.0 - smoothing) * y
+            lp_search = _LPSearch(solver, beside, pool, y_lp, float((y_lp @ G).min()), max_nodes,
+                                  ahead=y is not y_lp and lp_hider_too)
+            ts = time.perf_counter()
+            r = solver.solve(y, upper=float((y @ G).min()), max_nodes=max_nodes)
+            if r is None and y is not y_lp:  # the smoothed hider is out of budget: the restricted game's own
+                rounds.append(Round(len(columns), guarantee, np.nan, False, time.perf_counter() - ts, max_nodes))
+                y = y_lp
+                r, seconds = lp_search.result()
+                ts = time.perf_counter() - seconds
+            if r is None:  # out of budget: this hider's proven bound, then stop
+                lo, _ = solver.lower_bound(y, None, guarantee, max_nodes, steps=lower_steps)
+                rounds.append(Round(len(columns), guarantee, lo, False, time.perf_counter() - ts, max_nodes))
+                if lo > best_lo:
+                    best_lo, best_y, kind = lo, y, BOUNDED
+                break
+            rounds.append(Round(len(columns), guarantee, r.value, True, time.perf_counter() - ts, r.nodes))
             if r.value > best_lo:
                 best_lo, best_y, kind = r.value, y, EXACT
-            if upper - best_lo <= tol:
+            if on_round is not None:
+                on_round(rounds[-1])
+            if upper - best_lo <= tol or time.perf_counter() - t0 > time_budget:
                 break
             col = r.tree_guesses.astype(np.int32)
-        if not add(col, r, y):  # only when V*(y) = the guarantee up to rounding: nothing left to add
-            break
-        if lp_hider_too and y is not y_lp:
-            r2, seconds = lp_search.result()
-            if r2 is not None:
-                rounds.append(Round(len(columns), guarantee, r2.value, True, seconds, r2.nodes))
-                if on_round is not None:
-                    on_round(rounds[-1])
-                if r2.value > best_lo:
-                    best_lo, best_y, kind = r2.value, y_lp, EXACT
-                add(r2.tree_guesses, r2, y_lp)
-        for c in (extra_columns(y) if extra_columns is not None else []):
-            add(c)
-    if pool is not None:
-        pool.shutdown(wait=True)  # a search started ahead for a round that closed the bracket first
+            if y is not y_lp and float(y_lp @ col) >= guarantee - tol:
+                # mis-pricing: the smoothed hider's tree does not improve the restricted game (its hider became
+                # the centre); the restricted game's own hider's tree does, unless the bracket is closed
+                r, seconds = lp_search.result()
+                if r is None:
+                    break
+                rounds.append(Round(len(columns), guarantee, r.value, True, seconds, r.nodes))
+                y = y_lp
+                if r.value > best_lo:
+                    best_lo, best_y, kind = r.value, y, EXACT
+                if upper - best_lo <= tol:
+                    break
+                col = r.tree_guesses.astype(np.int32)
+            if not add(col, r, y):  # only when V*(y) = the guarantee up to rounding: nothing left to add
+                break
+            if lp_hider_too and y is not y_lp:
+                r2, seconds = lp_search.result()
+                if r2 is not None:
+                    rounds.append(Round(len(columns), guarantee, r2.value, True, seconds, r2.nodes))
+                    if on_round is not None:
+                        on_round(rounds[-1])
+                    if r2.value > best_lo:
+                        best_lo, best_y, kind = r2.value, y_lp, EXACT
+                    add(r2.tree_guesses, r2, y_lp)
+            for c in (extra_columns(y) if extra_columns is not None else []):
+                add(c)
+    finally:
+        if pool is not None:  # a search started ahead for a round that closed the bracket first, or an
+            pool.shutdown(wait=True)  # interrupt: waited for, so that no search outlives the call
     # the guesser mixture of the last LP solved (its guarantee is min over rounds: columns only grow)
     trees = {c: t for c, t in trees.items() if c < len(x)}
     return CertifiedDO(columns[: len(x)], trees, inputs, x, upper, best_y, best_lo, kind, rounds,

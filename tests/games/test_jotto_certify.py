@@ -170,3 +170,22 @@ def test_two_threads_run_the_same_double_oracle(case):
     assert sum(1 for r in one.rounds if r.exact) >= 2
     if case != "two-letters":
         assert_closed_on(two, words, value)
+
+
+def test_an_interrupted_double_oracle_leaves_no_search_thread():
+    """An exception from on_round (the builder's interrupt) ends the call with the second thread's search
+    waited for and its thread gone."""
+    import threading
+
+    words, C, value, seed_column = whole_game(2, 7, 31)
+
+    class Stop(Exception):
+        pass
+
+    def stop(r):
+        raise Stop
+
+    with pytest.raises(Stop):
+        solve_exact_double_oracle(C, 2, [seed_column], tol=1e-9, lp_hider_too=True, threads=2, on_round=stop,
+                                  hiders=[np.ones(C.shape[0])])
+    assert [t for t in threading.enumerate() if t.name.startswith("exact-do")] == []
