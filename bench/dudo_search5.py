@@ -8,7 +8,7 @@ keeps on the exact rounds.
     nice -n 10 .venv/bin/python -m bench.dudo_search5 check [--group 1v1] [--blueprint 1:200] [--depth 2]
         [--A 6] [--iterations 200] [--games 4000] [--m-resp 2]
     nice -n 10 .venv/bin/python -m bench.dudo_search5 respond --root stores [--rounds 3v3,5v5] [--games 200]
-        [--m-resp 2] [--A 3] [--iterations 30] [--kinds chain,targets] [--train-missing 2:50]
+        [--m-resp 2] [--A 3] [--iterations 30] [--kinds chain,targets,served] [--train-missing 2:50]
 
 ``timing``: CPU seconds of one re-solve against the history (placeholder continuation values,
 ``bench.dudo.fake_W``, and a 20-iteration blueprint: the work does not depend on the values); the
@@ -128,7 +128,9 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
     is over (the round's own share)."""
     from pathlib import Path
 
-    from games.dudo.endgame_store import store_W
+    from games.dudo.endgame import EndgamePolicy
+    from games.dudo.endgame_store import store_blueprint, store_W
+    from games.dudo.served import served_policy
     from games.dudo.game import make_group
     from games.dudo.lbr import responder_tables
     from games.dudo.search5 import BlueprintRangeResolver, BlueprintTargetResolver
@@ -198,6 +200,13 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
                 t = responder_tables(g, st, op, resp_opens, m_resp, W, bo, bt, max_dice)
                 if kind == "stored":
                     pol = stored_policy(g, st, 0 if g.nsides == 1 else g.dice.index(own))
+                elif kind == "served":   # the server's answer: the rows, endgames re-solved (an idle server)
+                    if store is None:
+                        raise SystemExit("--kinds served needs a published store, not a build's checkpoints")
+                    sp = stored_policy(g, st, 0 if g.nsides == 1 else g.dice.index(own))
+                    r = _EndgameServed(served_policy(lambda o, p, h, sp=sp: sp(h), store_blueprint(store), W,
+                                                     EndgamePolicy()), own, opp)
+                    pol = r
                 else:
                     cont = float32_continuations(continuation_values(key[0], key[1], m, st, W, own, not resp_opens))
                     kw = dict(depth=depth, iterations=iterations, gadget="maxmargin", A=A, near=1)
@@ -227,6 +236,21 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
                 f"{time.process_time() - c0:.0f} |")
 
 
+class _EndgameServed:
+    """``policy(hist)`` of the fixed player (``own`` dice against ``opp``) as ``served.served_policy``
+    answers it, with the CPU seconds of each endgame re-solve in ``stats["times"]``."""
+
+    def __init__(self, served, own, opp):
+        self.served, self.own, self.opp, self.stats = served, own, opp, {"times": []}
+
+    def __call__(self, hist):
+        n, c0 = len(self.served.solved), time.process_time()
+        out = self.served(self.own, self.opp, tuple(int(c) for c in hist))
+        if len(self.served.solved) > n:
+            self.stats["times"].append(time.process_time() - c0)
+        return out
+
+
 def main(argv=None):
     import sys
     argv = sys.argv[1:] if argv is None else argv
@@ -238,7 +262,8 @@ def main(argv=None):
     ap.add_argument("--rounds", default="3v3,5v5")
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--m-resp", type=int, default=2)
-    ap.add_argument("--kinds", default="ranges", help="searched policies: chain (continual), targets (blueprint ranges and targets), ranges (unsafe)")
+    ap.add_argument("--kinds", default="ranges", help="searched policies: chain (continual), targets (blueprint ranges and targets), ranges (unsafe), "
+                    "served (the stored rows with endgames re-solved, as the server answers)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--train-missing", default="", help="memory:iterations of groups without a checkpoint")
     ap.add_argument("--round", default="5v5")
