@@ -3,8 +3,8 @@ then again into a new root with the cache that build left (the same process runs
 
     python -m bench.cold_build [--variant V ...] [--lanes 3] [--cold-only] [--top 15]
 
-Each build is ``python -m builder --profile default --missing-only --lanes L`` at nice 10 into a fresh root, as
-``make serve``'s launcher starts it. Every Python process of the build logs numba's compile events (a
+Each build is ``python -m builder --profile default --missing-only --lanes L`` at nice 10 into a fresh root without
+transparent huge pages, as ``make serve``'s launcher starts it. Every Python process of the build logs numba's compile events (a
 ``sitecustomize`` on its path registers a listener for ``numba:compile``): the process, the function, its
 signature and the CPU seconds of the compile without those of the kernels it compiled inside it. Table: wall and
 CPU seconds of each build (CPU: the whole machine's, from /proc/stat, so run it alone), the CPU seconds numba
@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from launcher.__main__ import _no_huge_pages
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -105,7 +107,7 @@ def build(work: Path, cache: Path, variants: list[str], lanes: int) -> dict:
     cmd = ["nice", "-n", "10", sys.executable, "-m", "builder", "--profile", "default", "--missing-only",
            "--lanes", str(lanes), "--root", str(work / "root"), *(a for v in variants for a in ("--variant", v))]
     c0, t0 = _machine_cpu_seconds(), time.perf_counter()
-    p = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    p = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, preexec_fn=_no_huge_pages)
     wall, cpu = time.perf_counter() - t0, _machine_cpu_seconds() - c0
     if p.returncode != 0:
         raise SystemExit(f"bench.cold_build: the build failed ({p.returncode}): {p.stderr.strip().splitlines()[-1:]}")

@@ -6,7 +6,8 @@
 Starts ``python -m server SERVER ARGS`` at once (on an empty store root it answers health and /readyz as not
 ready until the first store is published) and ``python -m builder --profile default --missing-only`` beside
 it in a process of its own at low priority (nice 10, its workers inheriting it; nice 19 in one lane; its session's
-scheduling autogroup at nice 19, so that it yields to the server's session), smallest stores first. In three lanes (the default profile) the Dudo store and the 5-letter Jotto store are built beside
+scheduling autogroup at nice 19, so that it yields to the server's session; no transparent huge pages, whose
+faults stall the server's calls on the other core), smallest stores first. In three lanes (the default profile) the Dudo store and the 5-letter Jotto store are built beside
 the others after the first store, and every lane but Dudo's goes down to nice 19 then, so that Dudo's chain of
 groups keeps the cores and the Jotto, Guess Who and Hangman stores fill the cores it leaves idle.
 Each store comes online as the build publishes it: the launcher sends the server SIGHUP (refresh now) when
@@ -40,6 +41,7 @@ from games.storage import stores_root
 
 POLL_SECONDS = 0.5
 PR_SET_PDEATHSIG = 1
+PR_SET_THP_DISABLE = 41
 
 
 class Logger:
@@ -88,10 +90,24 @@ def _lowest_autogroup(tries: int = 5) -> None:
             return
 
 
+def _no_huge_pages() -> None:
+    """In a child before exec: no transparent huge pages for it and its children (Linux, best effort).
+
+    numpy asks for huge pages for every large array (madvise); each first touch of one then zeroes, and may
+    compact, 2 MB in the kernel, and on this kind of virtual machine those faults stall the server's book hits
+    on the other core (docs/serving-while-building.md, session 30: p99 beside two processes churning memory
+    2.0-6.1 ms with huge pages, 1.0-1.1 ms without, idle 1.1-1.4)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
 def _low_priority(nice: int) -> Callable[[], None]:
     def preexec() -> None:
         _die_with_parent()
         _lowest_autogroup()
+        _no_huge_pages()
         try:
             os.nice(max(0, nice - os.nice(0)))  # to `nice`, whatever the launcher's own niceness (never higher)
         except OSError:

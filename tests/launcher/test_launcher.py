@@ -22,7 +22,8 @@ FAKE_SERVER = textwrap.dedent("""
     signal.signal(signal.SIGHUP, lambda *a: mark("hup"))
     if len(sys.argv) < 5:   # else SIGTERM ends it as it ends a process without a handler (or one already exiting)
         signal.signal(signal.SIGTERM, lambda *a: (mark("server stopped"), sys.exit(0)))
-    mark(f"server {os.getpid()} nice {os.nice(0)}")
+    thp = next((ln.split()[-1] for ln in open("/proc/self/status") if ln.startswith("THP_enabled:")), "-")
+    mark(f"server {os.getpid()} thp {thp} nice {os.nice(0)}")
     with open(port_file + ".tmp", "w") as f:
         json.dump({"port": 1}, f)
     os.replace(port_file + ".tmp", port_file)
@@ -46,7 +47,8 @@ FAKE_BUILD = textwrap.dedent("""
     else:
         signal.signal(signal.SIGTERM, lambda *a: (mark("build stopped"), sys.exit(130)))
     group = open("/proc/self/autogroup").read().split()[-1] if os.path.exists("/proc/self/autogroup") else "-"
-    mark(f"build {os.getpid()} nice {os.nice(0)} autogroup nice {group}")
+    thp = next((ln.split()[-1] for ln in open("/proc/self/status") if ln.startswith("THP_enabled:")), "-")
+    mark(f"build {os.getpid()} thp {thp} nice {os.nice(0)} autogroup nice {group}")
     p = BuildProgress.start([("jotto-small", 1.0), ("dudo-big", 100.0)])
     p.variants[0].state = "building"
     p.write(root)
@@ -143,6 +145,10 @@ def test_sigterm_stops_both_and_a_publication_refreshes_the_server(tmp_path):
         assert " nice 19 autogroup nice " in build_line and server_line.endswith(f"nice {os.nice(0)}")
         if os.path.exists("/proc/self/autogroup"):
             assert build_line.endswith("autogroup nice 19")
+        # no transparent huge pages in the build (their faults stall the server's calls); the server keeps the launcher's
+        own_thp = next((ln.split()[-1] for ln in open("/proc/self/status") if ln.startswith("THP_enabled:")), "-")
+        if own_thp != "-":
+            assert " thp 0 " in build_line and f" thp {own_thp} " in server_line
         p.send_signal(signal.SIGTERM)
         rc = p.wait(60)
     err = p.stderr.read()
