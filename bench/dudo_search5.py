@@ -238,16 +238,16 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
 
 class _EndgameServed:
     """``policy(hist)`` of the fixed player (``own`` dice against ``opp``) as ``served.served_policy``
-    answers it, with the CPU seconds of each endgame re-solve in ``stats["times"]``."""
+    answers it, with the wall seconds of each endgame re-solve in ``stats["times"]`` (as the re-solvers record theirs)."""
 
     def __init__(self, served, own, opp):
         self.served, self.own, self.opp, self.stats = served, own, opp, {"times": []}
 
     def __call__(self, hist):
-        n, c0 = len(self.served.solved), time.process_time()
+        n, t0 = len(self.served.solved), time.perf_counter()
         out = self.served(self.own, self.opp, tuple(int(c) for c in hist))
         if len(self.served.solved) > n:
-            self.stats["times"].append(time.process_time() - c0)
+            self.stats["times"].append(time.perf_counter() - t0)
         return out
 
 
