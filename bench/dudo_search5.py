@@ -204,9 +204,8 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
                     if store is None:
                         raise SystemExit("--kinds served needs a published store, not a build's checkpoints")
                     sp = stored_policy(g, st, 0 if g.nsides == 1 else g.dice.index(own))
-                    r = _EndgameServed(served_policy(lambda o, p, h, sp=sp: sp(h), store_blueprint(store), W,
-                                                     EndgamePolicy()), own, opp)
-                    pol = r
+                    pol = r = _EndgameServed(served_policy(lambda o, p, h, sp=sp: sp(h), store_blueprint(store), W,
+                                                           EndgamePolicy()), own, opp)
                 else:
                     cont = float32_continuations(continuation_values(key[0], key[1], m, st, W, own, not resp_opens))
                     kw = dict(depth=depth, iterations=iterations, gadget="maxmargin", A=A, near=1)
