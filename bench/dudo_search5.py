@@ -9,13 +9,20 @@ keeps on the exact rounds.
         [--A 6] [--iterations 200] [--games 4000] [--m-resp 2]
     nice -n 10 .venv/bin/python -m bench.dudo_search5 respond --root stores [--rounds 3v3,5v5] [--games 200]
         [--m-resp 2] [--A 3] [--iterations 30] [--kinds chain,targets,served] [--train-missing 2:50]
+    .venv/bin/python -m bench.dudo_search5 cover --root stores [--rounds 5v5,4v4,2v3,1v2] [--group 1v2]
+        [--blueprint 2:200]
+    .venv/bin/python -m bench.dudo_search5 rank --root stores [--round 5v5] [--windows 60]
 
 ``timing``: CPU seconds of one re-solve against the history (placeholder continuation values,
 ``bench.dudo.fake_W``, and a 20-iteration blueprint: the work does not depend on the values); the
 requester to move after four consecutive claims ending at the given strength.  ``exact``: the round's
 exploitability by the exact perfect-recall best response (``continual.seat_best_response``, both seats
 summed, win probability) of full-width re-solving (``continual.ContinualResolver``) beside the abstracted
-one at each A.
+one at each A.  ``cover``: how many claims carry a blueprint's play (per window with at least 8 claims
+left, the fewest claims holding 90 / 95 / 99 % of the chance-weighted claim mass; Dudo left out): the
+stored rows of --rounds and a blueprint trained like ``exact``'s.  ``rank``: how far the stored 5v5
+blueprint's value matrices (the leaves' continuations) are from low rank: the worst max-abs and relative
+Frobenius errors of truncated SVDs over sampled windows.
 """
 from __future__ import annotations
 
@@ -250,11 +257,94 @@ class _EndgameServed:
         return out
 
 
+def claims_cover(g, strat, q: float) -> np.ndarray:
+    """Per window of ``g`` with at least 8 claims left: the fewest claims holding a share ``q`` of the
+    blueprint's chance-weighted claim mass (Dudo excluded)."""
+    out = []
+    for s in range(g.nsides):
+        n = int(g.ns[s])
+        pr = g.probs[s, :n]
+        for w in range(g.NW):
+            na = g.K - int(g.last[w])
+            base = int(g.rbase[s] + g.act_off[w] * n)
+            cl = np.sort(strat[base:base + na * n].reshape(na, n)[1:] @ pr)[::-1]
+            if na > 8 and cl.sum() > 1e-9:
+                out.append(int(np.searchsorted(np.cumsum(cl) / cl.sum(), q - 1e-9) + 1))   # ties at q exactly
+    return np.array(out)
+
+
+def cover(root, variant, rounds, group, m, its, log=print):
+    """``claims_cover`` of the stored rounds and of an ``exact``-style blueprint of ``group``."""
+    from pathlib import Path
+
+    from games.dudo.endgame_store import store_W
+    from games.dudo.game import make_group
+    from games.dudo.store import store_group_strategy, store_memories
+    from games.storage import Store
+    log("| round | blueprint | windows | claims for 90 % (median / p90) | 95 % | 99 % |\n|---|---|---|---|---|---|")
+
+    def row(name, what, g, st):
+        c = [claims_cover(g, st, q) for q in (0.9, 0.95, 0.99)]
+        log(f"| {name} | {what} | {c[0].size} | " + " | ".join(f"{np.median(x):.0f} / {np.percentile(x, 90):.0f}"
+                                                            for x in c) + " |")
+    a, b = group
+    W, _, _ = continuations(a + b, log=lambda *x: None)
+    g, st, _ = train(a, b, m, its, W)
+    row(f"{a}v{b}", f"m={m} ({its} it, trained here)", g, st)
+    store = Store(Path(root) / "dudo" / variant / "current")
+    W, mems = store_W(store.manifest), store_memories(store.manifest)
+    for a, b in rounds:
+        key = (min(a, b), max(a, b))
+        g = make_group(key[0], key[1], mems[key], W, int(store.manifest["parameters"]["max_dice"]))
+        row(f"{key[0]}v{key[1]}", f"stored m={mems[key]}", g, store_group_strategy(lambda k: store.get("windows", k), g))
+
+
+def rank(root, variant, rnd, windows, ranks=(4, 16, 64), log=print):
+    """Truncated-SVD errors of the stored blueprint's continuation value matrices of round ``rnd``."""
+    from pathlib import Path
+
+    from games.dudo.endgame_store import store_W
+    from games.dudo.game import make_group
+    from games.dudo.store import store_group_strategy, store_memories
+    from games.storage import Store
+    store = Store(Path(root) / "dudo" / variant / "current")
+    W, mems = store_W(store.manifest), store_memories(store.manifest)
+    a, b = rnd
+    m = mems[(a, b)]
+    g = make_group(a, b, m, W, int(store.manifest["parameters"]["max_dice"]))
+    st = store_group_strategy(lambda k: store.get("windows", k), g)
+    c0 = time.process_time()
+    cont = continuation_values(a, b, m, st, W, b, True)
+    log(f"{a}v{b} stored m={m}: {g.NW} windows, value matrices {cont.Vc.nbytes / 1e9:.2f} GB (float64, 2 "
+        f"continuations) in {time.process_time() - c0:.1f} CPU s")
+    log("| continuation | side | windows sampled | " + " | ".join(f"rank {r}: max-abs / rel. Frobenius" for r in ranks)
+        + " |\n|---|---|---|" + "---|" * len(ranks))
+    rng = np.random.default_rng(0)
+    for c, name in enumerate(cont.names):
+        for s in range(g.nsides):
+            n, no = int(g.ns[s]), int(g.ns[g.oth[s]])
+            pair = n * no
+            err = {r: (0.0, 0.0) for r in ranks}
+            used = 0
+            for w in sorted(rng.choice(g.NW, size=min(windows, g.NW), replace=False)):
+                M = cont.Vc[c, cont.voff[s] + w * pair: cont.voff[s] + (w + 1) * pair].reshape(no, n)
+                if not M.any():
+                    continue
+                used += 1
+                U, S, Vt = np.linalg.svd(M, full_matrices=False)
+                for r in ranks:
+                    e = (float(np.abs((U[:, :r] * S[:r]) @ Vt[:r] - M).max()),
+                         float(np.sqrt((S[r:] ** 2).sum() / (S ** 2).sum())))
+                    err[r] = (max(err[r][0], e[0]), max(err[r][1], e[1]))
+            log(f"| {name} | {s} | {used} | " + " | ".join(f"{err[r][0]:.3f} / {err[r][1]:.3f}" for r in ranks) + " |")
+
+
 def main(argv=None):
     import sys
     argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("timing", "exact", "check", "respond"))
+    ap.add_argument("what", choices=("timing", "exact", "check", "respond", "cover", "rank"))
+    ap.add_argument("--windows", type=int, default=60, help="rank: windows sampled")
     ap.add_argument("--policies", default="full,chain", help="exact: full, chain, targets, ranges")
     ap.add_argument("--root", default="stores")
     ap.add_argument("--variant", default="dudo-5dice-default")
@@ -279,6 +369,12 @@ def main(argv=None):
     if t.what == "timing":
         ra, rb = (int(x) for x in t.round.split("v"))
         timing(ra, rb, t.memory, t.depth, As, tuple(int(x) for x in t.iterations.split(",")))
+    elif t.what == "cover":
+        m, its = (int(x) for x in t.blueprint.split(":"))
+        cover(t.root, t.variant, [tuple(int(x) for x in r.split("v")) for r in t.rounds.split(",")],
+              tuple(int(x) for x in t.group.split("v")), m, its)
+    elif t.what == "rank":
+        rank(t.root, t.variant, tuple(int(x) for x in t.round.split("v")), t.windows)
     elif t.what == "respond":
         rounds = [tuple(int(x) for x in r.split("v")) for r in t.rounds.split(",")]
         respond(t.root, t.variant, rounds, t.games, t.m_resp, As[0], int(t.iterations.split(",")[0]), t.depth,
