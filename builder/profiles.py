@@ -147,16 +147,20 @@ _NO_ROLLOUT = dict(people_oracle="gbr")
 # certification, the same settings as the full store's; its second search a round in a second thread), so both
 # 2-letter stores serve exact_do at the game's value. The cold default build: 482 s (922 CPU s) alone on the
 # machine, against 380-385 s without it (docs/jotto-exact.md, "The default 2-letter store solved too").
+# The default 3-5 letter stores state the bracket around their served pair too (session 31), with budgets of a few
+# CPU seconds (bench.jotto_bracket on the default stores: 3 letters [6.037296, 7.263366] in 3.1 CPU s with 4 probes
+# of 20,000 states; 4 letters [5.999128, 7.036324] in 7.1 s with 3 of 5,000; 5 letters [5.906988, 6.898188] in 14.1 s
+# with 2 of 1,000), so that no `make serve` user reads a greedy-oracle epsilon of 0 as "solved".
 DEFAULT = {
     "jotto-en_US80-2-ganzfried": JottoParams(fp_iterations=2000, do_iterations=40, certify="exact",
                                              certify_rounds=200, certify_nodes=20_000_000, certify_both=True,
                                              **_NO_ROLLOUT),
     "jotto-en_US80-3-ganzfried": JottoParams(fp_iterations=300, do_iterations=5, hedge_iterations=150, robust_hider=True,
-                                             **_NO_ROLLOUT),
+                                             certify="served", certify_nodes=20_000, certify_steps=4, **_NO_ROLLOUT),
     "jotto-en_US80-4-ganzfried": JottoParams(fp_iterations=50, do_iterations=5, hedge_iterations=200, robust_hider=True,
-                                             **_NO_ROLLOUT),
+                                             certify="served", certify_nodes=5_000, certify_steps=3, **_NO_ROLLOUT),
     "jotto-en_US80-5-ganzfried": JottoParams(fp_iterations=30, do_iterations=3, hedge_iterations=150, robust_hider=True,
-                                             **_NO_ROLLOUT),
+                                             certify="served", certify_nodes=1_000, certify_steps=2, **_NO_ROLLOUT),
 }
 # Fictitious play runs Ganzfried's Table 1 iteration counts on 2 and 3 letters; on 4 and 5 letters (where they
 # took 2.7 and 15 minutes of one core: fictitious play is sequential) it only seeds the double oracle, and
@@ -217,15 +221,16 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 # (530.0 s for its 536.8 s; 625.2 s for 643.2 s at 25a98cf; 647.5 s for 660.8 s at 51e144a; before, level by
 # level, 755 s for 757 s at 2c80687,
 # and a constant 464 s where a fresh clone took 834 s, docs/dudo-speed.md);
-# Guess Who and Hangman: `python -m builder --profile default --variant V` alone at nice 19 on 2 shared cores
+# the 3-5 letter figures plus their brackets' certification since session 31 (3.0 / 5.6 / 8.3 CPU s, the default
+# build of the three on 2 workers); Guess Who and Hangman: `python -m builder --profile default --variant V` alone at nice 19 on 2 shared cores
 # (load average about 8), wall seconds of the whole command, 2026-11-27.
 from builder.dudo_estimate import first_build_seconds  # noqa: E402
 
 EXPECTED_SECONDS = {
     "jotto-en_US80-2-ganzfried": 205.4,
-    "jotto-en_US80-3-ganzfried": 13.7,
-    "jotto-en_US80-4-ganzfried": 47.0,
-    "jotto-en_US80-5-ganzfried": 60.1,
+    "jotto-en_US80-3-ganzfried": 16.7,
+    "jotto-en_US80-4-ganzfried": 52.6,
+    "jotto-en_US80-5-ganzfried": 68.4,
     "dudo-5dice-default": round(first_build_seconds(), 1),
     "guesswho-24": 19.9,
     "hangman-en_US50-5": 25.9,
