@@ -242,3 +242,19 @@ def test_a_closed_pipe_ends_quietly(targets, argv):
     err = p.stderr.read()
     assert p.wait(timeout=60) == 141 and err == b""
 
+
+def test_stats_states_the_certified_bracket_under_the_table():
+    """A Jotto store's certified bracket is printed on a line of its own (the served strategy's), not only in --all."""
+    from clients.cli import stats_lines
+    lab = "[5.999128, 7.036324] bounded: bounded search: 3 probes of at most 5000 states"
+    v = pb.VariantStats(variant="jotto-en_US80-4-ganzfried", store_version="s", served_strategy="double_oracle",
+                        strategies=[pb.StrategyStats(strategy="fp", figures={"guarantee": 7.98},
+                                                     labels={"value_bracket": "other"}),
+                                    pb.StrategyStats(strategy="double_oracle", figures={"guarantee": 7.036},
+                                                     labels={"value_bracket": lab})])
+    lines = stats_lines(v)
+    assert f"  game value bracket (certified): {lab}" in lines
+    assert lines[-1] == "  also: value_bracket (stats --all)"
+    v2 = pb.VariantStats(variant="jotto-en_US80-4-ganzfried", store_version="s", served_strategy="fp",
+                         strategies=[pb.StrategyStats(strategy="fp", figures={"guarantee": 7.98})])
+    assert not any("bracket" in line for line in stats_lines(v2))
