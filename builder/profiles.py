@@ -222,8 +222,8 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 # level, 755 s for 757 s at 2c80687,
 # and a constant 464 s where a fresh clone took 834 s, docs/dudo-speed.md);
 # the 3-5 letter figures plus their brackets' certification since session 31 (3.0 / 5.6 / 8.3 CPU s, the default
-# build of the three on 2 workers); Guess Who and Hangman: `python -m builder --profile default --variant V` alone at nice 19 on 2 shared cores
-# (load average about 8), wall seconds of the whole command, 2026-11-27.
+# build of the three on 2 workers); Guess Who and Hangman: `python -m builder --profile default --variant V` alone
+# at nice 19 on 2 shared cores (load average about 8), wall seconds of the whole command, 2026-11-27.
 from builder.dudo_estimate import first_build_seconds  # noqa: E402
 
 EXPECTED_SECONDS = {
