@@ -142,7 +142,7 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
     from games.dudo.lbr import responder_tables
     from games.dudo.search5 import BlueprintRangeResolver, BlueprintTargetResolver
     from games.dudo.search_lbr import SearchedPolicy, sample_response, stored_policy
-    from games.dudo.store import store_group_strategy, store_memories
+    from games.dudo.store import store_memories
     from games.storage import Store
 
     from .dudo_lbr import local_continuations
@@ -188,9 +188,7 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
             g, st, _ = train(key[0], key[1], m, train_missing[1], W)
             log(f"  {key[0]}v{key[1]} memory {m}: {train_missing[1]} iterations in {time.process_time() - c0:.0f} CPU s")
         elif store is not None:
-            m = mems[key]
-            g = make_group(key[0], key[1], m, W, max_dice)
-            st = store_group_strategy(lambda k: store.get("windows", k), g)
+            g, st, m = stored_group(store, key)
         else:
             m, path = mems[key]
             g = make_group(key[0], key[1], m, W, max_dice)
@@ -257,6 +255,17 @@ class _EndgameServed:
         return out
 
 
+def stored_group(store, key):
+    """(group, stored strategy, memory) of the dice group ``key`` (a <= b) of a published Dudo store."""
+    from games.dudo.endgame_store import store_W
+    from games.dudo.game import make_group
+    from games.dudo.store import store_group_strategy, store_memories
+    man = store.manifest
+    m = store_memories(man)[key]
+    g = make_group(key[0], key[1], m, store_W(man), int(man["parameters"]["max_dice"]))
+    return g, store_group_strategy(lambda k: store.get("windows", k), g), m
+
+
 def claims_cover(g, strat, q: float) -> np.ndarray:
     """Per window of ``g`` with at least 8 claims left: the fewest claims holding a share ``q`` of the
     blueprint's chance-weighted claim mass (Dudo excluded)."""
@@ -277,9 +286,6 @@ def cover(root, variant, rounds, group, m, its, log=print):
     """``claims_cover`` of the stored rounds and of an ``exact``-style blueprint of ``group``."""
     from pathlib import Path
 
-    from games.dudo.endgame_store import store_W
-    from games.dudo.game import make_group
-    from games.dudo.store import store_group_strategy, store_memories
     from games.storage import Store
     log("| round | blueprint | windows | claims for 90 % (median / p90) | 95 % | 99 % |\n|---|---|---|---|---|---|")
 
@@ -292,11 +298,10 @@ def cover(root, variant, rounds, group, m, its, log=print):
     g, st, _ = train(a, b, m, its, W)
     row(f"{a}v{b}", f"m={m} ({its} it, trained here)", g, st)
     store = Store(Path(root) / "dudo" / variant / "current")
-    W, mems = store_W(store.manifest), store_memories(store.manifest)
     for a, b in rounds:
         key = (min(a, b), max(a, b))
-        g = make_group(key[0], key[1], mems[key], W, int(store.manifest["parameters"]["max_dice"]))
-        row(f"{key[0]}v{key[1]}", f"stored m={mems[key]}", g, store_group_strategy(lambda k: store.get("windows", k), g))
+        g, st, m = stored_group(store, key)
+        row(f"{key[0]}v{key[1]}", f"stored m={m}", g, st)
 
 
 def rank(root, variant, rnd, windows, ranks=(4, 16, 64), log=print):
@@ -304,17 +309,12 @@ def rank(root, variant, rnd, windows, ranks=(4, 16, 64), log=print):
     from pathlib import Path
 
     from games.dudo.endgame_store import store_W
-    from games.dudo.game import make_group
-    from games.dudo.store import store_group_strategy, store_memories
     from games.storage import Store
     store = Store(Path(root) / "dudo" / variant / "current")
-    W, mems = store_W(store.manifest), store_memories(store.manifest)
     a, b = rnd
-    m = mems[(a, b)]
-    g = make_group(a, b, m, W, int(store.manifest["parameters"]["max_dice"]))
-    st = store_group_strategy(lambda k: store.get("windows", k), g)
+    g, st, m = stored_group(store, (a, b))
     c0 = time.process_time()
-    cont = continuation_values(a, b, m, st, W, b, True)
+    cont = continuation_values(a, b, m, st, store_W(store.manifest), b, True)
     log(f"{a}v{b} stored m={m}: {g.NW} windows, value matrices {cont.Vc.nbytes / 1e9:.2f} GB (float64, 2 "
         f"continuations) in {time.process_time() - c0:.1f} CPU s")
     log("| continuation | side | windows sampled | " + " | ".join(f"rank {r}: max-abs / rel. Frobenius" for r in ranks)
