@@ -247,10 +247,10 @@ def stats_lines(v: pb.VariantStats, every: bool = False) -> list[str]:
     widths = [max(len(r[i]) for r in [["strategy"] + cols] + rows) for i in range(len(cols) + 1)]
     for r in [["strategy"] + cols] + rows:
         out.append("  " + r[0].ljust(widths[0]) + "".join(c.rjust(w + 2) for c, w in zip(r[1:], widths[1:])))
-    bracket = sorted((s.strategy != v.served_strategy, s.strategy) for s in v.strategies if "value_bracket" in s.labels)
-    if bracket:   # the proven value of the game beside the greedy-oracle epsilons, which only bound theirs
-        s = next(s for s in v.strategies if s.strategy == bracket[0][1])
-        out.append(f"  game value bracket (certified): {s.labels['value_bracket']}")
+    certified = min((s for s in v.strategies if "value_bracket" in s.labels), default=None,
+                    key=lambda s: (s.strategy != v.served_strategy, s.strategy))   # the served strategy's first
+    if certified is not None:   # the proven value of the game beside the greedy-oracle epsilons, which only bound theirs
+        out.append(f"  game value bracket (certified): {certified.labels['value_bracket']}")
     rest = sorted(keys - set(cols))
     if rest:
         out.append(f"  also: {', '.join(rest)} (stats --all)")
