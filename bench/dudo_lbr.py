@@ -20,12 +20,11 @@ import numpy as np
 
 from games.dudo.bound import kind_memory
 from games.dudo.budget import improvement_bytes
-from games.dudo.endgame_store import store_W
-from games.dudo.game import make_group
+from games.dudo.endgame_store import store_W, stored_group
 from games.dudo.infoset import dominates, memory_json, parse_memory
 from games.dudo.lbr import round_improved_best_response
 from games.dudo.rules import claim
-from games.dudo.store import store_group_strategy, store_memories
+from games.dudo.store import store_memories
 from games.storage import Store, StoreError
 
 
@@ -132,8 +131,7 @@ def main(argv=None) -> int:
         key = (min(op, oth), max(op, oth))
         if key not in groups:
             groups.clear()
-            g = make_group(key[0], key[1], memories[key], W, max_dice)
-            groups[key] = (g, store_group_strategy(lambda k: store.get("windows", k), g))
+            groups[key] = stored_group(store, key)[:2]
         g, strat = groups[key]
         st = man["rounds"][name]
         if g.m is None:

@@ -32,6 +32,7 @@ import time
 import numpy as np
 
 from games.dudo.continual import ContinualResolver, continuation_values, seat_best_response
+from games.dudo.endgame_store import store_W, stored_group
 from games.dudo.rules import roll_arrays
 from games.dudo.search5 import AbstractResolver, float32_continuations, top_claims
 
@@ -136,7 +137,7 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
     from pathlib import Path
 
     from games.dudo.endgame import EndgamePolicy
-    from games.dudo.endgame_store import store_blueprint, store_W
+    from games.dudo.endgame_store import store_blueprint
     from games.dudo.served import served_policy
     from games.dudo.game import make_group
     from games.dudo.lbr import responder_tables
@@ -255,17 +256,6 @@ class _EndgameServed:
         return out
 
 
-def stored_group(store, key):
-    """(group, stored strategy, memory) of the dice group ``key`` (a <= b) of a published Dudo store."""
-    from games.dudo.endgame_store import store_W
-    from games.dudo.game import make_group
-    from games.dudo.store import store_group_strategy, store_memories
-    man = store.manifest
-    m = store_memories(man)[key]
-    g = make_group(key[0], key[1], m, store_W(man), int(man["parameters"]["max_dice"]))
-    return g, store_group_strategy(lambda k: store.get("windows", k), g), m
-
-
 def claims_cover(g, strat, q: float) -> np.ndarray:
     """Per window of ``g`` with at least 8 claims left: the fewest claims holding a share ``q`` of the
     blueprint's chance-weighted claim mass (Dudo excluded)."""
@@ -308,7 +298,6 @@ def rank(root, variant, rnd, windows, ranks=(4, 16, 64), log=print):
     """Truncated-SVD errors of the stored blueprint's continuation value matrices of round ``rnd``."""
     from pathlib import Path
 
-    from games.dudo.endgame_store import store_W
     from games.storage import Store
     store = Store(Path(root) / "dudo" / variant / "current")
     a, b = rnd

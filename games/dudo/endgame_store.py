@@ -9,15 +9,25 @@ import numpy as np
 
 from ..storage import Store
 from .endgame import EndgamePolicy, RowBlueprint, endgame_root, estimate, resolve_endgame
+from .game import make_group
 from .infoset import history_window
 from .rules import num_rolls, roll_arrays
-from .store import decode_window, read_row, store_memories, window_key
+from .store import decode_window, read_row, store_group_strategy, store_memories, window_key
 
 
 def store_W(manifest: dict) -> dict:
     """Continuation values: the opener's game-winning probability of every stored round."""
     return {tuple(int(x) for x in name.split("v")): float(st["value"])
             for name, st in manifest["rounds"].items()}
+
+
+def stored_group(store: Store, key: tuple[int, int]):
+    """(group, stored strategy, memory) of the store's dice group ``key`` (a <= b), as it was trained: its memory
+    and the continuation values of the manifest."""
+    man = store.manifest
+    m = store_memories(man)[key]
+    g = make_group(key[0], key[1], m, store_W(man), int(man["parameters"]["max_dice"]))
+    return g, store_group_strategy(lambda k: store.get("windows", k), g), m
 
 
 def store_blueprint(store: Store) -> RowBlueprint:

@@ -10,12 +10,11 @@ from pathlib import Path
 import numpy as np
 
 from ..storage import Store
-from .endgame_store import store_W
-from .game import make_group
+from .endgame_store import store_W, stored_group
 from .rules import roll_arrays
 from .searched import SearchedRound, search_specs
 from .served import SERVED_SEARCHED
-from .store import DudoParams, store_group_strategy, store_memories
+from .store import DudoParams
 
 _ROUNDS: dict[tuple, SearchedRound] = {}
 _STORES: dict[str, Store] = {}
@@ -44,11 +43,8 @@ def searched_round(store_path: str, own: int, opp: int, opened: bool) -> Searche
         if spec is None:
             raise ValueError(f"round {opener}v{other} of {store_path} is not served by search")
         a, b = min(own, opp), max(own, opp)
-        m = store_memories(manifest)[(a, b)]
-        W = store_W(manifest)
-        g = make_group(a, b, m, W, int(manifest["parameters"]["max_dice"]))
-        strat = store_group_strategy(lambda k: store.get("windows", k), g)
-        rnd = _ROUNDS[key] = SearchedRound(a, b, m, strat, W, own, opp, opened, spec)
+        _, strat, m = stored_group(store, (a, b))
+        rnd = _ROUNDS[key] = SearchedRound(a, b, m, strat, store_W(manifest), own, opp, opened, spec)
     return rnd
 
 
