@@ -102,3 +102,35 @@ def test_certified_store_serves_the_exact_double_oracle_at_the_games_value(tmp_p
     assert b"<svg" in render(store, "exact_do")
     assert len(store.array("cert_curves:exact_do")) == info["rounds"]
     store.close()
+
+
+@pytest.mark.parametrize("words,nodes,steps,kind", [(WORDS, 1, 2, "bounded"), (WORDS[:6], 100_000, 4, "exact")])
+def test_served_bracket_holds_the_exact_response_and_the_games_value(tmp_path, words, nodes, steps, kind):
+    """certify="served" (the default 3-5 letter stores' bracket): the lower end is at most the served hider's
+    exact-response value (every decision tree tried; equal to it when the search finishes), the upper end is the
+    served guarantee, and the value of the LP over every tree lies between them."""
+    import numpy as np
+
+    from builder.jotto import JottoParams, build_jotto_store
+    from games.jotto.solvers import restricted_game
+
+    lst = tmp_path / "tinys.txt"
+    lst.write_text("\n".join(words) + "\n")
+    register_list_file("tinyserved", lst)
+    params = JottoParams(fp_iterations=20, do_iterations=3, book_threshold=2, certify="served",
+                         certify_nodes=nodes, certify_steps=steps)
+    store = Store(build_jotto_store("jotto-file.tinyserved-2-ganzfried", params, tmp_path / "stores"))
+    cert = store.manifest["certified"]
+    assert cert["kind"] == kind and cert["method"] == "served"
+    served = cert["hider"]
+    h = store.array(f"hider:{served}")
+    best = float(ref.optimal_tree_value(store.manifest["words"], [Fraction(float(x)) for x in h]))
+    assert cert["lower"] <= best + 1e-9
+    if kind == "exact":
+        assert cert["lower"] == pytest.approx(best, abs=1e-9)
+    assert cert["upper"] == pytest.approx(store.manifest["strategies"][served]["figures"]["guarantee"], abs=1e-12)
+    n = len(words)
+    trees = {tuple(t[s] for s in range(n)) for t in ref.all_trees(store.manifest["words"], range(n))}
+    _, value, _ = restricted_game(np.array(sorted(trees), dtype=np.float64).T)
+    assert cert["lower"] - 1e-9 <= value <= cert["upper"] + 1e-9
+    store.close()
