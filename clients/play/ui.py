@@ -7,6 +7,8 @@ import os
 from rich.console import Console
 from rich.markup import escape
 
+from clients.play.terminal_line import for_stdin
+
 YES = {"y", "yes"}
 NO = {"n", "no"}
 
@@ -19,6 +21,7 @@ class UI:
     def __init__(self, color: bool = True):
         color = color and not os.environ.get("NO_COLOR")
         self.console = Console(highlight=False, color_system="auto" if color else None)
+        self.lines = for_stdin()  # None when input is not a terminal: then the console reads it
 
     # ---------------------------------------------------------------- output
     def say(self, text: str = "", style: str | None = None) -> None:
@@ -37,7 +40,12 @@ class UI:
     # ---------------------------------------------------------------- input
     def ask(self, prompt: str) -> str:
         """One line from the person, stripped; EOFError / KeyboardInterrupt leave through main."""
-        text = self.console.input(f"[bold cyan]{prompt}[/] ")
+        if self.lines is None:
+            text = self.console.input(f"[bold cyan]{prompt}[/] ")
+        else:
+            self.console.print(f"[bold cyan]{prompt}[/] ", end="")
+            self.console.file.flush()
+            text = self.lines.read_line()
         t = text.strip()
         if t.lower() in ("quit", "exit"):
             raise Quit
