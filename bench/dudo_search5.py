@@ -34,43 +34,54 @@ import numpy as np
 from games.dudo.continual import ContinualResolver, continuation_values, seat_best_response
 from games.dudo.endgame_store import store_W, stored_group
 from games.dudo.rules import roll_arrays
-from games.dudo.search5 import AbstractResolver, float32_continuations, top_claims
+from games.dudo.search5 import AbstractResolver, float32_continuations, int8_continuations, top_claims
 
 from .dudo_design import continuations, train
 from .endgame import payoff_tables
 
 
-def timing(a, b, m, depth, As, iterations, lasts=(-1, 11, 19, 29, 39, 44, 54), log=print):
+LEAVES = {"float32": float32_continuations, "int8": int8_continuations}
+
+
+def timing(a, b, m, depth, As, iterations, lasts=(-1, 11, 19, 29, 39, 44, 54), leaves=("float32",), log=print):
+    """``leaves``: the value matrices' number types, timed one after the other on the same re-solves."""
     from .dudo import fake_W
     W = fake_W(5)
     c0 = time.process_time()
     g, st, _ = train(a, b, m, 20, W)
-    cont = float32_continuations(continuation_values(a, b, m, st, W, a, True))
+    full = continuation_values(a, b, m, st, W, a, True)
+    if full.Vc.dtype != np.float32 and "float32" in leaves:
+        full = float32_continuations(full)
+    conts = {kind: (full if full.Vc.dtype == np.dtype(kind) else LEAVES[kind](full)) for kind in leaves}
+    del full
     top = top_claims(st, g, max(As))
-    log(f"{a}v{b} memory {m}: blueprint and value matrices {time.process_time() - c0:.1f} CPU s, "
-        f"{cont.Vc.nbytes / 1e6:.0f} MB of float32 value matrices (2 continuations)")
-    log("| last claim | claims left | depth | A | iterations | nodes | leaves | re-solve CPU s | wall s |\n"
-        "|---|---|---|---|---|---|---|---|---|")
+    log(f"{a}v{b} memory {m}: blueprint and value matrices {time.process_time() - c0:.1f} CPU s, " + ", ".join(
+        f"{c.Vc.nbytes / 1e6:.0f} MB of {kind}" for kind, c in conts.items()) + " value matrices (2 continuations)")
+    log("| last claim | claims left | depth | A | iterations | nodes | leaves | " + " | ".join(
+        f"{kind} re-solve CPU s" for kind in leaves) + " |\n|---|---|---|---|---|---|---|" + "---|" * len(leaves))
     rr = roll_arrays(a)[0].copy()
     for L in lasts:
         hist = () if L < 0 else tuple(range(L - 3, L + 1))
         R = 6 * (a + b) - 1 - (hist[-1] if hist else -1)
         for A in As:
             for T in iterations:
-                pol = AbstractResolver(a, b, True, W, cont, top, depth=depth, iterations=T, A=A, near=1,
-                                       root_full=True)
-                c0, w0 = time.process_time(), time.perf_counter()
-                res = pol.resolve(hist, rr, None if not hist else np.zeros(int(pol.ns[1])))
+                secs = []
+                for kind, cont in conts.items():
+                    pol = AbstractResolver(a, b, True, W, cont, top, depth=depth, iterations=T, A=A, near=1,
+                                           root_full=True)
+                    c0 = time.process_time()
+                    res = pol.resolve(hist, rr, None if not hist else np.zeros(int(pol.ns[1])))
+                    secs.append(time.process_time() - c0)
                 log(f"| {'none (round start)' if L < 0 else L} | {R} | {depth} | {A if hist else 'all'} | {T} | "
-                    f"{res.nodes} | {res.leaves} | {time.process_time() - c0:.3f} | {time.perf_counter() - w0:.3f} |")
+                    f"{res.nodes} | {res.leaves} | " + " | ".join(f"{x:.3f}" for x in secs) + " |")
             if not hist:
                 break
 
 
-def exact(a, b, m, its, depths, As, iterations, gadget, policies=("full", "chain"), log=print):
+def exact(a, b, m, its, depths, As, iterations, gadget, policies=("full", "chain"), leaves="float32", log=print):
     """Exact exploitability (both seats) of each policy: ``full`` continual.py's full-width chain, ``chain``
     the abstracted chain, ``targets`` / ``ranges`` the one-re-solve policies (max-margin gadget for
-    ``targets``)."""
+    ``targets``); the abstracted ones read ``leaves`` value matrices (float32 or int8)."""
     from games.dudo.search5 import BlueprintRangeResolver, BlueprintTargetResolver
     W, bo, bn = continuations(a + b, log=lambda *x: None)
     g, st, _ = train(a, b, m, its, W)
@@ -85,6 +96,8 @@ def exact(a, b, m, its, depths, As, iterations, gadget, policies=("full", "chain
                     for resp_opens in (True, False):
                         own, opp = (oth, op) if resp_opens else (op, oth)
                         cont = continuation_values(a, b, m, st, W, own, not resp_opens)
+                        if kind != "full":
+                            cont = LEAVES[leaves](cont)
                         kw = dict(depth=d, iterations=iterations, A=A, near=1)
                         if kind == "full":
                             pol = ContinualResolver(own, opp, not resp_opens, W, cont, depth=d,
@@ -98,7 +111,7 @@ def exact(a, b, m, its, depths, As, iterations, gadget, policies=("full", "chain
                             pol = BlueprintRangeResolver(own, opp, not resp_opens, W, cont, top, g, st, **kw)
                         total += seat_best_response(pol, payoff_tables(own, opp, W, bo, bn))
                         times += pol.stats["times"]
-                    look = "full width" if A is None else f"{kind} A={A}"
+                    look = "full width" if A is None else f"{kind} A={A} ({leaves})"
                     log(f"| {op}v{oth} | m={m} ({its} it) | {d} | {look} | {total - 1:.5f} | "
                         f"{np.mean(times):.4f} / {np.max(times):.3f} |")
 
@@ -353,11 +366,13 @@ def main(argv=None):
     ap.add_argument("--A", default="3,6")
     ap.add_argument("--iterations", default="30,50")
     ap.add_argument("--gadget", default="resolve")
+    ap.add_argument("--leaves", default="float32", help="value matrices: float32, int8 (timing: several, by commas)")
     t = ap.parse_args(argv)
     As = tuple(int(x) for x in t.A.split(","))
     if t.what == "timing":
         ra, rb = (int(x) for x in t.round.split("v"))
-        timing(ra, rb, t.memory, t.depth, As, tuple(int(x) for x in t.iterations.split(",")))
+        timing(ra, rb, t.memory, t.depth, As, tuple(int(x) for x in t.iterations.split(",")),
+               leaves=tuple(t.leaves.split(",")))
     elif t.what == "cover":
         m, its = (int(x) for x in t.blueprint.split(":"))
         cover(t.root, t.variant, [tuple(int(x) for x in r.split("v")) for r in t.rounds.split(",")],
@@ -378,7 +393,7 @@ def main(argv=None):
             check(ga, gb, m, its, t.depth, As[0], T, t.games, t.m_resp)
         else:
             exact(ga, gb, m, its, tuple(int(x) for x in t.depths.split(",")), As, T, t.gadget,
-                  tuple(t.policies.split(",")))
+                  tuple(t.policies.split(",")), t.leaves)
 
 
 if __name__ == "__main__":

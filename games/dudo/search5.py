@@ -197,7 +197,7 @@ def _dudo_other(p, L, rp, sig, lo, np_, nq, rc, claim_r, U, D, cnt, vq):
 
 @njit(cache=True, nogil=True)
 def _pass(u, best, t, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig, rR, rO, v, ns, rc,
-          claim_r, U, V, K, D, cnt, g, tmp):
+          claim_r, U, V, vscale, K, D, cnt, g, tmp):
     """One pass for seat ``u``: forward reaches, then u's counterfactual values ``v`` bottom-up; with
     ``t > 0`` u's regrets (and the requester's average) are updated; with ``best`` (u the opponent) it
     best-responds (max per roll at its nodes and over continuations at the leaves)."""
@@ -217,12 +217,13 @@ def _pass(u, best, t, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig
             if u == REQ:
                 for c in range(C):
                     for y in range(nO):
-                        tmp[y] = rO[i, y] * sig[lo + c * nO + y]
+                        tmp[y] = rO[i, y] * sig[lo + c * nO + y] * vscale
                     _leaf_req(V[c], lbase[i], rm, tmp, nR, nO, vi)
             else:
                 for c in range(C):
                     _leaf_opp(V[c], lbase[i], rm, rR[i], nR, nO, g[c])
                     for y in range(nO):
+                        g[c, y] *= vscale
                         if best:
                             if g[c, y] > vi[y]:
                                 vi[y] = g[c, y]
@@ -278,7 +279,7 @@ def _pass(u, best, t, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig
 
 @njit(cache=True, nogil=True)
 def cfr_plus_abstract(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig,
-                      rR, rO, vR, vO, ns, rc, claim_r, U, V, K, D, reach_req, prior_opp, target, greg, qroot):
+                      rR, rO, vR, vO, ns, rc, claim_r, U, V, vscale, K, D, reach_req, prior_opp, target, greg, qroot):
     """``iters`` alternating CFR+ iterations (linear averaging) on the abstracted subgame, with the
     re-solving gadget at the root when ``use_gadget``; then the requester's average strategy in ``sig``
     and the opponent's best-response values ``vO`` at every node (the next re-solves' targets)."""
@@ -302,7 +303,7 @@ def cfr_plus_abstract(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf,
             for y in range(nO):
                 rO[0, y] = qroot[y]
             _pass(u, False, float(t), last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig, rR, rO,
-                  vR if u == REQ else vO, ns, rc, claim_r, U, V, K, D, cnt, g, tmp)
+                  vR if u == REQ else vO, ns, rc, claim_r, U, V, vscale, K, D, cnt, g, tmp)
         if use_gadget:
             _gadget_update(gadget, greg, vO[0, :nO].copy(), target, qroot)
     _strategies(reg, sig, last, nch, mover, leaf, off, ns, C)
@@ -324,7 +325,7 @@ def cfr_plus_abstract(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf,
     for y in range(nO):
         rO[0, y] = 1.0
     _pass(OPP, True, 0.0, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig, rR, rO, vO, ns, rc,
-          claim_r, U, V, K, D, cnt, g, tmp)
+          claim_r, U, V, vscale, K, D, cnt, g, tmp)
 
 
 # --------------------------------------------------------------------------------------------
@@ -362,6 +363,25 @@ def float32_continuations(cont: Continuations) -> Continuations:
                          cont.child, cont.memory, cont.K, cont.names)
 
 
+INT8_STEP = 1.0 / 127
+
+
+def int8_continuations(cont: Continuations) -> Continuations:
+    """The same continuations with int8 value matrices, multiples of ``INT8_STEP`` (a quarter of float64's
+    bytes, half of float32's; the values lie in [-1, 1], so each is off by at most 1/254)."""
+    V = cont.Vc
+    q = np.empty(V.shape, dtype=np.int8)
+    flat, out = V.reshape(V.shape[0], -1), q.reshape(V.shape[0], -1)
+    step = 1 << 22
+    for c in range(flat.shape[0]):
+        for lo in range(0, flat.shape[1], step):
+            x = np.asarray(flat[c, lo:lo + step], dtype=np.float32)
+            if x.size and np.abs(x).max() > 1.0 + 1e-6:
+                raise ValueError("int8 leaves need values in [-1, 1]")
+            out[c, lo:lo + step] = np.rint(x * 127)
+    return Continuations(q, cont.voff, cont.side, cont.act_off, cont.child, cont.memory, cont.K, cont.names)
+
+
 class AbstractResolver(ContinualResolver):
     """``ContinualResolver`` with the abstracted lookahead and float32 leaves: ``A`` claims at the
     requester's nodes (``near`` of them the next claims, the rest the blueprint's most played, ``top``
@@ -377,7 +397,11 @@ class AbstractResolver(ContinualResolver):
         if A < 1 or near < 0 or near > A:
             raise ValueError(f"abstraction A={A}, near={near}: need 1 <= A and 0 <= near <= A")
         self.top, self.A, self.near, self.root_full = top, A, near, root_full
-        self.Vf = cont.Vc if cont.Vc.dtype == np.float32 else np.ascontiguousarray(cont.Vc, dtype=np.float32)
+        if cont.Vc.dtype in (np.float32, np.int8):
+            self.Vf = cont.Vc
+        else:
+            self.Vf = np.ascontiguousarray(cont.Vc, dtype=np.float32)
+        self.vscale = INT8_STEP if self.Vf.dtype == np.int8 else 1.0
         self.cache = {} if cache else None
 
     def resolve(self, history, reach_req, target=None, opp_range=None) -> AbstractResolve:
@@ -418,8 +442,8 @@ class AbstractResolver(ContinualResolver):
         greg = np.zeros((2, nO))
         qroot = np.zeros(nO)
         cfr_plus_abstract(self.iterations, GADGETS[self.gadget], use_gadget, last, cfirst, nch, mover, leaf, off,
-                          lbase, reg, ssum, sig, rR, rO, vR, vO, ns, self.rc, self.claim_r, self.U, self.Vf, K,
-                          self.D, np.asarray(reach_req, dtype=np.float64),
+                          lbase, reg, ssum, sig, rR, rO, vR, vO, ns, self.rc, self.claim_r, self.U, self.Vf,
+                          self.vscale, K, self.D, np.asarray(reach_req, dtype=np.float64),
                           self.prior_opp if opp_range is None else np.asarray(opp_range, dtype=np.float64), tgt, greg,
                           qroot)
         root = None
@@ -492,4 +516,5 @@ class BlueprintTargetResolver(BlueprintRangeResolver):
         base = int(cont.voff[cont.side[REQ]] + w0 * (nR * nO))
         tgt = np.zeros(nO)
         _leaf_opp(self.Vf[c], base, True, rr, nR, nO, tgt)
+        tgt *= self.vscale
         return AbstractResolver.resolve(self, history, rr, tgt if history else None)

@@ -95,3 +95,28 @@ def test_blueprint_targets_policy_is_a_function_of_the_history(coarse):
     b = BlueprintTargetResolver(1, 1, True, {}, cont, top_claims(st, g, 4), g, st, depth=2, iterations=20, A=4)
     a.resolve((0, 2))
     assert np.array_equal(a.resolve((1, 3, 5, 7)).root_strategy, b.resolve((1, 3, 5, 7)).root_strategy)
+
+
+def test_int8_leaves_are_the_float_resolve_on_the_rounded_values(coarse):
+    """int8 value matrices hold each value to 1/254, and a re-solve on them is the float32 re-solve on the
+    explicitly rounded values (the step applied at every leaf, in both seats' passes and the targets)."""
+    from dataclasses import replace
+
+    from games.dudo.search5 import INT8_STEP, int8_continuations
+
+    g, st = coarse
+    V = payoff_tables(1, 1, {}, {}, {})
+    top = top_claims(st, g, 6)
+    for opened in (True, False):
+        cont = continuation_values(1, 1, 1, st, {}, 1, opened)
+        q = int8_continuations(cont)
+        assert q.Vc.dtype == np.int8
+        assert np.abs(q.Vc * INT8_STEP - cont.Vc).max() <= 0.5 / 127 + 1e-7
+        rounded = replace(cont, Vc=(q.Vc * INT8_STEP).astype(np.float32))
+        for kind in (AbstractResolver, BlueprintTargetResolver):
+            extra = (g, st) if kind is BlueprintTargetResolver else ()
+            a8 = kind(1, 1, opened, {}, q, top, *extra, depth=2, iterations=20, gadget="maxmargin", A=6)
+            af = kind(1, 1, opened, {}, rounded, top, *extra, depth=2, iterations=20, gadget="maxmargin", A=6)
+            hist = (0, 3) if opened else (2,)
+            assert np.abs(a8.strategy(hist) - af.strategy(hist)).max() < 1e-5
+            assert seat_best_response(a8, V) == pytest.approx(seat_best_response(af, V), abs=1e-6)
