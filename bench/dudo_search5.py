@@ -12,6 +12,7 @@ keeps on the exact rounds.
     .venv/bin/python -m bench.dudo_search5 cover --root stores [--rounds 5v5,4v4,2v3,1v2] [--group 1v2]
         [--blueprint 2:200]
     .venv/bin/python -m bench.dudo_search5 rank --root stores [--round 5v5] [--windows 60]
+    .venv/bin/python -m bench.dudo_search5 leaves --root stores [--rounds 3v3,3v4,...,5v5]
 
 ``timing``: CPU seconds of one re-solve against the history (placeholder continuation values,
 ``bench.dudo.fake_W``, and a 20-iteration blueprint: the work does not depend on the values); the
@@ -22,7 +23,8 @@ one at each A.  ``cover``: how many claims carry a blueprint's play (per window 
 left, the fewest claims holding 90 / 95 / 99 % of the chance-weighted claim mass; Dudo left out): the
 stored rows of --rounds and a blueprint trained like ``exact``'s.  ``rank``: how far the stored 5v5
 blueprint's value matrices (the leaves' continuations) are from low rank: the worst max-abs and relative
-Frobenius errors of truncated SVDs over sampled windows.
+Frobenius errors of truncated SVDs over sampled windows.  ``leaves``: the int8 bytes and CPU seconds of the
+stored rounds' value matrices (what serving search would hold).
 """
 from __future__ import annotations
 
@@ -341,11 +343,42 @@ def rank(root, variant, rnd, windows, ranks=(4, 16, 64), log=print):
             log(f"| {name} | {s} | {used} | " + " | ".join(f"{err[r][0]:.3f} / {err[r][1]:.3f}" for r in ranks) + " |")
 
 
+def leaves(root, variant, rounds, log=print):
+    """What serving search on ``rounds`` would hold: per round, the stored blueprint's value matrices (the
+    leaves' continuations: the blueprint's, and each seat's opponent best-responding) as int8, and the CPU
+    seconds computing them from the stored rows takes (at build time or at server start)."""
+    from pathlib import Path
+
+    from games.storage import Store
+    store = Store(Path(root) / "dudo" / variant / "current")
+    W = store_W(store.manifest)
+    log("| round | memory | windows | blueprint + best response (seat 1) CPU s | best response (seat 2) CPU s | "
+        "int8 MB (3 matrices sets) | float64 MB while computing |\n|---|---|---|---|---|---|---|")
+    tot_s = tot_mb = 0.0
+    for a, b in rounds:
+        g, st, m = stored_group(store, (a, b))
+        c0 = time.process_time()
+        both = continuation_values(a, b, m, st, W, a, True)
+        t1 = time.process_time() - c0
+        peak = both.Vc.nbytes
+        mb = int8_continuations(both).Vc.nbytes
+        del both
+        c0 = time.process_time()
+        other = continuation_values(a, b, m, st, W, b, False, kinds=("br",))
+        t2 = time.process_time() - c0
+        mb += int8_continuations(other).Vc.nbytes
+        del other
+        tot_s += t1 + t2
+        tot_mb += mb / 1e6
+        log(f"| {a}v{b} | {m} | {g.NW} | {t1:.1f} | {t2:.1f} | {mb / 1e6:.0f} | {peak / 1e6:.0f} |")
+    log(f"| all | | | {tot_s:.1f} CPU s in all | | {tot_mb:.0f} | |")
+
+
 def main(argv=None):
     import sys
     argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("timing", "exact", "check", "respond", "cover", "rank"))
+    ap.add_argument("what", choices=("timing", "exact", "check", "respond", "cover", "rank", "leaves"))
     ap.add_argument("--windows", type=int, default=60, help="rank: windows sampled")
     ap.add_argument("--policies", default="full,chain", help="exact: full, chain, targets, ranges")
     ap.add_argument("--root", default="stores")
@@ -377,6 +410,8 @@ def main(argv=None):
         m, its = (int(x) for x in t.blueprint.split(":"))
         cover(t.root, t.variant, [tuple(int(x) for x in r.split("v")) for r in t.rounds.split(",")],
               tuple(int(x) for x in t.group.split("v")), m, its)
+    elif t.what == "leaves":
+        leaves(t.root, t.variant, [tuple(int(x) for x in r.split("v")) for r in t.rounds.split(",")])
     elif t.what == "rank":
         rank(t.root, t.variant, tuple(int(x) for x in t.round.split("v")), t.windows)
     elif t.what == "respond":
