@@ -2,7 +2,7 @@
 keeps on the exact rounds.
 
     nice -n 10 .venv/bin/python -m bench.dudo_search5 timing [--round 5v5] [--memory 1] [--A 3,6]
-        [--iterations 30,50] [--depth 2]
+        [--iterations 30,50] [--depth 2] [--leaves float32,int8] [--threads 1,2]
     nice -n 10 .venv/bin/python -m bench.dudo_search5 exact [--group 1v1] [--blueprint 1:200]
         [--depths 2,4] [--A 3,6] [--iterations 200] [--policies full,chain,targets,ranges]
     nice -n 10 .venv/bin/python -m bench.dudo_search5 check [--group 1v1] [--blueprint 1:200] [--depth 2]
@@ -45,8 +45,10 @@ from .endgame import payoff_tables
 LEAVES = {"float32": float32_continuations, "int8": int8_continuations}
 
 
-def timing(a, b, m, depth, As, iterations, lasts=(-1, 11, 19, 29, 39, 44, 54), leaves=("float32",), log=print):
-    """``leaves``: the value matrices' number types, timed one after the other on the same re-solves."""
+def timing(a, b, m, depth, As, iterations, lasts=(-1, 11, 19, 29, 39, 44, 54), leaves=("float32",), threads=(1,),
+           log=print):
+    """``leaves``: the value matrices' number types, ``threads``: the re-solve's thread counts, timed one after
+    the other on the same re-solves (CPU seconds with one thread, wall seconds with more)."""
     from .dudo import fake_W
     W = fake_W(5)
     c0 = time.process_time()
@@ -59,8 +61,10 @@ def timing(a, b, m, depth, As, iterations, lasts=(-1, 11, 19, 29, 39, 44, 54), l
     top = top_claims(st, g, max(As))
     log(f"{a}v{b} memory {m}: blueprint and value matrices {time.process_time() - c0:.1f} CPU s, " + ", ".join(
         f"{c.Vc.nbytes / 1e6:.0f} MB of {kind}" for kind, c in conts.items()) + " value matrices (2 continuations)")
+    runs = [(kind, th) for kind in leaves for th in threads]
     log("| last claim | claims left | depth | A | iterations | nodes | leaves | " + " | ".join(
-        f"{kind} re-solve CPU s" for kind in leaves) + " |\n|---|---|---|---|---|---|---|" + "---|" * len(leaves))
+        f"{kind} " + ("CPU s" if th == 1 else f"{th} threads wall s") for kind, th in runs)
+        + " |\n|---|---|---|---|---|---|---|" + "---|" * len(runs))
     rr = roll_arrays(a)[0].copy()
     for L in lasts:
         hist = () if L < 0 else tuple(range(L - 3, L + 1))
@@ -68,12 +72,12 @@ def timing(a, b, m, depth, As, iterations, lasts=(-1, 11, 19, 29, 39, 44, 54), l
         for A in As:
             for T in iterations:
                 secs = []
-                for kind, cont in conts.items():
-                    pol = AbstractResolver(a, b, True, W, cont, top, depth=depth, iterations=T, A=A, near=1,
-                                           root_full=True)
-                    c0 = time.process_time()
+                for kind, th in runs:
+                    pol = AbstractResolver(a, b, True, W, conts[kind], top, depth=depth, iterations=T, A=A, near=1,
+                                           root_full=True, threads=th)
+                    c0, w0 = time.process_time(), time.perf_counter()
                     res = pol.resolve(hist, rr, None if not hist else np.zeros(int(pol.ns[1])))
-                    secs.append(time.process_time() - c0)
+                    secs.append(time.process_time() - c0 if th == 1 else time.perf_counter() - w0)
                 log(f"| {'none (round start)' if L < 0 else L} | {R} | {depth} | {A if hist else 'all'} | {T} | "
                     f"{res.nodes} | {res.leaves} | " + " | ".join(f"{x:.3f}" for x in secs) + " |")
             if not hist:
@@ -399,13 +403,14 @@ def main(argv=None):
     ap.add_argument("--A", default="3,6")
     ap.add_argument("--iterations", default="30,50")
     ap.add_argument("--gadget", default="resolve")
+    ap.add_argument("--threads", default="1", help="timing: the re-solve's thread counts, by commas")
     ap.add_argument("--leaves", default="float32", help="value matrices: float32, int8 (timing: several, by commas)")
     t = ap.parse_args(argv)
     As = tuple(int(x) for x in t.A.split(","))
     if t.what == "timing":
         ra, rb = (int(x) for x in t.round.split("v"))
         timing(ra, rb, t.memory, t.depth, As, tuple(int(x) for x in t.iterations.split(",")),
-               leaves=tuple(t.leaves.split(",")))
+               leaves=tuple(t.leaves.split(",")), threads=tuple(int(x) for x in t.threads.split(",")))
     elif t.what == "cover":
         m, its = (int(x) for x in t.blueprint.split(":"))
         cover(t.root, t.variant, [tuple(int(x) for x in r.split("v")) for r in t.rounds.split(",")],

@@ -1,5 +1,5 @@
 """Depth-limited continual re-solving made cheap enough for 5v5: an action abstraction inside the
-lookahead and a float32 leaf (docs/dudo-search-serving.md).
+lookahead and a small leaf (docs/dudo-search-serving.md).
 
 The same re-solve as ``continual`` (DeepStack's continual re-solving; Brown, Sandholm & Amos 2018's
 several continuation strategies at the leaves; Burch, Johanson & Bowling's gadget), with three changes
@@ -11,9 +11,11 @@ that decide its cost:
   every claim at the subgame's first level (depth <= 1: every real reply has a target for the next
   re-solve) and the same ``A`` claims deeper.  Restricting one's own strategy keeps the gadget's
   guarantee; the opponent is restricted only below the first reply;
-* **a cheaper leaf**: the continuation value matrices are float32 and read in their stored order (one
-  contiguous pass per leaf and continuation), and each CFR+ pass computes the updating seat's values only
-  (the other seat's leaf product is not needed for its regrets), half the leaf work of ``continual``;
+* **a cheaper leaf**: the continuation value matrices are float32 or int8 (``int8_continuations``) and read
+  in their stored order (one contiguous pass per leaf and continuation, sums in float32), and each CFR+ pass
+  computes the updating seat's values only (the other seat's leaf product is not needed for its regrets),
+  half the leaf work of ``continual``; the leaves of a pass are independent, so they may run on several
+  threads (``threads``);
 * the **round-root re-solve** (the same for every request) is an argument: a server computes it once.
 
 Layout: nodes in breadth-first order; node i's children ``cfirst[i] .. cfirst[i] + nch[i] - 1`` claim
@@ -27,7 +29,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .continual import Continuations, ContinualResolver, forward_reaches
 from .endgame import GADGETS, OPP, REQ, _gadget_update, _root_reach
@@ -213,46 +215,82 @@ def _dudo_other(p, L, rp, sig, lo, np_, nq, rc, claim_r, U, D, cnt, vq):
 
 
 @njit(cache=True, nogil=True)
-def _pass(u, best, t, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig, rR, rO, v, ns, rc,
-          claim_r, U, V, vscale, K, D, cnt, g, tmp, f32):
-    """One pass for seat ``u``: forward reaches, then u's counterfactual values ``v`` bottom-up; with
-    ``t > 0`` u's regrets (and the requester's average) are updated; with ``best`` (u the opponent) it
-    best-responds (max per roll at its nodes and over continuations at the leaves)."""
-    N = last.size
+def _leaf_node(i, u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale, g, tmp, f32):
+    """Seat ``u``'s values at leaf ``i`` (the continuations' values, and the opponent's choice among them:
+    its regrets with ``t > 0``, the best with ``best``)."""
     nR = ns[REQ]
     nO = ns[OPP]
     C = V.shape[0]
+    lo = off[i]
+    vi = v[i]
+    for x in range(ns[u]):
+        vi[x] = -1e300 if best else 0.0
+    rm = mover[i] == REQ
+    if u == REQ:
+        for c in range(C):
+            for y in range(nO):
+                tmp[y] = rO[i, y] * sig[lo + c * nO + y] * vscale
+            _leaf_req(V[c], lbase[i], rm, tmp, nR, nO, vi, f32)
+    else:
+        for c in range(C):
+            _leaf_opp(V[c], lbase[i], rm, rR[i], nR, nO, g[c], f32)
+            for y in range(nO):
+                g[c, y] *= vscale
+                if best:
+                    if g[c, y] > vi[y]:
+                        vi[y] = g[c, y]
+                else:
+                    vi[y] += sig[lo + c * nO + y] * g[c, y]
+        if t > 0:
+            for c in range(C):
+                for y in range(nO):
+                    idx = lo + c * nO + y
+                    r = reg[idx] + g[c, y] - vi[y]
+                    reg[idx] = r if r > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _leaves(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale):
+    """``_leaf_node`` at each of ``leaves``, in order."""
+    m = max(ns[REQ], ns[OPP])
+    g = np.zeros((V.shape[0], m))
+    tmp = np.zeros(m)
+    f32 = np.zeros(m, dtype=np.float32)
+    for k in range(leaves.size):
+        _leaf_node(leaves[k], u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale, g, tmp, f32)
+
+
+@njit(cache=True, parallel=True)
+def _leaves_threads(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale, nchunks):
+    """``_leaves`` with the leaves split into ``nchunks`` ranges run at once (numba threads): the same bits,
+    as each leaf writes only its own values and regrets."""
+    per = (leaves.size + nchunks - 1) // nchunks
+    for c in prange(nchunks):
+        _leaves(u, best, t, leaves[c * per:min(leaves.size, (c + 1) * per)], mover, off, lbase, reg, sig, rR, rO,
+                v, ns, V, vscale)
+
+
+@njit(cache=True, nogil=True)
+def _pass(u, best, t, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig, rR, rO, v, ns, rc,
+          claim_r, U, V, vscale, K, D, cnt, g, nchunks):
+    """One pass for seat ``u``: forward reaches, then u's counterfactual values ``v`` bottom-up (the leaves'
+    first, on ``nchunks`` threads when above 1); with ``t > 0`` u's regrets (and the requester's average)
+    are updated; with ``best`` (u the opponent) it best-responds (max per roll at its nodes and over
+    continuations at the leaves)."""
+    N = last.size
     nu = ns[u]
     forward_reaches(cfirst, nch, mover, off, sig, rR, rO, ns)
+    if nchunks > 1:
+        _leaves_threads(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale, nchunks)
+    else:
+        _leaves(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale)
     for i in range(N - 1, -1, -1):
+        if leaf[i]:
+            continue
         lo = off[i]
         vi = v[i]
         for x in range(nu):
-            vi[x] = -1e300 if (best and (leaf[i] or mover[i] == OPP)) else 0.0
-        if leaf[i]:
-            rm = mover[i] == REQ
-            if u == REQ:
-                for c in range(C):
-                    for y in range(nO):
-                        tmp[y] = rO[i, y] * sig[lo + c * nO + y] * vscale
-                    _leaf_req(V[c], lbase[i], rm, tmp, nR, nO, vi, f32)
-            else:
-                for c in range(C):
-                    _leaf_opp(V[c], lbase[i], rm, rR[i], nR, nO, g[c], f32)
-                    for y in range(nO):
-                        g[c, y] *= vscale
-                        if best:
-                            if g[c, y] > vi[y]:
-                                vi[y] = g[c, y]
-                        else:
-                            vi[y] += sig[lo + c * nO + y] * g[c, y]
-                if t > 0:
-                    for c in range(C):
-                        for y in range(nO):
-                            idx = lo + c * nO + y
-                            r = reg[idx] + g[c, y] - vi[y]
-                            reg[idx] = r if r > 0 else 0.0
-            continue
+            vi[x] = -1e300 if (best and mover[i] == OPP) else 0.0
         p = mover[i]
         n = ns[p]
         L = last[i]
@@ -296,18 +334,19 @@ def _pass(u, best, t, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig
 
 @njit(cache=True, nogil=True)
 def cfr_plus_abstract(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig,
-                      rR, rO, vR, vO, ns, rc, claim_r, U, V, vscale, K, D, reach_req, prior_opp, target, greg, qroot):
+                      rR, rO, vR, vO, ns, rc, claim_r, U, V, vscale, K, D, reach_req, prior_opp, target, greg, qroot,
+                      nchunks):
     """``iters`` alternating CFR+ iterations (linear averaging) on the abstracted subgame, with the
     re-solving gadget at the root when ``use_gadget``; then the requester's average strategy in ``sig``
-    and the opponent's best-response values ``vO`` at every node (the next re-solves' targets)."""
+    and the opponent's best-response values ``vO`` at every node (the next re-solves' targets).  The
+    leaves' values are computed on ``nchunks`` threads when above 1 (the same bits)."""
     nR = ns[REQ]
     nO = ns[OPP]
     C = V.shape[0]
     m = max(nR, nO)
     cnt = np.zeros(D + 2)
     g = np.zeros((max(C, 2), m))
-    tmp = np.zeros(m)
-    f32 = np.zeros(m, dtype=np.float32)
+    leaves = np.nonzero(leaf)[0]
     for t in range(1, iters + 1):
         if use_gadget:
             _root_reach(gadget, greg, prior_opp, prior_opp, qroot)
@@ -320,8 +359,8 @@ def cfr_plus_abstract(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf,
                 rR[0, x] = reach_req[x]
             for y in range(nO):
                 rO[0, y] = qroot[y]
-            _pass(u, False, float(t), last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig, rR, rO,
-                  vR if u == REQ else vO, ns, rc, claim_r, U, V, vscale, K, D, cnt, g, tmp, f32)
+            _pass(u, False, float(t), last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig, rR, rO,
+                  vR if u == REQ else vO, ns, rc, claim_r, U, V, vscale, K, D, cnt, g, nchunks)
         if use_gadget:
             _gadget_update(gadget, greg, vO[0, :nO].copy(), target, qroot)
     _strategies(reg, sig, last, nch, mover, leaf, off, ns, C)
@@ -342,8 +381,8 @@ def cfr_plus_abstract(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf,
         rR[0, x] = reach_req[x]
     for y in range(nO):
         rO[0, y] = 1.0
-    _pass(OPP, True, 0.0, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig, rR, rO, vO, ns, rc,
-          claim_r, U, V, vscale, K, D, cnt, g, tmp, f32)
+    _pass(OPP, True, 0.0, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig, rR, rO, vO, ns, rc,
+          claim_r, U, V, vscale, K, D, cnt, g, nchunks)
 
 
 # --------------------------------------------------------------------------------------------
@@ -405,11 +444,15 @@ class AbstractResolver(ContinualResolver):
     requester's nodes (``near`` of them the next claims, the rest the blueprint's most played, ``top``
     from ``top_claims``), every claim at the opponent's first reply.  ``root_full``: the round-root
     re-solve keeps every claim (it is computed once).  ``cache``: keep re-solves by (history, range)
-    (deterministic, so a hit returns the same bits)."""
+    (deterministic, so a hit returns the same bits).  ``threads``: the leaves' values on that many numba
+    threads (the same bits)."""
 
     def __init__(self, own, opp, opened, W, cont, top, depth=2, iterations=50, gadget="maxmargin", A=4,
-                 near=1, root_full=True, cache=False):
+                 near=1, root_full=True, cache=False, threads=1):
         super().__init__(own, opp, opened, W, cont, depth=depth, iterations=iterations, gadget=gadget)
+        if threads < 1:
+            raise ValueError(f"threads={threads}: need at least 1")
+        self.threads = threads
         if depth % 2:
             raise ValueError("depth must be even (leaves at the requester's decisions)")
         if A < 1 or near < 0 or near > A:
@@ -463,7 +506,7 @@ class AbstractResolver(ContinualResolver):
                           lbase, reg, ssum, sig, rR, rO, vR, vO, ns, self.rc, self.claim_r, self.U, self.Vf,
                           self.vscale, K, self.D, np.asarray(reach_req, dtype=np.float64),
                           self.prior_opp if opp_range is None else np.asarray(opp_range, dtype=np.float64), tgt, greg,
-                          qroot)
+                          qroot, self.threads if int(leaf.sum()) >= 4 * self.threads else 1)
         root = None
         if p0 == REQ:
             root = np.zeros((K - L0, nR))

@@ -120,3 +120,23 @@ def test_int8_leaves_are_the_float_resolve_on_the_rounded_values(coarse):
             hist = (0, 3) if opened else (2,)
             assert np.abs(a8.strategy(hist) - af.strategy(hist)).max() < 1e-5
             assert seat_best_response(a8, V) == pytest.approx(seat_best_response(af, V), abs=1e-6)
+
+
+def test_leaves_on_two_threads_give_the_same_bits(coarse):
+    """The leaves split across threads write disjoint values and regrets: the re-solve is bit for bit the
+    one-thread re-solve, at the round's root and after claims, in both seats."""
+    g, st = coarse
+    top = top_claims(st, g, 6)
+    for opened in (True, False):
+        cont = continuation_values(1, 1, 1, st, {}, 1, opened)
+        one = AbstractResolver(1, 1, opened, {}, cont, top, depth=2, iterations=20, A=6)
+        two = AbstractResolver(1, 1, opened, {}, cont, top, depth=2, iterations=20, A=6, threads=2)
+        for hist in ((), (0, 3)) if opened else ((1,), (1, 2, 3)):
+            target = None if not hist else np.linspace(-0.5, 0.5, int(one.ns[1]))
+            r1 = one.resolve(hist, one.prior_req.copy(), target)
+            r2 = two.resolve(hist, two.prior_req.copy(), target)
+            assert r1.leaves >= 8                     # enough leaves that both threads get some
+            assert np.array_equal(r1.vO, r2.vO)
+            assert (r1.root_strategy is None) == (r2.root_strategy is None)
+            if r1.root_strategy is not None:
+                assert np.array_equal(r1.root_strategy, r2.root_strategy)
