@@ -149,7 +149,7 @@ def check(a, b, m, its, depth, A, iterations, games, m_resp, log=print):
 
 
 def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, seed, train_missing=None,
-            log=print):
+            leaves="float32", threads=1, log=print):
     """The sampled responder (``games.dudo.search_lbr``) against the stored rows and against search on
     them, one table row per (round, policy); the responder plays on at the store's values once the round
     is over (the round's own share)."""
@@ -232,8 +232,8 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
                     pol = r = _EndgameServed(served_policy(lambda o, p, h, sp=sp: sp(h), store_blueprint(store), W,
                                                            EndgamePolicy()), own, opp)
                 else:
-                    cont = float32_continuations(continuation_values(key[0], key[1], m, st, W, own, not resp_opens))
-                    kw = dict(depth=depth, iterations=iterations, gadget="maxmargin", A=A, near=1)
+                    cont = LEAVES[leaves](continuation_values(key[0], key[1], m, st, W, own, not resp_opens))
+                    kw = dict(depth=depth, iterations=iterations, gadget="maxmargin", A=A, near=1, threads=threads)
                     if kind == "chain":
                         r = AbstractResolver(own, opp, not resp_opens, W, cont, top, **kw)
                         pol = SearchedPolicy(r)
@@ -424,6 +424,7 @@ def main(argv=None):
         respond(t.root, t.variant, rounds, t.games, t.m_resp, As[0], int(t.iterations.split(",")[0]), t.depth,
                 tuple(filter(None, t.kinds.split(","))), t.seed,
                 tuple(int(x) for x in t.train_missing.split(":")) if t.train_missing else None,
+                leaves=t.leaves, threads=int(t.threads.split(",")[0]),
                 log=lambda r: print(r, flush=True))
     else:
         ga, gb = (int(x) for x in t.group.split("v"))
