@@ -440,7 +440,7 @@ def int8_continuations(cont: Continuations) -> Continuations:
 
 
 class AbstractResolver(ContinualResolver):
-    """``ContinualResolver`` with the abstracted lookahead and float32 leaves: ``A`` claims at the
+    """``ContinualResolver`` with the abstracted lookahead and float32 or int8 leaves: ``A`` claims at the
     requester's nodes (``near`` of them the next claims, the rest the blueprint's most played, ``top``
     from ``top_claims``), every claim at the opponent's first reply.  ``root_full``: the round-root
     re-solve keeps every claim (it is computed once).  ``cache``: keep re-solves by (history, range)
