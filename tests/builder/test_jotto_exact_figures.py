@@ -10,19 +10,26 @@ from tests.games import jotto_reference as ref
 WORDS = ["as", "by", "it", "lo", "mi", "up", "we", "ya"]
 
 
+def tiny_store(tmp_path, name: str, words, params, out: str = "stores", **kw) -> Store:
+    """The 2-letter store of ``params`` over ``words``, as the word list file ``name`` (built under tmp_path/out)."""
+    from builder.jotto import build_jotto_store
+
+    lst = tmp_path / f"{name}.txt"
+    lst.write_text("\n".join(words) + "\n")
+    register_list_file(name, lst)
+    return Store(build_jotto_store(f"jotto-file.{name}-2-ganzfried", params, tmp_path / out, **kw))
+
+
 @pytest.mark.parametrize("kind", ["serial", "process"])
 def test_exact_figures_are_the_best_tree_against_each_served_hider(tmp_path, kind):
     """The exact searches run as executor tasks: on a process pool as in this process."""
     from builder.executor import make_executor
-    from builder.jotto import JottoParams, build_jotto_store
+    from builder.jotto import JottoParams
 
-    lst = tmp_path / "tiny.txt"
-    lst.write_text("\n".join(WORDS) + "\n")
-    register_list_file("tinyexact", lst)
     params = JottoParams(fp_iterations=20, do_iterations=3, book_threshold=2, do_oracles=("gbr", "rollout"),
                          exact_max_words=100)
     with make_executor(kind, 2, share_dir=str(tmp_path / "shared")) as ex:
-        store = Store(build_jotto_store("jotto-file.tinyexact-2-ganzfried", params, tmp_path / "stores", executor=ex))
+        store = tiny_store(tmp_path, "tinyexact", WORDS, params, executor=ex)
     words = store.manifest["words"]
     assert words == sorted(WORDS)
     for name, info in store.manifest["strategies"].items():
@@ -44,20 +51,17 @@ def test_certified_store_serves_the_exact_double_oracle_at_the_games_value(tmp_p
     carries the bracket."""
     import numpy as np
 
-    from builder.jotto import JottoParams, build_jotto_store
+    from builder.jotto import JottoParams
     from games.jotto.solvers import restricted_game
     from protos import gamestrategy_pb2 as pb
     from server.backends.jotto import JottoBackend
 
     words = ["as", "by", "it", "lo", "mi", "up"]
-    lst = tmp_path / "tiny6.txt"
-    lst.write_text("\n".join(words) + "\n")
-    register_list_file("tinycert", lst)
     params = JottoParams(fp_iterations=20, do_iterations=3, book_threshold=2, certify="exact",
                          certify_pricing=pricing, certify_pricing_widths=widths)
-    store = Store(build_jotto_store("jotto-file.tinycert-2-ganzfried", params, tmp_path / "stores"))
+    store = tiny_store(tmp_path, "tinycert", words, params)
     # a second build has the same content hash: the rounds' timings are in the manifest, not in stored rows
-    again = Store(build_jotto_store("jotto-file.tinycert-2-ganzfried", params, tmp_path / "again"))
+    again = tiny_store(tmp_path, "tinycert", words, params, out="again")
     assert again.manifest["content_hash"] == store.manifest["content_hash"]
     assert len(again.manifest["strategies"]["exact_do"]["round_seconds"]) == store.manifest["certified"]["rounds"]
     again.close()
@@ -111,15 +115,12 @@ def test_served_bracket_holds_the_exact_response_and_the_games_value(tmp_path, w
     served guarantee, and the value of the LP over every tree lies between them."""
     import numpy as np
 
-    from builder.jotto import JottoParams, build_jotto_store
+    from builder.jotto import JottoParams
     from games.jotto.solvers import restricted_game
 
-    lst = tmp_path / "tinys.txt"
-    lst.write_text("\n".join(words) + "\n")
-    register_list_file("tinyserved", lst)
     params = JottoParams(fp_iterations=20, do_iterations=3, book_threshold=2, certify="served",
                          certify_nodes=nodes, certify_steps=steps)
-    store = Store(build_jotto_store("jotto-file.tinyserved-2-ganzfried", params, tmp_path / "stores"))
+    store = tiny_store(tmp_path, "tinyserved", words, params)
     cert = store.manifest["certified"]
     assert cert["kind"] == kind and cert["method"] == "served"
     served = cert["hider"]
