@@ -11,6 +11,7 @@ import os
 import select
 import signal
 import sys
+import threading
 
 
 class InterruptibleLines:
@@ -54,8 +55,6 @@ class InterruptibleLines:
 
 def for_stdin() -> InterruptibleLines | None:
     """The reader for standard input when it is a terminal and we are the main thread (where signals land)."""
-    import threading
-
     if not sys.stdin.isatty() or threading.current_thread() is not threading.main_thread():
         return None
     return InterruptibleLines(sys.stdin.fileno())
