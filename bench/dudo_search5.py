@@ -406,6 +406,11 @@ def main(argv=None):
     ap.add_argument("--threads", default="1", help="timing: the re-solve's thread counts, by commas")
     ap.add_argument("--leaves", default="float32", help="value matrices: float32, int8 (timing: several, by commas)")
     t = ap.parse_args(argv)
+    bad = [x for x in t.leaves.split(",") if x not in LEAVES]
+    if bad:
+        ap.error(f"--leaves {','.join(bad)}: the value matrices are {' or '.join(LEAVES)}")
+    if not all(x.isdigit() and int(x) >= 1 for x in t.threads.split(",")):
+        ap.error(f"--threads {t.threads}: whole numbers >= 1, by commas")
     As = tuple(int(x) for x in t.A.split(","))
     if t.what == "timing":
         ra, rb = (int(x) for x in t.round.split("v"))

@@ -113,6 +113,8 @@ def test_int8_leaves_are_the_float_resolve_on_the_rounded_values(coarse):
         assert q.Vc.dtype == np.int8
         assert np.abs(q.Vc * INT8_STEP - cont.Vc).max() <= 0.5 / 127 + 1e-7
         rounded = replace(cont, Vc=(q.Vc * INT8_STEP).astype(np.float32))
+        with pytest.raises(ValueError, match=r"\[-1, 1\]"):           # a value int8 cannot hold is refused
+            int8_continuations(replace(cont, Vc=cont.Vc * 1.5 + np.sign(cont.Vc)))
         for kind in (AbstractResolver, BlueprintTargetResolver):
             extra = (g, st) if kind is BlueprintTargetResolver else ()
             a8 = kind(1, 1, opened, {}, q, top, *extra, depth=2, iterations=20, gadget="maxmargin", A=6)
