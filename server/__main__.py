@@ -17,7 +17,6 @@ import signal
 import socket
 import sys
 import tempfile
-import threading
 import time
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -28,8 +27,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from games.storage import current_stores, stores_root
 from server import live
 from server.settings import HTTP_PORT
+from server.worker import run_worker
 
-SIGNAL_POLL_SECONDS = 0.1  # how often the main thread acts on the signals its handlers recorded
 _RESERVED = {"name", "msg", "args", "levelname", "levelno", "pathname", "filename", "module", "exc_info",
              "exc_text", "stack_info", "lineno", "funcName", "created", "msecs", "relativeCreated", "thread",
              "threadName", "processName", "process", "taskName", "message", "fields"}
@@ -185,154 +184,6 @@ def warm_kernels(root: Path, log) -> None:
     log.info("kernels warmed", extra={"fields": {"seconds": round(time.perf_counter() - t0, 3)}})
 
 
-def warm_for_build(registry, log, stop: threading.Event, wait_seconds: float = 30.0) -> None:
-    """On a root with no store yet: compile the Jotto kernels for the first Jotto variant the build beside
-    the server is making (its progress file), so that the store is served as soon as it is published rather
-    than after the compile (numba's cache on disk then serves the other workers and later stores)."""
-    from games.jotto.dictionary import load_dictionary
-    from games.jotto.oracle import JottoOracle
-
-    deadline = time.monotonic() + wait_seconds
-    while not stop.is_set() and time.monotonic() < deadline:  # the builder writes its file once it has started
-        pending = [p["variant"] for p in registry.building() if p["game"] == "jotto"]
-        if pending or registry.variants():
-            break
-        stop.wait(0.5)
-    else:
-        return
-    if not pending or registry.variants():
-        return
-    t0 = time.perf_counter()
-    try:
-        JottoOracle(load_dictionary(pending[0])).warm()
-    except Exception as e:  # noqa: BLE001 - only an early compile: the store's own warm-up does it anyway
-        log.warning("kernel warm-up for the build failed", extra={"fields": {"error": str(e)}})
-        return
-    log.info("kernels warmed for the build's first store", extra={"fields": {
-        "variant": pending[0], "seconds": round(time.perf_counter() - t0, 3)}})
-
-
-def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int, ready=None,
-               http_port: int | None = None) -> int:
-    """One server process: open the stores, serve gRPC (and HTTP on `http_port`), refresh on SIGHUP and by
-    polling, stop on SIGTERM. `ready(grpc_port, http_port)` once listening."""
-    from grpc_health.v1 import health_pb2
-
-    from server import metrics
-    from server.app import build_server
-    from server.registry import Registry
-    from server.service import SERVICE_NAME
-    from server.settings import ServerSettings
-
-    log = logging.getLogger("gamestrategy.server")
-    registry = Registry(args.root)
-    registry.refresh()
-    if not registry.variants():  # serve anyway (not ready): stores published later come online by refresh
-        building = registry.building()
-        log.warning("no store to serve yet: not ready (health NOT_SERVING, /readyz 503) until one is published"
-                    + (f"; the build beside this server is making {len(building)}" if building else
-                       "; run `make serve` (builds the defaults beside the server) or `make build-stores`"),
-                    extra={"fields": {"root": str(args.root), "building": [p["variant"] for p in building]}})
-    tls = args.tls
-    settings = ServerSettings(connections=args.limits, grpc_idle_timeout=args.grpc_idle_timeout,
-                              threads=args.threads, max_concurrent_rpcs=args.max_concurrent_rpcs or None,
-                              max_batch=args.max_batch, max_streams=args.max_streams, tokens=tokens, tls=tls,
-                              reuseport=reuseport, live_slots=args.live_slots, live_seconds=args.live_seconds,
-                              live_max_seconds=args.live_max_seconds, live_max_mb=args.live_max_mb,
-                              live_cache_mb=args.live_cache_mb, live_estimate_scale=args.live_estimate_scale)
-    try:
-        server, bound = build_server(registry, f"{args.host}:{port}", settings=settings)
-    except RuntimeError as e:
-        log.error("%s", e)
-        return 1
-    http = None
-    if http_port is not None:
-        from server.http_api import HttpApi
-        from server.listener import HttpServer
-
-        plain_refusal = None
-        if tls is not None and args.http_insecure:
-            plain_refusal = ("this HTTP port is plain HTTP (--http-insecure) while the service uses TLS: it takes "
-                             "no bearer token; call the gRPC port over TLS")
-        api = HttpApi(server.servicer, tokens, threads=args.threads, max_concurrent=args.max_concurrent_rpcs or None,
-                      plain_refusal=plain_refusal)
-        try:
-            http = HttpServer(api.app, args.http_host, http_port, reuseport=reuseport, limits=args.limits,
-                              tls=None if args.http_insecure else tls)
-        except OSError as e:
-            log.error("cannot serve HTTP", extra={"fields": {"address": f"{args.http_host}:{http_port}", "error": str(e)}})
-            return 1
-    stop, wake = threading.Event(), threading.Event()
-    # A handler runs in the main thread between two bytecodes, possibly inside ``stop.wait`` while it holds
-    # the Event's lock: ``stop.set()`` there would wait for that lock forever (seen with two SIGTERMs at
-    # once, the operator's and the parent's forwarded one). Handlers only append; the main thread acts.
-    received: list[int] = []
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda signum, _frame: received.append(signum))
-
-    def poll():
-        while not stop.is_set():
-            wake.wait(args.refresh_seconds if args.refresh_seconds > 0 else None)
-            if stop.is_set():
-                return
-            wake.clear()
-            try:
-                registry.refresh()
-            except Exception:  # noqa: BLE001 - a refresh never takes the server down
-                log.exception("store refresh failed")
-            set_health()
-
-    def set_health():
-        """gRPC health follows readiness: SERVING once at least one store is loaded."""
-        nonlocal serving
-        now = bool(registry.variants())
-        if now != serving and not stop.is_set():
-            serving = now
-            for name in ("", SERVICE_NAME):
-                server.health.set(name, health_pb2.HealthCheckResponse.SERVING if now
-                                  else health_pb2.HealthCheckResponse.NOT_SERVING)
-            if now:
-                log.info("ready", extra={"fields": {"variants": registry.variants(), "worker": worker}})
-
-    serving = True  # build_server starts SERVING
-    set_health()
-
-    threading.Thread(target=poll, name="store-refresh", daemon=True).start()
-    if not registry.variants() and worker == 0:
-        threading.Thread(target=warm_for_build, args=(registry, log, stop), name="kernel-warm", daemon=True).start()
-    server.start()
-    if http is not None:
-        http.start()
-    if any(getattr(b, "live_modules", ()) for b in registry.backends.values()):
-        server.live_pool.start(1)  # a live worker ready before the first live call (in the background)
-    log.info("listening", extra={"fields": {
-        "address": f"{args.host}:{bound}", "worker": worker,
-        "http": f"{http.scheme}://{args.http_host}:{http.port}/" if http else None, "variants": registry.variants(), "tls": tls is not None,
-        "mutual_tls": bool(tls and tls.client_ca), "token_required": bool(tokens), "threads": args.threads,
-        "max_concurrent_rpcs": args.max_concurrent_rpcs}})
-    if ready is not None:
-        ready(bound, http.port if http else None)
-    while not stop.is_set():
-        time.sleep(SIGNAL_POLL_SECONDS)
-        while received:
-            if received.pop(0) == signal.SIGHUP:
-                wake.set()
-            else:
-                stop.set()
-    log.info("stopping", extra={"fields": {"grace_seconds": args.grace, "worker": worker}})
-    server.health.enter_graceful_shutdown()
-    if http is not None:
-        http.stop(args.grace)
-        api.close()
-    server.stop(args.grace).wait()
-    server.live_pool.close()
-    metrics.flush()
-    wake.set()
-    registry.close()
-    log.info("stopped", extra={"fields": {"worker": worker}})
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -344,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         log.error("cannot read the token file", extra={"fields": {"error": str(e)}})
         return 1
-    from server import metrics
     from server.connections import ConnectionLimits, default_max_connections, raise_fd_limit
+    from server.metrics_endpoint import METRICS_MAX_CONNECTIONS, serve_metrics
     from server.settings import TLSConfig
 
     fd_soft, fd_hard = raise_fd_limit()
@@ -354,10 +205,10 @@ def main(argv: list[str] | None = None) -> int:
                                    idle_timeout=args.idle_timeout, max_connections=cap)
     log.info("connection limits", extra={"fields": {
         "fd_soft": fd_soft, "fd_hard": fd_hard, "max_connections_per_listener": cap,
-        "metrics_max_connections": metrics.METRICS_MAX_CONNECTIONS, "header_timeout": args.header_timeout,
+        "metrics_max_connections": METRICS_MAX_CONNECTIONS, "header_timeout": args.header_timeout,
         "body_timeout": args.body_timeout, "idle_timeout": args.idle_timeout,
         "grpc_idle_timeout": args.grpc_idle_timeout}})
-    if cap * 2 + metrics.METRICS_MAX_CONNECTIONS > fd_soft:
+    if cap * 2 + METRICS_MAX_CONNECTIONS > fd_soft:
         log.warning("the connection caps exceed the descriptor limit: raise `ulimit -n` or lower --max-connections",
                     extra={"fields": {"fd_soft": fd_soft, "max_connections": cap}})
     try:
@@ -371,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     metrics_port = None
     if args.metrics_port >= 0:
         try:
-            metrics_server = metrics.serve_metrics(args.metrics_port, args.metrics_host, tls=args.tls, tokens=tokens)
+            metrics_server = serve_metrics(args.metrics_port, args.metrics_host, tls=args.tls, tokens=tokens)
         except (OSError, RuntimeError) as e:
             log.error("cannot serve metrics", extra={"fields": {"port": args.metrics_port, "error": str(e)}})
             return 1

@@ -1,4 +1,6 @@
-"""Prometheus metrics of the server, and the HTTP endpoint that exposes them.
+"""Prometheus metrics of the server: the counters, gauges and histograms, and the cheap per-call tallies
+that feed them (the HTTP endpoint that exposes them is server.metrics_endpoint; this module imports no
+other module of server/).
 
 With several worker processes, ``PROMETHEUS_MULTIPROC_DIR`` is set before this module is imported (by
 ``server.__main__``) and the parent process serves the sum over its workers.
@@ -17,7 +19,7 @@ import os
 import threading
 
 import grpc
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram
 
 MULTIPROC = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
 _gauge_mode = {"multiprocess_mode": "livemax"} if MULTIPROC else {}
@@ -138,53 +140,3 @@ def start_flusher() -> None:
         _flusher = threading.Thread(target=run, name="metrics-flush", daemon=True)
         _flusher_pid = os.getpid()
         _flusher.start()
-
-
-def serve_metrics(port: int, host: str = "127.0.0.1", tls=None, tokens: list[str] = (), limits=None):
-    """Start the /metrics HTTP endpoint (a guarded listener of its own, server.listener); returns the
-    listener (``.port`` bound, ``.stop()``). With `tls` it speaks HTTPS (and asks for client certificates
-    under mutual TLS) and with `tokens` it wants ``Authorization: Bearer <token>``, as every other port."""
-    from prometheus_client import make_asgi_app
-
-    from server.connections import ConnectionLimits
-    from server.listener import HttpServer
-
-    registry = REGISTRY
-    if MULTIPROC:
-        from prometheus_client import multiprocess
-
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
-    app = make_asgi_app(registry)
-    if tokens:
-        app = _BearerOnly(app, tokens)
-    limits = limits or ConnectionLimits(max_connections=METRICS_MAX_CONNECTIONS)
-    return HttpServer(app, host, port, limits=limits, tls=tls, listener="metrics").start()
-
-
-METRICS_MAX_CONNECTIONS = 64  # scrapers are few
-
-
-class _BearerOnly:
-    """ASGI middleware: 401/403 in the service's JSON error shape unless the call carries an accepted token."""
-
-    def __init__(self, app, tokens):
-        from server.auth import check_bearer
-
-        self.app, self.tokens, self.check = app, [t.encode() for t in tokens if t], check_bearer
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] == "http":
-            value = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), None)
-            refused = self.check(value, self.tokens)
-            if refused is not None:
-                import json
-
-                code, message = refused
-                body = json.dumps({"code": code.value[0], "status": code.name, "message": message}).encode()
-                await send({"type": "http.response.start", "status": 401 if code.value[0] == 16 else 403,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)

@@ -164,7 +164,7 @@ def test_an_empty_server_compiles_the_kernels_of_the_builds_first_jotto_store_wh
     import logging
     import threading
 
-    from server.__main__ import warm_for_build
+    from server.worker import warm_for_build
 
     root = tmp_path / "stores"
     root.mkdir()

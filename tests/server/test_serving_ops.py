@@ -13,6 +13,7 @@ from tests.conftest import SMALL_VARIANT
 from tests.server.certs import make_certs
 from protos import gamestrategy_pb2 as pb
 from server import metrics
+from server.metrics_endpoint import serve_metrics
 from server.backends import DeadlineExceeded
 from server.settings import TLSConfig
 
@@ -46,7 +47,7 @@ def test_metrics_count_calls_codes_sources_and_store_version(serve, registry):
     version = registry.backends[SMALL_VARIANT].version
     assert _sample("gamestrategy_store_info", variant=SMALL_VARIANT, version=version) == 1
     # the HTTP endpoint on its own port
-    listener = metrics.serve_metrics(0)
+    listener = serve_metrics(0)
     try:
         text = urllib.request.urlopen(f"http://127.0.0.1:{listener.port}/metrics", timeout=10).read().decode()
     finally:
