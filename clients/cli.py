@@ -12,7 +12,8 @@
 
 A variant's game is its name's first part (jotto-, dudo-, hangman-, guesswho-). --json prints the reply in
 the protobuf JSON mapping (as the HTTP API does). A bad argument exits 2 with one line on stderr; a fault
-the service reports exits 2 (INVALID_ARGUMENT) or 1 with its status on one line; a closed output pipe
+the service reports exits 2 (INVALID_ARGUMENT, NOT_FOUND: an unknown variant) or 1 (UNAVAILABLE: a variant still
+being built, retry) with its status on one line; a closed output pipe
 (`gamestrategy variants | head -1`) ends quietly with 141, as a process ended by SIGPIPE; output that cannot
 be written (a full disk) exits 1 with one line.
 """
@@ -32,7 +33,7 @@ from google.protobuf import json_format
 
 from clients.client import (GameStrategyClient, dudo_request, guesswho_request, hangman_request,
                             jotto_request)
-from clients.diagnose import explain_unavailable
+from clients.diagnose import answered_by_service, explain_unavailable
 from clients.tables import number as _number, review_lines, table as _table
 from protos import gamestrategy_pb2 as pb
 
@@ -320,13 +321,13 @@ def _main(argv: list[str] | None) -> int:
         try:
             run(c, args)
         except grpc.RpcError as e:
-            if e.code() == grpc.StatusCode.UNAVAILABLE:
+            if e.code() == grpc.StatusCode.UNAVAILABLE and not answered_by_service(e):
                 tls = bool(args.tls or args.tls_ca or args.tls_cert)
                 print(f"gamestrategy: {explain_unavailable(args.target, e.details(), tls, args.tls_cert, args.tls_key)}",
                       file=sys.stderr)
                 return 1
             print(f"gamestrategy: {e.code().name}: {e.details()}", file=sys.stderr)
-            return 2 if e.code() == grpc.StatusCode.INVALID_ARGUMENT else 1
+            return 2 if e.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND) else 1
     sys.stdout.flush()  # a closed pipe shows here, inside main, not at the interpreter's exit
     return 0
 

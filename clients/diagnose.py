@@ -12,6 +12,15 @@ TLS_HINT = "pass --tls-ca CA.pem (the CA that signed its certificate)"
 MTLS_HINT = "pass --tls-cert and --tls-key (a client certificate signed by the CA the server trusts)"
 
 
+def answered_by_service(e) -> bool:
+    """An UNAVAILABLE the service answered itself (a variant still being built: retry; server.service marks it
+    in the trailing metadata), not a connection that failed."""
+    try:
+        return any(k == "gamestrategy-retry" for k, _ in (e.trailing_metadata() or ()))
+    except Exception:  # noqa: BLE001 - an error raised before any call has no metadata
+        return False
+
+
 def split_target(target: str) -> tuple[str, int] | None:
     host, sep, port = target.rpartition(":")
     if not sep or not port.isdigit():

@@ -74,6 +74,9 @@ class HttpCallContext:
     def abort(self, code: grpc.StatusCode, details: str):
         raise _Aborted(code, details)
 
+    def set_trailing_metadata(self, metadata) -> None:
+        pass    # gRPC's; an HTTP answer says it with its status (503: retry)
+
     def time_remaining(self) -> float | None:
         return None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from games.storage import Store, StoreError, all_current_stores
 from server import metrics
 from server.building import BuildStatus
-from server.backends import Backend, BadRequest, backend_for, quote
+from server.backends import Backend, NotServed, backend_for, quote
 
 log = logging.getLogger("gamestrategy.server")
 
@@ -84,9 +84,9 @@ class Registry:
             known = ", ".join(sorted(self._handles)) or "none"
         building = self.build_status.describe(variant)
         if building is not None:
-            raise BadRequest(f"variant {quote(variant)} is not served yet: it is {building} and comes online "
-                             f"when published (served: {known})")
-        raise BadRequest(f"unknown variant {quote(variant)} (served: {known})")
+            raise NotServed(f"variant {quote(variant)} is not served yet: it is {building} and comes online "
+                            f"when published; retry (served: {known})", "UNAVAILABLE")
+        raise NotServed(f"unknown variant {quote(variant)} (served: {known})", "NOT_FOUND")
 
     def _release(self, h: _Handle) -> None:
         with self._lock:

@@ -12,7 +12,7 @@ from games.jotto import review as jotto_review
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server import metrics
-from server.backends import Backend, BadRequest, DeadlineExceeded
+from server.backends import Backend, BadRequest, DeadlineExceeded, NotServed
 from server.live import LiveCall, LiveError, LivePool, Refused, Stopped
 from server.registry import Registry
 from server.settings import MAX_BATCH, MAX_REQUEST_BYTES, MAX_STREAMS
@@ -53,6 +53,8 @@ def _sample(registry: Registry, request: pb.SampleMoveRequest, live: LiveCall,
             registry._release(h)  # noqa: SLF001
     except BadRequest as e:
         raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
+    except NotServed as e:
+        raise _Abort(grpc.StatusCode[e.status], str(e)) from None
     except DeadlineExceeded as e:
         raise _Abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(e)) from None
     except (Refused, Stopped) as e:  # live work refused at once, or stopped (deadline, caller gone, memory)
@@ -95,6 +97,18 @@ def _building(out, registry: Registry, keep=lambda p: True) -> None:
                              eta_seconds=-1.0 if p["eta_seconds"] is None else p["eta_seconds"])
 
 
+# trailing metadata of an UNAVAILABLE the service itself answers (a variant still being built): a client tells it
+# from a connection that failed, which gRPC reports with the same code
+RETRY_METADATA = (("gamestrategy-retry", "building"),)
+
+
+def _abort_not_served(context, e: NotServed):
+    code = grpc.StatusCode[e.status]
+    if code is grpc.StatusCode.UNAVAILABLE:
+        context.set_trailing_metadata(RETRY_METADATA)
+    context.abort(code, str(e))
+
+
 NO_DEADLINE_SECONDS = 10 * 365 * 86400  # gRPC reports "no deadline" as an effectively infinite time remaining
 
 
@@ -133,6 +147,8 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
         try:
             return _sample(self.registry, request, LiveCall(self.live_pool, _deadline(context), context.is_active))
         except _Abort as e:
+            if e.code is grpc.StatusCode.UNAVAILABLE:
+                context.set_trailing_metadata(RETRY_METADATA)
             context.abort(e.code, e.message)
 
     def SampleMoves(self, request, context):
@@ -201,6 +217,8 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
                 return out
         except BadRequest as e:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        except NotServed as e:
+            _abort_not_served(context, e)
 
     def AnalyzeGame(self, request, context):
         """A finished game reviewed move by move (docs/review.md); the review runs in the live pool."""
@@ -220,6 +238,8 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
                 thresholds = REVIEW_THRESHOLDS[game]
         except BadRequest as e:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        except NotServed as e:
+            _abort_not_served(context, e)
         except (Refused, Stopped) as e:
             context.abort(grpc.StatusCode[e.status], str(e))
         except LiveError as e:
@@ -252,6 +272,8 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
                     self._stats(out, request.variant, b)
             except BadRequest as e:
                 context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+            except NotServed as e:
+                _abort_not_served(context, e)
             return out
         with self.registry.acquire_all() as items:
             for name, b in items:

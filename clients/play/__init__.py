@@ -22,7 +22,7 @@ import sys
 import grpc
 
 from clients.client import GameStrategyClient
-from clients.diagnose import explain_unavailable
+from clients.diagnose import answered_by_service, explain_unavailable
 from clients.play.review import default_save_dir
 from clients.play.service import NoVariant, Service
 from clients.play.ui import UI, Quit
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         ui.say("\nInterrupted. Bye.")
         return 130
     except grpc.RpcError as e:
-        if e.code() == grpc.StatusCode.UNAVAILABLE:
+        if e.code() == grpc.StatusCode.UNAVAILABLE and not answered_by_service(e):
             tls = bool(args.tls or args.tls_ca or args.tls_cert)
             ui.error(explain_unavailable(args.target, e.details(), tls, args.tls_cert, args.tls_key))
         else:

@@ -18,6 +18,15 @@ class BadRequest(ValueError):
     """Invalid input; the message names the fault (INVALID_ARGUMENT)."""
 
 
+class NotServed(LookupError):
+    """A variant this server does not serve: ``status`` NOT_FOUND (unknown) or UNAVAILABLE (being built: a
+    temporary state, retry); the message names the variant and what is served."""
+
+    def __init__(self, message: str, status: str):
+        super().__init__(message)
+        self.status = status
+
+
 class DeadlineExceeded(RuntimeError):
     pass
 

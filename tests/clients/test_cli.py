@@ -209,7 +209,7 @@ BAD = [  # (target index or None: no server needed, arguments, exit code, a frag
      "requester_opened is false"),
     (1, ["sample", HM, "--opponent-word", "zzzz", "--pattern", "____"], 2, "INVALID_ARGUMENT: hangman.opponent_word"),
     (1, ["sample", GW, "--own-count", "1", "--opponent-count", "5"], 2, "own_count is 1"),
-    (1, ["stats", "jotto-nope"], 2, "INVALID_ARGUMENT: unknown variant"),
+    (1, ["stats", "jotto-nope"], 2, "NOT_FOUND: unknown variant"),
 ]
 
 

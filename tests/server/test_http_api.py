@@ -212,7 +212,7 @@ def test_token_auth(registry):
 
 def test_readme_curl_commands_are_valid_requests(client, servers):
     """Every `curl` of the web section (docs/playing.md) is a well-formed call whose answer is gRPC's for the same
-    message (on the test store their variants may be unknown: then both give the same INVALID_ARGUMENT)."""
+    message (on the test store their variants may be unknown: then both give the same NOT_FOUND)."""
     import re
     import shlex
     from pathlib import Path

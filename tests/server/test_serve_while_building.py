@@ -72,6 +72,15 @@ def empty_server(tmp_path):
             raise
 
 
+def _post(port, method, body):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/{method}", data=json.dumps(body).encode(), method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
 def _until(fn, seconds=60):
     deadline = time.monotonic() + seconds
     while True:
@@ -102,10 +111,28 @@ def test_server_on_an_empty_root_is_not_ready_then_serves_what_the_build_publish
         assert [(b.variant, b.game, b.state) for b in reply.building] == [
             (SMALL_VARIANT, "jotto", "building"), (BIG, "dudo", "planned")]
         assert [b.variant for b in stub.ListVariants(pb.ListVariantsRequest(game="dudo")).building] == [BIG]
+        # a store being built is a temporary state: UNAVAILABLE (HTTP 503), which clients retry; unknown: NOT_FOUND
         with pytest.raises(grpc.RpcError) as e:
             stub.SampleMove(_guess(SMALL_VARIANT))
-        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert e.value.code() == grpc.StatusCode.UNAVAILABLE
         assert "is not served yet: it is being built (about 25%, about 30 s left)" in e.value.details()
+        assert ("gamestrategy-retry", "building") in tuple(e.value.trailing_metadata())
+        status, body = _post(http_port, "SampleMove", {"variant": SMALL_VARIANT, "jotto": {"role": "GUESSER"}})
+        assert status == 503 and body["status"] == "UNAVAILABLE" and "being built" in body["message"]
+        with pytest.raises(grpc.RpcError) as e:
+            stub.GetStats(pb.GetStatsRequest(variant=SMALL_VARIANT))
+        assert e.value.code() == grpc.StatusCode.UNAVAILABLE
+        with pytest.raises(grpc.RpcError) as e:
+            stub.SampleMove(_guess("jotto-en_US80-9-nosuch"))
+        assert e.value.code() == grpc.StatusCode.NOT_FOUND and "unknown variant" in e.value.details()
+        status, body = _post(http_port, "GetWords", {"variant": "jotto-en_US80-9-nosuch"})
+        assert status == 404 and body["status"] == "NOT_FOUND"
+        # the command line says the service's own line (not a connection diagnosis) and exits 1: retry later
+        cli = subprocess.run([sys.executable, "-m", "clients.cli", "--target", f"127.0.0.1:{port}", "sample",
+                              SMALL_VARIANT, "--role", "guesser"], cwd=REPO, capture_output=True, text=True, timeout=60)
+        assert cli.returncode == 1 and cli.stderr.count("\n") == 1, cli.stderr
+        assert cli.stderr.startswith("gamestrategy: UNAVAILABLE: variant") and "being built" in cli.stderr
+        _progress(root)  # the build's heartbeat (a file older than STALE_SECONDS is a build that died)
 
         build_jotto_store(SMALL_VARIANT, JottoParams(fp_iterations=20, do_iterations=2, book_threshold=6), root)
         status, body = _until(lambda: (lambda r: r if r[0] == 200 else None)(_http(http_port, "/readyz")))

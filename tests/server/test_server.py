@@ -157,7 +157,6 @@ def test_other_bad_requests(service):
     stub = client.stub
     cases = {
         "empty": pb.SampleMoveRequest(),
-        "unknown variant": pb.SampleMoveRequest(variant="jotto-en_US80-9-nope", jotto=pb.JottoState(role=1)),
         "no state": pb.SampleMoveRequest(variant=SMALL_VARIANT),
         "no role": pb.SampleMoveRequest(variant=SMALL_VARIANT, jotto=pb.JottoState()),
         "unknown strategy": pb.SampleMoveRequest(variant=SMALL_VARIANT, strategy="nope", jotto=pb.JottoState(role=2)),
@@ -170,8 +169,11 @@ def test_other_bad_requests(service):
         code, details = _err(lambda: stub.SampleMove(req, timeout=5))
         assert code == grpc.StatusCode.INVALID_ARGUMENT, name
         assert details, name
+    code, details = _err(lambda: stub.SampleMove(pb.SampleMoveRequest(variant="jotto-en_US80-9-nope",
+                                                                       jotto=pb.JottoState(role=1)), timeout=5))
+    assert code == grpc.StatusCode.NOT_FOUND and "unknown variant 'jotto-en_US80-9-nope'" in details
     code, _ = _err(lambda: client.stats("jotto-nope"))
-    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert code == grpc.StatusCode.NOT_FOUND
     # and the server still serves
     assert client.jotto_move(SMALL_VARIANT, "guesser", [], seed=1).move
 

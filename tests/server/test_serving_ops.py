@@ -101,7 +101,7 @@ def test_batch_answers_each_request_on_its_own(serve):
     reqs = [pb.SampleMoveRequest(variant=SMALL_VARIANT, game_seed=s, jotto=pb.JottoState(role=2)) for s in range(6)]
     reqs.insert(2, pb.SampleMoveRequest(variant="nope", jotto=pb.JottoState(role=2)))
     out = c.sample_moves(reqs)
-    assert len(out) == 7 and out[2][0] == grpc.StatusCode.INVALID_ARGUMENT and "unknown variant" in out[2][1]
+    assert len(out) == 7 and out[2][0] == grpc.StatusCode.NOT_FOUND and "unknown variant" in out[2][1]
     singles = [c.jotto_move(SMALL_VARIANT, "guesser", seed=s) for s in range(6)]
     assert [m for i, m in enumerate(out) if i != 2] == singles
     assert c.sample_moves([]) == []
