@@ -28,7 +28,7 @@ from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
 from games.quantise import UNIT
 from games.seeding import seeded_pick
 from games.storage import Store, StoreError, check_manifest
-from server.backends import BadRequest, MoveResult
+from server.backends import BadRequest, MoveResult, quote
 from server.live import NO_LIVE, Cost, LiveCall, LiveError, Refused, Stopped
 
 log = logging.getLogger("gamestrategy.server.dudo")
@@ -45,6 +45,7 @@ MAX_REVIEW_ROUNDS = 64
 # a reviewed decision's estimate (every action's rest of the round valued; bench/review.py measures it)
 REVIEW_SECONDS = 0.05
 PROCESS_BYTES = 300 << 20
+STRATEGY = "fsicfr"  # the one strategy a Dudo store serves
 
 
 class DudoBackend:
@@ -200,6 +201,8 @@ class DudoBackend:
     def sample(self, request, deadline: float | None, live: LiveCall = NO_LIVE) -> MoveResult:
         if request.WhichOneof("state") != "dudo":
             raise BadRequest(f"{self.variant} is a Dudo variant: set `dudo` in the request")
+        if request.strategy not in ("", STRATEGY):
+            raise BadRequest(f"unknown strategy {quote(request.strategy)} for {self.variant} (known: {STRATEGY})")
         own, opp, roll, history = self.parse(request.dudo)
         opener, other = (own, opp) if request.dudo.requester_opened else (opp, own)
         need = next((d for d in range(max(own, opp), MAX_DICE + 1) if round_reachable(opener, other, d)), None)
@@ -234,8 +237,8 @@ class DudoBackend:
     def analyze(self, request, live: LiveCall = NO_LIVE) -> dict:
         """AnalyzeGame: the transcript checked here (BadRequest naming the first bad move), the review
         (``games.dudo.review``) run in the live pool."""
-        if request.strategy not in ("", "fsicfr"):
-            raise BadRequest(f"unknown strategy {request.strategy!r} for {self.variant} (known: fsicfr)")
+        if request.strategy not in ("", STRATEGY):
+            raise BadRequest(f"unknown strategy {quote(request.strategy)} for {self.variant} (known: {STRATEGY})")
         if request.HasField("jotto") or not request.dudo:
             raise BadRequest(f"{self.variant} is a Dudo variant: give the game's rounds in `dudo`")
         if len(request.dudo) > MAX_REVIEW_ROUNDS:

@@ -94,6 +94,19 @@ def test_bad_dudo_requests_are_invalid_argument(dudo_service, bad, fault):
     assert stub.SampleMove(req(), timeout=10).move  # still serving
 
 
+def test_an_unknown_strategy_is_refused_as_every_game_refuses_it(dudo_service):
+    stub, _ = dudo_service
+    bad = req()
+    bad.strategy = "nosuch"
+    with pytest.raises(grpc.RpcError) as e:
+        stub.SampleMove(bad, timeout=10)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "unknown strategy 'nosuch'" in e.value.details() and "(known: fsicfr)" in e.value.details()
+    named = req()
+    named.strategy = "fsicfr"
+    assert stub.SampleMove(named, timeout=10) == stub.SampleMove(req(), timeout=10)
+
+
 def test_dice_beyond_the_store_are_solved_live(dudo_service):
     stub, _ = dudo_service
     r = stub.SampleMove(req(own=2, opp=1, roll=(1, 5)), timeout=120)
