@@ -33,6 +33,7 @@ from server import metrics
 from server.service import SERVICE_NAME
 from server.settings import MAX_MESSAGE_BYTES
 from server.auth import check_bearer
+from server.json_enums import enum_fault
 from server.web_ops import Plots, metric_totals, store_facts
 
 log = logging.getLogger("gamestrategy.http")
@@ -266,7 +267,8 @@ class HttpApi:
                     raise _Aborted(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
             try:
                 body = json.loads(raw or b"{}")
-                fault = None if isinstance(body, dict) else f"it is {_json_kind(body)}, not a JSON object"
+                fault = (enum_fault(body, req_cls.DESCRIPTOR) if isinstance(body, dict)
+                         else f"it is {_json_kind(body)}, not a JSON object")
             except (ValueError, RecursionError) as e:
                 fault = f"it is not JSON: {_first_line(e)}"
             if fault is not None:

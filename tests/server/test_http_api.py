@@ -168,6 +168,16 @@ def test_json_faults_name_the_field(client, body, fault):
     assert status == 400 and out["code"] == 3 and fault in out["message"], out
 
 
+@pytest.mark.parametrize("role, status", [("2.5", 400), ("true", 400), ('"2"', 400), ("1e-300", 400),
+                                          ('"GUESSER"', 200), ("2", 200), ("2.0", 200)])
+def test_an_enum_is_a_name_or_an_integer(client, role, status):
+    """json_format alone reads any value int() takes as an enum number (true as 1, 2.5 as 2)."""
+    got, out = client.post("SampleMove", f'{{"variant": "{SMALL_VARIANT}", "jotto": {{"role": {role}}}}}')
+    assert got == status, out
+    if status == 400:
+        assert out["code"] == 3 and "jotto.role is" in out["message"] and "GUESSER" in out["message"], out
+
+
 def test_transport_faults(client):
     status, out = client.post("SampleMove", b'{"variant": "' + b"x" * (5 << 20) + b'"}')
     assert status == 413 and out["status"] == "RESOURCE_EXHAUSTED" and "larger than max" in out["message"]
