@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: docs chromium serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos words unfit-words venv clean-stores
+.PHONY: docs chromium serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos openapi check-openapi words unfit-words venv clean-stores
 
 venv: $(STAMP)
 
@@ -99,3 +99,11 @@ unfit-words: $(STAMP)
 
 clean-stores:
 	rm -rf stores/jotto stores/dudo
+
+## Regenerate the committed OpenAPI document of the HTTP API (protos/openapi.json) from the proto.
+openapi: $(DEV_STAMP)
+	$(BIN)/python -m server.openapi
+
+## Fail if the committed OpenAPI document differs from what the proto gives.
+check-openapi: $(DEV_STAMP)
+	$(BIN)/python -m server.openapi --check

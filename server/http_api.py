@@ -38,6 +38,7 @@ from server.web_ops import Plots, metric_totals, store_facts
 
 log = logging.getLogger("gamestrategy.http")
 WEB = Path(__file__).resolve().parent / "web"
+OPENAPI = Path(pb.__file__).resolve().parent / "openapi.json"  # generated from the proto: python -m server.openapi
 
 # gRPC status code -> HTTP status (grpc-gateway's mapping)
 HTTP_STATUS = {
@@ -122,6 +123,7 @@ class HttpApi:
         self.app = Starlette(routes=[
             Route("/healthz", self.healthz, methods=["GET", "HEAD"]),
             Route("/readyz", self.readyz, methods=["GET", "HEAD"]),
+            Route("/openapi.json", self.openapi, methods=["GET", "HEAD"]),
             Route("/v1/{method}", self.rpc, methods=["POST"]),
             Route("/", self.page("play.html")), Route("/play", self.page("play.html")),
             Route("/ops", self.page("ops.html")),
@@ -158,6 +160,11 @@ class HttpApi:
         else:
             why = "no store loaded"
         return JSONResponse({"status": "NOT_SERVING", "message": why, "building": building}, status_code=503)
+
+    @staticmethod
+    async def openapi(request: Request) -> Response:
+        """The API's OpenAPI 3.1 document (no token: it is the public contract)."""
+        return FileResponse(OPENAPI, media_type="application/json")
 
     @staticmethod
     def page(name: str):
@@ -312,7 +319,8 @@ async def http_error(request: Request, exc: HTTPException) -> Response:
     code = _HTTP_TO_GRPC.get(exc.status_code, grpc.StatusCode.UNKNOWN)
     path = request.url.path
     if exc.status_code == 404:
-        message = f"no such path {path!r}: POST /v1/<method> for the API, / for the play page, /ops, /healthz, /readyz"
+        message = (f"no such path {path!r}: POST /v1/<method> for the API (described at /openapi.json), / for the "
+                   "play page, /ops, /healthz, /readyz")
     elif exc.status_code == 405:
         allowed = (exc.headers or {}).get("Allow", "")
         message = f"{request.method} is not allowed on {path} (allowed: {allowed or 'none'})"
