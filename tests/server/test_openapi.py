@@ -125,7 +125,7 @@ def test_real_replies_of_every_method_conform(api_port):
         _conforms(status, out, method)
         assert status == 200, (method, out)
     status, out = c.post("SampleMove", json.dumps({"variant": "nope"}))
-    assert status == 400 and "nope" in out["message"]
+    assert status == 404 and "nope" in out["message"]
     _conforms(status, out, "SampleMove")
 
 
