@@ -167,6 +167,7 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
 
     from builder.executor import ExecutorError, make_executor
     from builder.progress import ProgressReporter
+    from builder.steps import on_terminal
     from games.dudo.solve import SharedCores
     from games.dudo.training import TrainingStopped
     from builder.summary import PeakMemory, StoreResult, format_summary
@@ -247,7 +248,8 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
 
     try:
         with progress:
-            stores_bar = tqdm(total=len(plan), desc="stores", unit="store", dynamic_ncols=True)
+            stores_bar = tqdm(total=len(plan), desc="stores", unit="store", dynamic_ncols=True,
+                              disable=not on_terminal())     # a log gets each store's lines instead
             side = [threading.Thread(target=side_lane, args=(lane, ex, stores_bar, k), daemon=True,
                                      name=f"build-lane-{k}") for k, (lane, ex) in enumerate(zip(lanes, executors)) if k]
             for th in side:

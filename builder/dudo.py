@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from builder import interrupt
+from builder.dudo_progress import DudoWork
 from games.dudo.searched import state_searched_rounds
 from games.dudo.solve import clear_running, solve_params
 from builder.recorded import recorded_parameters
@@ -24,10 +25,13 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
     t0 = time.perf_counter()
     work = Path(root) / ".work" / "dudo" / params.variant
     work.mkdir(parents=True, exist_ok=True)
+    from builder.profiles import DUDO_DEFAULT
+
     warming = executor.beside(compile_kernels, str(work)) if executor is not None and cores > 1 else None
     try:
-        sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,
-                           cores=cores, busy=busy)
+        with DudoWork(params, work, default=params == DUDO_DEFAULT):    # the progress file reads it
+            sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,
+                               cores=cores, busy=busy)
     finally:
         if executor is not None:
             executor.stop_beside(warming)

@@ -12,9 +12,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from builder.recorded import recorded_parameters
+from builder.steps import stages
 from games.guesswho import game as gw
 from games.guesswho.store import BID_OPTIMAL, WIN_OPTIMAL
 from games.storage import StoreWriter, code_version
@@ -45,7 +45,7 @@ def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> P
     N = params.n
     if not 2 <= N <= 200:
         raise ValueError(f"guesswho: N={N} outside 2..200")
-    steps = tqdm(total=3, desc=params.variant, unit="stage")
+    steps = stages(params.variant, 3)
     W, K = gw.solve(N)
     bid = np.zeros((N + 1, N + 1), dtype=np.int32)
     win = np.zeros((N + 1, N + 1), dtype=np.float64)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from builder.recorded import recorded_parameters
+from builder.steps import stages
 from games.hangman import strategies as hs
 from games.hangman.game import DEFAULT_SOURCE, MAX_MISSES, HangmanGame, lexicon
 from games.hangman.store import CODES, HARD_WORDS, SEED_WORDS, SOLO, SOLO_SCORED
@@ -53,7 +53,7 @@ def build_hangman_store(params: HangmanParams, root: Path, executor=None) -> Pat
     """Lexicon tables, then the seeded evaluation games (in chunks on ``executor``), then the store."""
 
     lex = lexicon(params.source, params.length)
-    steps = tqdm(total=3, desc=params.variant, unit="stage")
+    steps = stages(params.variant, 3)
     solo = hs.solo_table(lex)
     solo_scored = hs.solo_table(lex, "scored")
     seed_words = hs.seed_word_subset(lex)

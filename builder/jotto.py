@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from builder import interrupt
+from builder.steps import StoreSteps
 from games.fixedmath import dot
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
@@ -244,10 +244,15 @@ class _JottoBuild:
         self.books: dict[str, dict] = {}
         self.columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # per strategy: member guesses, weights
         self.certified: dict | None = None  # the game's value bracket (_certify)
+        self.steps = StoreSteps(variant, jotto_step_shares(variant, params))
 
     def bar(self, desc, total):
-        return tqdm(total=total, desc=f"{self.variant} {desc}", unit="it", position=self.position, leave=True,
-                    dynamic_ncols=True, mininterval=0.5)
+        """A step with a count (a bar on a terminal, a few lines in a log: ``builder.steps``)."""
+        return self.steps.step(desc, total)
+
+    def phase(self, desc):
+        """A step without a count: one line when it starts and one when it ends."""
+        return self.steps.step(desc, 1)
 
     def single(self, name: str, hider: np.ndarray, tree: Tree, strategy: dict) -> None:
         """Record a one-member strategy: its hider, its guesser's tree as the book."""
@@ -380,25 +385,26 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
         anchors += [hedge.average_hider(), hedge.hiders[-1]]
         hedge_figures = dict(hedge_iterations=hedge.t, hedge_eta=hedge.eta, hedge_seconds=hedge.seconds,
                              hedge_guarantee=restricted_game(np.stack(hedge.columns, axis=1))[1])
-    cands = hider_candidates(anchors)
-    select_kind = ROLLOUT if "rollout" in params.do_oracles else GBR
-    best, cand_stats = select_hider(oracle, cands, G_s, w_do, trees=trees, kind=select_kind)
-    h_do = cands[best]
-    st_do = pair_stats(h_do, trees([h_do], GBR)[0].guesses, G_s, w_do) if select_kind != GBR \
-        else cand_stats[best]
-    selected_against, robust = KIND_NAMES[select_kind], {}
-    if select_kind == GBR and (params.rollout_figures or params.robust_hider) and hedge is not None:
-        # the hider least exploitable by both oracles, among the GBR choice and the segment from the uniform
-        # hider to Hedge's average (the GBR choice alone exploits GBR's greed: at 4-5 letters its epsilon against
-        # the rollout oracle was 0.42 / 0.37, the uniform end's 0.22 / 0.22)
-        avg = hedge.average_hider()
-        short = [h_do] + [(1.0 - a) * oracle.uniform + a * avg for a in ROBUST_ALPHAS]
-        gbr = [pair_stats(h, t.guesses, G_s, w_do) for h, t in zip(short, trees(short, GBR))]
-        roll_guesses = [t.guesses for t in trees(short, ROLLOUT)]
-        roll = [pair_stats(h, g, G_s, w_do) for h, g in zip(short, roll_guesses)]
-        pick = select_robust_hider([s.epsilon for s in gbr], [s.epsilon for s in roll])
-        h_do, st_do, selected_against = short[pick], gbr[pick], "gbr+rollout"
-        robust = stronger_figures(h_do, G_s, w_do, roll_guesses[pick])
+    with b.phase("hider selection"):
+        cands = hider_candidates(anchors)
+        select_kind = ROLLOUT if "rollout" in params.do_oracles else GBR
+        best, cand_stats = select_hider(oracle, cands, G_s, w_do, trees=trees, kind=select_kind)
+        h_do = cands[best]
+        st_do = pair_stats(h_do, trees([h_do], GBR)[0].guesses, G_s, w_do) if select_kind != GBR \
+            else cand_stats[best]
+        selected_against, robust = KIND_NAMES[select_kind], {}
+        if select_kind == GBR and (params.rollout_figures or params.robust_hider) and hedge is not None:
+            # the hider least exploitable by both oracles, among the GBR choice and the segment from the uniform
+            # hider to Hedge's average (the GBR choice alone exploits GBR's greed: at 4-5 letters its epsilon against
+            # the rollout oracle was 0.42 / 0.37, the uniform end's 0.22 / 0.22)
+            avg = hedge.average_hider()
+            short = [h_do] + [(1.0 - a) * oracle.uniform + a * avg for a in ROBUST_ALPHAS]
+            gbr = [pair_stats(h, t.guesses, G_s, w_do) for h, t in zip(short, trees(short, GBR))]
+            roll_guesses = [t.guesses for t in trees(short, ROLLOUT)]
+            roll = [pair_stats(h, g, G_s, w_do) for h, g in zip(short, roll_guesses)]
+            pick = select_robust_hider([s.epsilon for s in gbr], [s.epsilon for s in roll])
+            h_do, st_do, selected_against = short[pick], gbr[pick], "gbr+rollout"
+            robust = stronger_figures(h_do, G_s, w_do, roll_guesses[pick])
     member_hiders = np.stack([do.hiders[c] for c in support])
     member_kinds = np.array([do.kinds[c] for c in support], dtype=np.int64)
     do_kind = KIND_NAMES[int(member_kinds[0])] if len(set(member_kinds.tolist())) == 1 else MIXED
@@ -621,14 +627,50 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     is sequential (each iteration needs the last)."""
     t_start = time.perf_counter()
     b = _JottoBuild(variant, params, root, position, executor)
-    _fixed_guessers(b)
-    fp = _fictitious_play(b)
-    _double_oracle(b, fp, _hedge(b))
-    _people(b)
-    if params.certify:
-        _certify(b, fp)
-    hiders = {name: b.arrays[array_key(HIDER, name)] for name in b.strategies}
-    _stronger_figures(b.oracle, params, b.trees, b.strategies, hiders, b.columns)
-    path = _publish(b, root, t_start)
+    with b.steps:
+        with b.phase("fixed guessers"):
+            _fixed_guessers(b)
+        fp = _fictitious_play(b)
+        _double_oracle(b, fp, _hedge(b))
+        with b.phase("people's guesser"):
+            _people(b)
+        if params.certify:
+            with b.phase("value bracket"):
+                _certify(b, fp)
+        hiders = {name: b.arrays[array_key(HIDER, name)] for name in b.strategies}
+        with b.phase("figures"):
+            _stronger_figures(b.oracle, params, b.trees, b.strategies, hiders, b.columns)
+        with b.phase("publish"):
+            path = _publish(b, root, t_start)
     b.ckpt.clear()
     return path
+
+
+# Each step's share of a default Jotto build (wall seconds of one build of each default store on 2 workers,
+# measured with the steps' log lines: ``JOTTO_STEP_SECONDS``); a step the parameters skip has no share.
+def jotto_step_shares(variant: str, params: "JottoParams") -> dict[str, float]:
+    """{step: expected share} of a Jotto build: the measured seconds of the nearest default store (by word
+    length), scaled by this build's iterations where a step is a loop of them."""
+    from games.jotto.dictionary import Variant
+    length = Variant.parse(variant).length if variant.startswith("jotto-") else 5
+    measured = JOTTO_STEP_SECONDS[min(JOTTO_STEP_SECONDS, key=lambda n: abs(n - length))]
+    base, seconds = measured["params"], dict(measured["seconds"])
+    for step, field in (("fictitious play", "fp_iterations"), ("hedge", "hedge_iterations"),
+                        ("double oracle", "do_iterations"), ("exact double oracle", "certify_rounds")):
+        if step in seconds and base.get(field):
+            seconds[step] *= getattr(params, field, 0) / base[field]
+    if not params.hedge_iterations:
+        seconds.pop("hedge", None)
+    if params.certify != "exact":
+        seconds.pop("exact double oracle", None)
+    if not params.certify:
+        seconds.pop("value bracket", None)
+    return seconds
+
+
+# wall seconds of each step of one default build per word length (filled by measurement below)
+JOTTO_STEP_SECONDS: dict[int, dict] = {
+    3: {"params": {}, "seconds": {k: 1.0 for k in ("fixed guessers", "fictitious play", "hedge", "double oracle",
+                                                      "double-oracle book", "people's guesser", "value bracket",
+                                                      "figures", "publish")}},
+}

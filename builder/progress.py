@@ -12,7 +12,12 @@ import time
 from pathlib import Path
 
 from builder.profiles import DEFAULT, EXPECTED_SECONDS
+from builder.steps import steps_of
 from games.buildprogress import HEARTBEAT_SECONDS, BuildProgress, measured_seconds, record_seconds
+
+# the pace of a store's build (for its time left) is read once it has made this much progress over this long
+MIN_PACE_FRACTION = 0.02
+MIN_PACE_SECONDS = 10.0
 
 
 def timing_key(variant: str, params) -> str:
@@ -53,6 +58,7 @@ class ProgressReporter:
         self.progress = BuildProgress.start([(v, exp[v]) for v in plan])
         self._by_name = {v.variant: v for v in self.progress.variants}
         self._current: dict[str, float] = {}   # variant -> its start (perf_counter), one per build lane
+        self._first_seen: dict[str, tuple[float, float]] = {}   # variant -> (its seconds, its fraction) when first counted
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._heartbeat = heartbeat
@@ -88,10 +94,32 @@ class ProgressReporter:
         with self._lock:
             for v, t0 in self._current.items():
                 self._by_name[v].seconds = time.perf_counter() - t0
+                self._count_work(self._by_name[v])
             try:
                 self.progress.write(self.root)
             except OSError:
                 pass  # progress is for display: a full disk must not fail the build
+
+    def _count_work(self, v) -> None:
+        """The store's fraction from its build's steps (``builder.steps``), and the time left at the pace it has
+        kept since this reporter first saw it (before a minimum of progress: the expected time, if any)."""
+        steps = steps_of(v.variant)
+        if steps is None:
+            return
+        try:
+            steps.poll()
+            f = steps.fraction()
+        except Exception:  # noqa: BLE001 - progress is for display: never fail the build
+            return
+        first = self._first_seen.setdefault(v.variant, (v.seconds, f))
+        elapsed, gained = v.seconds - first[0], f - first[1]
+        v.work_fraction = f
+        if gained >= MIN_PACE_FRACTION and elapsed >= MIN_PACE_SECONDS:
+            v.work_remaining = elapsed * (1.0 - f) / gained
+        elif v.expected_seconds:
+            v.work_remaining = v.expected_seconds * (1.0 - f)
+        else:
+            v.work_remaining = None
 
     def started(self, variant: str, estimate: bool = True) -> None:
         """``variant`` is being built; ``estimate`` False: its expected time says nothing of this build (a lane at

@@ -34,7 +34,7 @@ from google.protobuf import json_format
 from clients.client import (GameStrategyClient, dudo_request, guesswho_request, hangman_request,
                             jotto_request)
 from clients.diagnose import answered_by_service, explain_unavailable
-from clients.tables import number as _number, review_lines, table as _table
+from clients.tables import building_lines, number as _number, review_lines, table as _table
 from protos import gamestrategy_pb2 as pb
 
 GAMES = {"jotto": "Jotto", "dudo": "Dudo", "hangman": "Hangman", "guesswho": "Guess Who"}
@@ -268,6 +268,8 @@ def run(c: GameStrategyClient, args) -> None:
             strategies = ", ".join(s.name + ("*" if s.served_default else "") for s in v.strategies)
             words = f"{v.words:6d} words" if v.words else " " * 12
             print(f"{v.variant:32s} {words}  store {v.store_version}  strategies: {strategies}")
+        for line in building_lines(reply.building):
+            print(line)
     elif args.cmd == "sample":
         r = c.sample_move(sample_request(args))
         if args.json:
@@ -293,6 +295,8 @@ def run(c: GameStrategyClient, args) -> None:
             return
         for v in reply.variants:
             print("\n".join(stats_lines(v, args.all)))
+        if reply.building:
+            print("\n".join(building_lines(reply.building)))
 
 
 def _main(argv: list[str] | None) -> int:

@@ -8,6 +8,29 @@ def number(x: float) -> str:
     return str(int(x)) if x == int(x) and abs(x) < 1e15 else f"{x:.4g}"
 
 
+def duration(seconds: float) -> str:
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    m, s = divmod(s, 60)
+    return f"{m} min {s} s" if s else f"{m} min"
+
+
+def building_lines(building) -> list[str]:
+    """The stores a build beside the server is still making (ListVariants' and GetStats' ``building``), one
+    line each: 'dudo-5dice-default  being built: about 40%, about 3 min 10 s left'."""
+    out = []
+    for b in building:
+        bits = []
+        if b.state == "building":
+            bits.append("no estimate yet" if b.fraction < 0 else f"about {round(100 * b.fraction)}%")
+        if b.eta_seconds >= 0:
+            bits.append(f"about {duration(b.eta_seconds)} left")
+        what = "being built" if b.state == "building" else "waiting to be built"
+        out.append(f"{b.variant:32s} {what}" + (f": {', '.join(bits)}" if bits else "") + "; served when published")
+    return out
+
+
 def table(rows: list[list[str]], right: set) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()

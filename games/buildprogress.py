@@ -11,10 +11,14 @@ page). Format (JSON, ``format`` 1)::
      "variants": [{"variant": "jotto-en_US80-5-ganzfried", "game": "jotto",
                    "state": "planned" | "building" | "done" | "failed",
                    "expected_seconds": 96.4,   # this variant's last measured build time, or null
-                   "seconds": 12.5}]}          # while building: seconds since it started; done: its time
+                   "seconds": 12.5,            # while building: seconds since it started; done: its time
+                   "fraction": 0.31,           # while building: the work done, weighted by its measured cost
+                   "remaining_seconds": 40.2}]}   # while building: its own estimate of the time left, or null
 
-A store's fraction and ETA are estimates from its expected time (``fraction = seconds / expected``, capped
-below 1 until it is published); no per-store work counter is shared. A file whose ``updated`` is older than
+A store's fraction is the builder's count of its work done, each step weighted by its measured cost
+(``builder.steps``; Dudo: ``builder.dudo_progress``), capped below 1 until it is published; its ETA the time
+left at the pace it has kept. A file without them (an older builder) is read from its expected time
+(``fraction = seconds / expected``). A file whose ``updated`` is older than
 ``STALE_SECONDS`` while its state is ``building`` is a build that died (SIGKILL, a lost machine): readers
 treat it as stopped.
 """
@@ -56,6 +60,8 @@ class VariantProgress:
     expected_seconds: float | None = None
     seconds: float = 0.0
     game: str = ""
+    work_fraction: float | None = None      # the builder's count of the work done (None: not counted)
+    work_remaining: float | None = None     # the builder's estimate of its seconds left (None: none)
 
     def __post_init__(self):
         if self.state not in STATES:
@@ -69,6 +75,8 @@ class VariantProgress:
             return 1.0
         if self.state == "planned":
             return 0.0
+        if self.work_fraction is not None:
+            return min(MAX_FRACTION, max(0.0, self.work_fraction))
         if not self.expected_seconds:
             return None
         return min(MAX_FRACTION, max(0.0, self.seconds / self.expected_seconds))
@@ -77,6 +85,8 @@ class VariantProgress:
         """Estimated seconds of work left on this store (None: unknown)."""
         if self.state in ("done", "failed"):
             return 0.0
+        if self.state == "building" and self.work_fraction is not None:
+            return self.work_remaining
         if self.expected_seconds is None:
             return None
         return max(0.0, self.expected_seconds - self.seconds) if self.state == "building" else self.expected_seconds
@@ -146,7 +156,10 @@ class BuildProgress:
         return {"format": FORMAT, "pid": self.pid, "host": self.host, "started": self.started,
                 "updated": self.updated, "state": self.state, "message": self.message,
                 "variants": [{"variant": v.variant, "game": v.game, "state": v.state,
-                              "expected_seconds": v.expected_seconds, "seconds": round(v.seconds, 3)}
+                              "expected_seconds": v.expected_seconds, "seconds": round(v.seconds, 3),
+                              **({} if v.work_fraction is None else {
+                                  "fraction": round(v.work_fraction, 4),
+                                  "remaining_seconds": None if v.work_remaining is None else round(v.work_remaining, 1)})}
                              for v in self.variants]}
 
     @classmethod
@@ -159,7 +172,9 @@ class BuildProgress:
             variants = [VariantProgress(variant=str(v["variant"]), state=v.get("state", "planned"),
                                         expected_seconds=None if v.get("expected_seconds") is None
                                         else float(v["expected_seconds"]),
-                                        seconds=float(v.get("seconds") or 0.0), game=str(v.get("game") or ""))
+                                        seconds=float(v.get("seconds") or 0.0), game=str(v.get("game") or ""),
+                                        work_fraction=_number(v.get("fraction")),
+                                        work_remaining=_number(v.get("remaining_seconds")))
                         for v in data.get("variants", [])]
             return cls(variants=variants, state=data.get("state", "building"), message=str(data.get("message", "")),
                        pid=int(data.get("pid") or 0), host=str(data.get("host", "")),
@@ -184,6 +199,10 @@ class BuildProgress:
         """A new build's progress: every variant planned, in build order, with its expected seconds."""
         return cls([VariantProgress(v, expected_seconds=s) for v, s in variants], pid=os.getpid(),
                    host=socket.gethostname(), started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+
+def _number(x) -> float | None:
+    return None if x is None else float(x)
 
 
 def read_progress(root: str | Path) -> BuildProgress | None:

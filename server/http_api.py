@@ -50,6 +50,8 @@ HTTP_STATUS = {
     grpc.StatusCode.UNIMPLEMENTED: 501, grpc.StatusCode.INTERNAL: 500, grpc.StatusCode.UNAVAILABLE: 503,
     grpc.StatusCode.DATA_LOSS: 500,
 }
+# /readyz's building entries say "no estimate" as ListVariants' BuildingVariant does: -1
+NO_ESTIMATE = ("fraction", "eta_seconds")
 _SERVICE = pb.DESCRIPTOR.services_by_name["GameStrategy"]
 # method -> (request class, reply class): the unary RPCs
 UNARY = {m.name: (getattr(pb, m.input_type.name), getattr(pb, m.output_type.name))
@@ -151,6 +153,7 @@ class HttpApi:
         registry = self.servicer.registry
         variants = registry.variants()
         building = [] if self.closing else await asyncio.get_running_loop().run_in_executor(self._pool, registry.building)
+        building = [{k: -1.0 if v is None and k in NO_ESTIMATE else v for k, v in b.items()} for b in building]
         if variants and not self.closing:
             return JSONResponse({"status": "SERVING", "variants": len(variants), "building": building})
         if self.closing:

@@ -13,9 +13,14 @@ def train(solver, iterations: int, checkpoint: str | None = None, every: int = 0
     every ``every`` iterations and at the end; when ``should_stop()`` turns true (a graceful stop of the
     build), save and raise ``TrainingStopped`` at the iteration boundary (an ordinary exception, so it
     travels back from a worker process like any task error)."""
+    import sys
+
     from tqdm import tqdm
-    for i in tqdm(range(iterations), desc=desc, disable=not progress, leave=False):
+    shown = progress and sys.stderr.isatty()   # a bar on a terminal; a log gets the builder's lines instead
+    report = _ProgressFile(checkpoint)
+    for i in tqdm(range(iterations), desc=desc, disable=not shown, leave=False):
         solver.fsicfr_iteration()
+        report(solver.t)
         if checkpoint and every and (i + 1) % every == 0:
             solver.save(checkpoint)
         if should_stop is not None and should_stop():
@@ -24,7 +29,38 @@ def train(solver, iterations: int, checkpoint: str | None = None, every: int = 0
             raise TrainingStopped(f"{desc}: stopped after iteration {solver.t}")
     if checkpoint:
         solver.save(checkpoint)
+    report(solver.t, force=True)
     return solver
+
+
+PROGRESS_SUFFIX = ".progress.json"
+PROGRESS_EVERY_SECONDS = 1.0
+
+
+class _ProgressFile:
+    """``<checkpoint>.progress.json``: the iterations trained so far, for the builder's progress
+    (``builder.dudo_progress``) while the group trains in a worker process; at most once a second (it is for
+    display: never part of a result)."""
+
+    def __init__(self, checkpoint: str | None):
+        self.path = checkpoint + PROGRESS_SUFFIX if checkpoint else None
+        self.last = float("-inf")
+
+    def __call__(self, t: int, force: bool = False) -> None:
+        import json
+        import os
+        import time
+
+        now = time.monotonic()
+        if self.path is None or (not force and now - self.last < PROGRESS_EVERY_SECONDS):
+            return
+        self.last = now
+        try:
+            with open(self.path + ".tmp", "w") as f:
+                json.dump({"t": int(t)}, f)
+            os.replace(self.path + ".tmp", self.path)
+        except OSError:
+            pass
 
 
 def doubling_targets(first: int, cap: int) -> list[int]:

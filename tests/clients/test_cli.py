@@ -258,3 +258,24 @@ def test_stats_states_the_certified_bracket_under_the_table():
     v2 = pb.VariantStats(variant="jotto-en_US80-4-ganzfried", store_version="s", served_strategy="fp",
                          strategies=[pb.StrategyStats(strategy="fp", figures={"guarantee": 7.98})])
     assert not any("bracket" in line for line in stats_lines(v2))
+
+
+def test_variants_and_stats_report_the_stores_still_being_built(capsys):
+    """The README says `variants` and `stats` report what the build beside the server is still making."""
+    from types import SimpleNamespace
+
+    from clients.cli import parser, run
+    from protos import gamestrategy_pb2 as pb
+
+    building = [pb.BuildingVariant(game="dudo", variant="dudo-5dice-default", state="building", fraction=0.4,
+                                   eta_seconds=190),
+                pb.BuildingVariant(game="jotto", variant="jotto-en_US80-5-ganzfried", state="planned", fraction=0,
+                                   eta_seconds=-1)]
+    fake = SimpleNamespace(list_variants=lambda: pb.ListVariantsReply(building=building),
+                           stats=lambda variant: pb.GetStatsReply(building=building))
+    for cmd in (["variants"], ["stats"]):
+        run(fake, parser().parse_args(cmd))
+        out = capsys.readouterr().out.splitlines()
+        assert out[-2].split() == ["dudo-5dice-default", "being", "built:", "about", "40%,", "about", "3", "min",
+                                   "10", "s", "left;", "served", "when", "published"], out
+        assert out[-1].split()[:4] == ["jotto-en_US80-5-ganzfried", "waiting", "to", "be"], out

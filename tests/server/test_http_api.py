@@ -239,3 +239,15 @@ def test_readme_curl_commands_are_valid_requests(client, servers):
         seen.add(method)
         check_call(client, servers[0], method, json_format.Parse(body, UNARY[method][0]()))
     assert seen == set(UNARY)
+
+
+def test_readyz_says_no_estimate_as_list_variants_does(servers, client, registry, monkeypatch):
+    """/readyz's building entries and ListVariants' BuildingVariant agree: -1 where there is no estimate."""
+    monkeypatch.setattr(registry, "building", lambda: [dict(variant="dudo-5dice-default", game="dudo", state="building",
+                                                            fraction=None, eta_seconds=None)])
+    client.conn.request("GET", "/readyz")
+    body = json.loads(client.conn.getresponse().read())
+    assert body["building"] == [dict(variant="dudo-5dice-default", game="dudo", state="building", fraction=-1.0,
+                                     eta_seconds=-1.0)]
+    status, listed = client.post("ListVariants", pb.ListVariantsRequest())
+    assert status == 200 and listed["building"][0]["fraction"] == -1.0 and listed["building"][0]["etaSeconds"] == -1.0

@@ -1,0 +1,131 @@
+"""How far a Dudo store's build is, read from its work directory while its groups run in worker processes.
+
+The build (``games.dudo.solve.solve_game``, pipelined) runs in steps: step D trains the groups of D dice in play
+and measures those of D - 1 (best responses, bounds, improvement), each group's task on the next free worker.
+A group's files say how far it is: ``<stem>.npz.progress.json`` its training's iterations (written as it trains,
+``games.dudo.training``), ``<stem>.trained.json`` its training done, ``<stem>.json`` the group done. Each task
+is weighted by its expected wall (the default store: the walls of a fresh clone's build,
+``builder.dudo_estimate.FRESH_CLONE_SPLIT``; other parameters: the solver's cost model,
+``games.dudo.budget.group_cost``, times the group's iterations) and each step by its expected wall scheduled on
+the workers (``dudo_estimate.level_seconds``), so that the fraction follows the build's time, not its count of
+groups: the last two steps (5v4 and 5v5) are about a third of the default build.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from builder.dudo_estimate import FRESH_CLONE_SPLIT, STORE_SECONDS, TRAINED_FIRST, level_seconds, levels
+from builder.steps import StoreSteps
+from games.dudo.store import DudoParams
+
+# a group's measuring (figures, bounds, improvement) against its training, where no measured wall says it
+MEASURE_SHARE = 0.3
+PROGRESS_SUFFIX = ".npz.progress.json"    # games.dudo.training.PROGRESS_SUFFIX of the solver's .npz checkpoint
+
+
+def group_walls(params: DudoParams, default: bool) -> dict[tuple[int, int], tuple[float, float]]:
+    """(a, b) -> expected (training, measuring) walls of every group of the store."""
+    if default:
+        return dict(FRESH_CLONE_SPLIT)
+    from games.dudo.budget import group_cost
+    out = {}
+    for (a, b), m in params.memories().items():
+        train = group_cost(a, b, m).seconds_per_iteration * params.group_iterations(a, b)
+        out[(a, b)] = (train, MEASURE_SHARE * train)
+    return out
+
+
+class DudoWork(StoreSteps):
+    """The progress of one Dudo store's build, read from its work directory (a ``StoreSteps``: the progress file
+    and the log ask it as they ask any store's steps)."""
+
+    def __init__(self, params: DudoParams, work: Path, default: bool, pipelined: bool = True, out=None, **kw):
+        super().__init__(params.variant, {}, out=out, **kw)
+        self.work = Path(work)
+        self.walls = group_walls(params, default)
+        self.iterations = {ab: params.group_iterations(*ab) for ab in self.walls}
+        order = levels(self.walls, TRAINED_FIRST)
+        if pipelined and not params.stop_rel:
+            # step k: train level k, measure level k - 1; a last step measures the largest level
+            self.plan = [[(ab, "train") for ab in lv] + [(ab, "measure") for ab in prev]
+                         for lv, prev in zip(order + [[]], [[]] + order)]
+        else:
+            self.plan = [[(ab, "all") for ab in lv] for lv in order]
+        self.step_walls = [level_seconds([self._task_wall(ab, phase) for ab, phase in step]) for step in self.plan]
+        self.total = sum(self.step_walls) + STORE_SECONDS
+        self.published = False
+
+    def _task_wall(self, ab, phase: str) -> float:
+        train, measure = self.walls[ab]
+        return {"train": train, "measure": measure, "all": train + measure}[phase]
+
+    def expected_seconds(self) -> float:
+        return self.total
+
+    # ------------------------------------------------------------------ what the files say
+    def _group(self, ab) -> tuple[float, bool, bool]:
+        """(its training's fraction, trained, done) from the group's files."""
+        a, b = ab
+        prefix = f"dudo_{a}v{b}_m"
+        t, trained, done = 0, False, False
+        try:
+            names = [p.name[len(prefix):] for p in self.work.glob(prefix + "*")]
+        except OSError:
+            return 0.0, False, False
+        for n in names:
+            suffix = n.partition(".")[2]
+            if suffix == "json":
+                done = True
+            elif suffix == "trained.json":
+                trained = True
+            elif suffix == PROGRESS_SUFFIX[1:]:
+                try:
+                    t = max(t, int(json.loads((self.work / (prefix + n)).read_text())["t"]))
+                except (OSError, ValueError, KeyError, TypeError):
+                    pass
+        its = max(1, self.iterations.get(ab, 1))
+        return (1.0 if trained or done else min(1.0, t / its)), trained or done, done
+
+    def _task_done(self, ab, phase: str) -> float:
+        train_f, _, done = self._group(ab)
+        if done:
+            return 1.0
+        if phase == "measure":
+            return 0.0
+        if phase == "train":
+            return train_f
+        train, measure = self.walls[ab]
+        return train_f * train / (train + measure)
+
+    def fraction(self) -> float:
+        if self.published:
+            return 1.0
+        done = 0.0
+        for step, wall in zip(self.plan, self.step_walls):
+            weights = [self._task_wall(ab, phase) for ab, phase in step]
+            total = sum(weights)
+            if total:
+                done += wall * sum(w * self._task_done(ab, phase) for w, (ab, phase) in zip(weights, step)) / total
+        return min(1.0, done / self.total)
+
+    def describe(self) -> str:
+        """The groups now under way: 'training 5v5 (27/60 iterations); measuring 4v5'."""
+        training, measuring = [], []
+        for step in self.plan:
+            for ab, phase in step:
+                train_f, trained, done = self._group(ab)
+                if done:
+                    continue
+                a, b = ab
+                its = self.iterations.get(ab, 0)
+                if phase in ("train", "all") and not trained and train_f > 0:
+                    training.append(f"{a}v{b} ({round(train_f * its)}/{its} iterations)")
+                elif phase in ("measure", "all") and trained:
+                    measuring.append(f"{a}v{b}")
+        bits = ([f"training {', '.join(training)}"] if training else []) + (
+            [f"measuring {', '.join(measuring)}"] if measuring else [])
+        return "; ".join(bits) or "starting"
+
+    def poll(self) -> None:
+        self.line(self.describe())

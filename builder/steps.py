@@ -1,0 +1,157 @@
+"""A store build's steps as a person and the progress file see them.
+
+On a terminal each step is a progress bar (tqdm); in a log (stderr not a terminal: ``make serve``'s
+``stores/.work/serve-build.log``) there are no bars but one line when a step starts, one when it ends and at most
+one every ``LOG_EVERY_SECONDS`` in between, so that ``tail`` shows where the build is. The store's fraction built
+is each step's share of the build (its expected cost) times how far that step is, summed: the builder's progress
+file (``builder.progress.ProgressReporter``) reads it for ``/readyz``, ListVariants and the play page.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+LOG_EVERY_SECONDS = 20.0
+
+_lock = threading.Lock()
+_building: dict[str, "StoreSteps"] = {}   # variant -> its steps, while this process builds it
+
+
+def steps_of(variant: str) -> "StoreSteps | None":
+    """The steps of ``variant`` while this process builds it, else None."""
+    with _lock:
+        return _building.get(variant)
+
+
+def on_terminal(out=None) -> bool:
+    out = out or sys.stderr
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def stages(variant: str, total: int, desc: str = "stages") -> "Step":
+    """A store built in ``total`` stages of about equal cost: one step, registered for the progress file until
+    it is closed."""
+    steps = StoreSteps(variant, {desc: 1.0}).__enter__()
+    step = steps.step(desc, total)
+    step.owner = steps
+    return step
+
+
+class StoreSteps:
+    """One store's build as named steps with shares (any positive numbers: their expected costs); a context
+    manager that registers it for the progress file while the store builds."""
+
+    def __init__(self, variant: str, shares: dict[str, float], out=None, every: float = LOG_EVERY_SECONDS,
+                 clock=time.monotonic):
+        self.variant = variant
+        self.shares = {k: float(v) for k, v in shares.items() if v > 0}
+        self.out = out
+        self.every = every
+        self.clock = clock
+        self._done: dict[str, float] = {}   # step -> fraction of it done
+        self._lock = threading.Lock()
+        self._last_line = float("-inf")
+        self.current = ""                   # the step now running, as the log names it
+
+    def __enter__(self) -> "StoreSteps":
+        with _lock:
+            _building[self.variant] = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        with _lock:
+            if _building.get(self.variant) is self:
+                del _building[self.variant]
+
+    # ------------------------------------------------------------------ what the progress file reads
+    def fraction(self) -> float:
+        """The store's fraction built: the steps' shares weighted by how far each is (a step never started: 0)."""
+        total = sum(self.shares.values())
+        with self._lock:
+            done = sum(share * min(1.0, self._done.get(k, 0.0)) for k, share in self.shares.items())
+        return done / total if total else 0.0
+
+    def describe(self) -> str:
+        return self.current
+
+    def poll(self) -> None:
+        """Called every few seconds by the progress file's heartbeat (a step that reports nothing for long
+        still gets its line: ``DudoWork`` reads its workers' files here)."""
+
+    # ------------------------------------------------------------------ the steps
+    def step(self, name: str, total: int, desc: str | None = None, start: int = 0) -> "Step":
+        return Step(self, name, total, desc or name, start)
+
+    def set_done(self, name: str, fraction: float) -> None:
+        with self._lock:
+            self._done[name] = fraction
+
+    def line(self, text: str, force: bool = False) -> None:
+        """One line of the log (not on a terminal, whose bars say it); at most one every ``every`` seconds
+        unless ``force`` (a step's start and end)."""
+        now = self.clock()
+        if not force and now - self._last_line < self.every:
+            return
+        self._last_line = now
+        out = self.out or sys.stderr
+        if on_terminal(out):
+            return
+        stamp = time.strftime("%H:%M:%S")
+        print(f"{stamp} {self.variant}: {text}; the store about {round(100 * self.fraction())}% built",
+              file=out, flush=True)
+
+
+class Step:
+    """One step: tqdm's interface (``update``, ``set_postfix``, a context manager); a bar on a terminal only."""
+
+    def __init__(self, steps: StoreSteps, name: str, total: int, desc: str, start: int = 0):
+        self.steps, self.name, self.total, self.desc = steps, name, max(0, int(total)), desc
+        self.n = 0
+        self.postfix = ""
+        self.bar = None
+        if on_terminal(steps.out):
+            from tqdm import tqdm
+            self.bar = tqdm(total=self.total, desc=f"{steps.variant} {desc}", unit="it", leave=True,
+                            dynamic_ncols=True, mininterval=0.5, file=steps.out)
+        steps.current = desc
+        steps.line(f"{desc} started" + (f" ({self.total} steps)" if self.total > 1 else ""), force=True)
+        if start:
+            self.update(start)
+
+    def __enter__(self) -> "Step":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        elif self.bar is not None:    # stopped or failed: not done
+            self.bar.close()
+            self.bar = None
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+        self.steps.set_done(self.name, self.n / self.total if self.total else 1.0)
+        if self.bar is not None:
+            self.bar.update(n)
+        self.steps.line(f"{self.desc} {self.n}/{self.total}{self.postfix}")
+
+    def set_postfix(self, refresh: bool = False, **figures) -> None:
+        self.postfix = " (" + ", ".join(f"{k} {v}" for k, v in figures.items()) + ")" if figures else ""
+        if self.bar is not None:
+            self.bar.set_postfix(refresh=refresh, **figures)
+
+    owner: StoreSteps | None = None    # ``stages``: the steps this one step makes, unregistered when it closes
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        if self.owner is not None:
+            self.owner.__exit__(None, None, None)
+        self.steps.set_done(self.name, 1.0)
+        count = f" ({self.n}/{self.total}{self.postfix})" if self.total > 1 else self.postfix
+        self.steps.line(f"{self.desc} done{count}", force=True)

@@ -1,0 +1,135 @@
+"""What a build says of itself: the store's fraction built weighted by each step's cost (Jotto and the others
+in-process, Dudo from its workers' files), the progress file's fraction and time left from it, and a log that
+`tail` reads (lines, no progress bars)."""
+import io
+import json
+import re
+import time
+
+from builder.dudo import build_dudo_store
+from builder.dudo_progress import DudoWork
+from builder.jotto import JottoParams, build_jotto_store
+from builder.profiles import DUDO_DEFAULT
+from builder.progress import ProgressReporter
+from builder.steps import StoreSteps, steps_of
+from games.buildprogress import read_progress
+from games.dudo.store import DudoParams
+from tests.conftest import SMALL_VARIANT
+
+
+def test_the_fraction_weights_each_step_by_its_share_and_the_log_is_lines():
+    out = io.StringIO()
+    clock = [0.0]
+    with StoreSteps("v", {"cheap": 1.0, "dear": 3.0}, out=out, every=10.0, clock=lambda: clock[0]) as steps:
+        assert steps_of("v") is steps
+        with steps.step("cheap", 2) as s:
+            s.update()
+            assert steps.fraction() == 0.125
+        assert steps.fraction() == 0.25
+        with steps.step("dear", 100) as s:
+            for _ in range(50):
+                clock[0] += 1.0
+                s.update()
+            assert steps.fraction() == 0.25 + 0.75 * 0.5
+    assert steps_of("v") is None
+    lines = out.getvalue().splitlines()
+    assert "\r" not in out.getvalue() and all(len(line) < 200 for line in lines)
+    # a start and an end line a step, and in 50 s of updates one line every 10 s
+    assert sum("dear " in line and "/100" in line and "done" not in line for line in lines) == 5
+    assert lines[-1].endswith("dear done (100/100); the store about 100% built") or "dear done" in lines[-1]
+
+
+def _write_group(work, a, b, what, t=0):
+    stem = work / f"dudo_{a}v{b}_m2"
+    if what == "training":
+        (work / f"dudo_{a}v{b}_m2.npz.progress.json").write_text(json.dumps({"t": t}))
+    elif what == "trained":
+        (work / f"dudo_{a}v{b}_m2.trained.json").write_text("{}")
+    else:
+        stem.with_suffix(".json").write_text("{}")
+
+
+def test_the_dudo_fraction_counts_the_biggest_rounds_iterations_by_their_cost(tmp_path):
+    """The issue's case: every group below done, 5v5 at 27 of its 60 iterations. The fraction counts by the
+    default build's measured walls, so 5v5's training moves it (a count of groups would say 14 of 15 done)."""
+    work = DudoWork(DUDO_DEFAULT, tmp_path, default=True)
+    assert work.fraction() == 0.0
+    groups = sorted(work.walls)
+    for a, b in groups:
+        if (a, b) not in ((4, 5), (5, 5)):
+            _write_group(tmp_path, a, b, "done")
+    _write_group(tmp_path, 4, 5, "trained")
+    before = work.fraction()
+    _write_group(tmp_path, 5, 5, "training", 27)
+    mid = work.fraction()
+    _write_group(tmp_path, 5, 5, "training", 60)
+    after = work.fraction()
+    # the 5v5 training step (with 4v5's measuring beside it) is about a ninth of the modelled build, and its
+    # iterations move the fraction in proportion; 5v5 at 27/60 is far from "99 %"
+    assert 0.05 < after - before < 0.16 and abs((mid - before) / (after - before) - 27 / 60) < 0.15
+    assert 0.8 < mid < 0.92
+    assert "training 5v5 (27/60 iterations)" in work.describe() or "5v5 (60/60" in work.describe()
+    (tmp_path / "dudo_4v5_m2.json").write_text("{}")
+    (tmp_path / "dudo_5v5_m2.json").write_text("{}")
+    assert work.fraction() > 0.99
+
+
+def test_the_reporter_writes_the_counted_fraction_and_the_time_left_at_the_pace_kept(tmp_path):
+    plan = {"dudo-x": None}
+    with ProgressReporter(tmp_path, plan, heartbeat=3600) as rep:
+        with StoreSteps("dudo-x", {"all": 1.0}) as steps:
+            rep.started("dudo-x", estimate=False)
+            p = read_progress(tmp_path).variants[0]
+            assert p.fraction == 0.0 and p.remaining_seconds() is None
+            step = steps.step("all", 10)
+            rep._first_seen["dudo-x"] = (0.0, 0.0)   # first counted at its start
+            step.update(5)
+            rep._current["dudo-x"] = time.perf_counter() - 30.0   # 30 s into the build: half done
+            rep._write()
+            p = read_progress(tmp_path).variants[0]
+            assert p.fraction == 0.5 and abs(p.remaining_seconds() - 30.0) < 1.0
+            summary = read_progress(tmp_path).summary()[0]
+            assert summary["fraction"] == 0.5 and abs(summary["eta_seconds"] - 30.0) < 1.0
+            step.close()
+
+
+def _fractions(err: str, variant: str) -> list[int]:
+    """The store's percentages its log lines state, in order."""
+    return [int(m) for m in re.findall(rf"{re.escape(variant)}: .*; the store about (\d+)% built", err)]
+
+
+def test_a_jotto_build_reports_a_fraction_that_grows_to_one(tmp_path, capsys):
+    build_jotto_store(SMALL_VARIANT, JottoParams(fp_iterations=200, do_iterations=4, book_threshold=6), tmp_path)
+    err = capsys.readouterr().err
+    seen = _fractions(err, SMALL_VARIANT)
+    assert seen == sorted(seen) and seen[-1] == 100 and len(set(seen)) >= 5, err
+    assert "\r" not in err     # no progress bar off a terminal
+
+
+def test_a_dudo_build_reports_its_groups_as_they_train(tmp_path, capsys):
+    params = DudoParams(max_dice=2, iterations=40)
+    work = []
+    real_poll = DudoWork.poll
+
+    def poll(self):     # the progress file's heartbeat, once a group's files change
+        work.append((self.fraction(), self.describe()))
+        real_poll(self)
+
+    from games.dudo import training
+    real_report = training._ProgressFile.__call__
+
+    def report(self, t, force=False):
+        real_report(self, t, force=True)
+        s = steps_of(params.variant)
+        if s is not None:
+            s.poll()
+
+    import pytest
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(DudoWork, "poll", poll)
+        mp.setattr(training._ProgressFile, "__call__", report)
+        build_dudo_store(params, tmp_path)
+    fractions = [f for f, _ in work]
+    assert fractions == sorted(fractions) and 0.0 < fractions[-1] and len(set(fractions)) >= 5
+    assert any("iterations)" in d for _, d in work)
+    assert "\r" not in capsys.readouterr().err
