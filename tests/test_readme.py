@@ -27,6 +27,8 @@ NOT_RUN = {
                   "empty root by tests/server/test_serve_while_building.py, its build (python -m builder "
                   "--missing-only) by tests/builder",
     "make test": "this very test run",
+    "cd clients/examples/typescript": "the TypeScript example client (docs/api.md): tests/clients/test_typescript_example.py "
+                                      "installs it with npm ci, builds it and runs it against a live server",
     "nice -n 5 python -m bench.serve_while_building": "minutes of builds beside a server (docs/serving-while-building.md);"
                                                       " tests/bench/test_serve_while_building.py runs p99 and beside small",
     "python -m bench.cold_build": "two builds of every default store (about 15 minutes, docs/serving-while-building.md); "
