@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: docs chromium serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos openapi check-openapi words unfit-words venv clean-stores
+.PHONY: docs chromium promtool serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos openapi check-openapi words unfit-words venv clean-stores
 
 venv: $(STAMP)
 
@@ -40,8 +40,14 @@ chromium:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "the browser tests need Debian's chromium: sudo apt-get install chromium"; fi; }
 
+## Debian's prometheus package for promtool (tests/deploy/test_prometheus_rules.py), installed when missing.
+promtool:
+	@command -v promtool >/dev/null || { if [ "$$(id -u)" = 0 ]; then echo "installing Debian's prometheus for promtool"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; \
+	  else echo "the rule tests need promtool: sudo apt-get install prometheus"; fi; }
+
 ## Run the test suite, one test file a worker process at a time on every core (pytest-xdist).
-test: $(DEV_STAMP) chromium
+test: $(DEV_STAMP) chromium promtool
 	$(BIN)/python -m pytest -q -n auto --dist loadfile $(ARGS)
 
 ## Check the import contracts of the one-way architecture (pyproject.toml, [tool.importlinter]).
