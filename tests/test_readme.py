@@ -27,6 +27,9 @@ NOT_RUN = {
                   "empty root by tests/server/test_serve_while_building.py, its build (python -m builder "
                   "--missing-only) by tests/builder",
     "make test": "this very test run",
+    "kubernetes-validate --strict": "run by tests/deploy/test_kubernetes.py (the same files, two Kubernetes versions)",
+    "promtool check rules": "run by tests/deploy/test_prometheus_rules.py",
+    "promtool test rules": "run by tests/deploy/test_prometheus_rules.py",
     "cd clients/examples/typescript": "the TypeScript example client (docs/api.md): tests/clients/test_typescript_example.py "
                                       "installs it with npm ci, builds it and runs it against a live server",
     "nice -n 5 python -m bench.serve_while_building": "minutes of builds beside a server (docs/serving-while-building.md);"
