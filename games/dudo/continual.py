@@ -338,6 +338,9 @@ class Continuations:
     memory: object
     K: int
     names: tuple
+    # the continuations' rows of ``Vc`` (None: all, in order): a store keeps one blueprint matrix and a best
+    # response per opponent side for both seats, and each seat reads its own two
+    cidx: np.ndarray | None = None
 
 
 def continuation_values(a: int, b: int, m, strat: np.ndarray, W, own: int, opened: bool,

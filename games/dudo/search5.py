@@ -215,12 +215,12 @@ def _dudo_other(p, L, rp, sig, lo, np_, nq, rc, claim_r, U, D, cnt, vq):
 
 
 @njit(cache=True, nogil=True)
-def _leaf_node(i, u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale, g, tmp, f32):
-    """Seat ``u``'s values at leaf ``i`` (the continuations' values, and the opponent's choice among them:
-    its regrets with ``t > 0``, the best with ``best``)."""
+def _leaf_node(i, u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, g, tmp, f32):
+    """Seat ``u``'s values at leaf ``i`` (the continuations ``V[cidx[c]]``' values, and the opponent's choice
+    among them: its regrets with ``t > 0``, the best with ``best``)."""
     nR = ns[REQ]
     nO = ns[OPP]
-    C = V.shape[0]
+    C = cidx.size
     lo = off[i]
     vi = v[i]
     for x in range(ns[u]):
@@ -230,10 +230,10 @@ def _leaf_node(i, u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vsc
         for c in range(C):
             for y in range(nO):
                 tmp[y] = rO[i, y] * sig[lo + c * nO + y] * vscale
-            _leaf_req(V[c], lbase[i], rm, tmp, nR, nO, vi, f32)
+            _leaf_req(V[cidx[c]], lbase[i], rm, tmp, nR, nO, vi, f32)
     else:
         for c in range(C):
-            _leaf_opp(V[c], lbase[i], rm, rR[i], nR, nO, g[c], f32)
+            _leaf_opp(V[cidx[c]], lbase[i], rm, rR[i], nR, nO, g[c], f32)
             for y in range(nO):
                 g[c, y] *= vscale
                 if best:
@@ -250,29 +250,29 @@ def _leaf_node(i, u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vsc
 
 
 @njit(cache=True, nogil=True)
-def _leaves(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale):
+def _leaves(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale):
     """``_leaf_node`` at each of ``leaves``, in order."""
     m = max(ns[REQ], ns[OPP])
-    g = np.zeros((V.shape[0], m))
+    g = np.zeros((cidx.size, m))
     tmp = np.zeros(m)
     f32 = np.zeros(m, dtype=np.float32)
     for k in range(leaves.size):
-        _leaf_node(leaves[k], u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale, g, tmp, f32)
+        _leaf_node(leaves[k], u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, g, tmp, f32)
 
 
 @njit(cache=True, parallel=True)
-def _leaves_threads(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale, nchunks):
+def _leaves_threads(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, nchunks):
     """``_leaves`` with the leaves split into ``nchunks`` ranges run at once (numba threads): the same bits,
     as each leaf writes only its own values and regrets."""
     per = (leaves.size + nchunks - 1) // nchunks
     for c in prange(nchunks):
         _leaves(u, best, t, leaves[c * per:min(leaves.size, (c + 1) * per)], mover, off, lbase, reg, sig, rR, rO,
-                v, ns, V, vscale)
+                v, ns, V, cidx, vscale)
 
 
 @njit(cache=True, nogil=True)
 def _pass(u, best, t, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig, rR, rO, v, ns, rc,
-          claim_r, U, V, vscale, K, D, cnt, g, nchunks):
+          claim_r, U, V, cidx, vscale, K, D, cnt, g, nchunks):
     """One pass for seat ``u``: forward reaches, then u's counterfactual values ``v`` bottom-up (the leaves'
     first, on ``nchunks`` threads when above 1); with ``t > 0`` u's regrets (and the requester's average)
     are updated; with ``best`` (u the opponent) it best-responds (max per roll at its nodes and over
@@ -281,9 +281,9 @@ def _pass(u, best, t, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, s
     nu = ns[u]
     forward_reaches(cfirst, nch, mover, off, sig, rR, rO, ns)
     if nchunks > 1:
-        _leaves_threads(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale, nchunks)
+        _leaves_threads(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, nchunks)
     else:
-        _leaves(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, vscale)
+        _leaves(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale)
     for i in range(N - 1, -1, -1):
         if leaf[i]:
             continue
@@ -334,15 +334,15 @@ def _pass(u, best, t, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, s
 
 @njit(cache=True, nogil=True)
 def cfr_plus_abstract(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig,
-                      rR, rO, vR, vO, ns, rc, claim_r, U, V, vscale, K, D, reach_req, prior_opp, target, greg, qroot,
-                      nchunks):
+                      rR, rO, vR, vO, ns, rc, claim_r, U, V, cidx, vscale, K, D, reach_req, prior_opp, target, greg,
+                      qroot, nchunks):
     """``iters`` alternating CFR+ iterations (linear averaging) on the abstracted subgame, with the
     re-solving gadget at the root when ``use_gadget``; then the requester's average strategy in ``sig``
     and the opponent's best-response values ``vO`` at every node (the next re-solves' targets).  The
     leaves' values are computed on ``nchunks`` threads when above 1 (the same bits)."""
     nR = ns[REQ]
     nO = ns[OPP]
-    C = V.shape[0]
+    C = cidx.size
     m = max(nR, nO)
     cnt = np.zeros(D + 2)
     g = np.zeros((max(C, 2), m))
@@ -360,7 +360,7 @@ def cfr_plus_abstract(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf,
             for y in range(nO):
                 rO[0, y] = qroot[y]
             _pass(u, False, float(t), last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig, rR, rO,
-                  vR if u == REQ else vO, ns, rc, claim_r, U, V, vscale, K, D, cnt, g, nchunks)
+                  vR if u == REQ else vO, ns, rc, claim_r, U, V, cidx, vscale, K, D, cnt, g, nchunks)
         if use_gadget:
             _gadget_update(gadget, greg, vO[0, :nO].copy(), target, qroot)
     _strategies(reg, sig, last, nch, mover, leaf, off, ns, C)
@@ -382,7 +382,7 @@ def cfr_plus_abstract(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf,
     for y in range(nO):
         rO[0, y] = 1.0
     _pass(OPP, True, 0.0, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig, rR, rO, vO, ns, rc,
-          claim_r, U, V, vscale, K, D, cnt, g, nchunks)
+          claim_r, U, V, cidx, vscale, K, D, cnt, g, nchunks)
 
 
 # --------------------------------------------------------------------------------------------
@@ -463,6 +463,8 @@ class AbstractResolver(ContinualResolver):
         else:
             self.Vf = np.ascontiguousarray(cont.Vc, dtype=np.float32)
         self.vscale = INT8_STEP if self.Vf.dtype == np.int8 else 1.0
+        self.cidx = (np.arange(self.Vf.shape[0], dtype=np.int64) if cont.cidx is None
+                     else np.asarray(cont.cidx, dtype=np.int64))
         self.cache = {} if cache else None
 
     def resolve(self, history, reach_req, target=None, opp_range=None) -> AbstractResolve:
@@ -480,7 +482,7 @@ class AbstractResolver(ContinualResolver):
         K, ns, cont = self.K, self.ns, self.cont
         k0 = len(history)
         L0 = history[-1] if history else -1
-        C = self.Vf.shape[0]
+        C = self.cidx.size
         p0 = self.mover(k0)
         w0 = history_window(history, K, cont.memory)
         last, depth, cfirst, nch, mover, leaf, off, win = abstract_layout(
@@ -504,7 +506,7 @@ class AbstractResolver(ContinualResolver):
         qroot = np.zeros(nO)
         cfr_plus_abstract(self.iterations, GADGETS[self.gadget], use_gadget, last, cfirst, nch, mover, leaf, off,
                           lbase, reg, ssum, sig, rR, rO, vR, vO, ns, self.rc, self.claim_r, self.U, self.Vf,
-                          self.vscale, K, self.D, np.asarray(reach_req, dtype=np.float64),
+                          self.cidx, self.vscale, K, self.D, np.asarray(reach_req, dtype=np.float64),
                           self.prior_opp if opp_range is None else np.asarray(opp_range, dtype=np.float64), tgt, greg,
                           qroot, self.threads if int(leaf.sum()) >= 4 * self.threads else 1)
         root = None
@@ -576,6 +578,6 @@ class BlueprintTargetResolver(BlueprintRangeResolver):
         nR, nO = int(self.ns[REQ]), int(self.ns[OPP])
         base = int(cont.voff[cont.side[REQ]] + w0 * (nR * nO))
         tgt = np.zeros(nO)
-        _leaf_opp(self.Vf[c], base, True, rr, nR, nO, tgt, np.zeros(max(nR, nO), dtype=np.float32))
+        _leaf_opp(self.Vf[self.cidx[c]], base, True, rr, nR, nO, tgt, np.zeros(max(nR, nO), dtype=np.float32))
         tgt *= self.vscale
         return AbstractResolver.resolve(self, history, rr, tgt if history else None)

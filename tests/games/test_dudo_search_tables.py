@@ -1,0 +1,38 @@
+"""The stored search tables (games.dudo.search_tables) against the research path they replace: the leaves
+computed once per group for both seats are, row for row, the int8 continuations ``continual.continuation_values``
+computes per seat, and a resolver on them re-solves to the same bits."""
+import numpy as np
+import pytest
+
+from games.dudo.continual import continuation_values
+from games.dudo.game import make_group
+from games.dudo.search5 import AbstractResolver, int8_continuations, top_claims
+from games.dudo.search_tables import LargeSearchSpec, leaf_tables, resolver
+from games.dudo.solver import FastSolver
+
+
+def _solved(a, b, m, W):
+    g = make_group(a, b, m, W)
+    s = FastSolver(g)
+    s.solve(30, progress=False)
+    return s.average_strategy()
+
+
+@pytest.mark.parametrize("a,b", [(1, 2), (2, 2)])
+def test_tables_are_each_seats_int8_continuations(a, b):
+    W = {(1, 1): 0.55, (1, 2): 0.3, (2, 1): 0.7}
+    strat = _solved(a, b, 1, W)
+    spec = LargeSearchSpec(min_total=2, iterations=15, A=5)
+    t = leaf_tables(a, b, 1, strat, W, spec.A)
+    for own in sorted({a, b}):
+        opp = a + b - own
+        for opened in (True, False):
+            ref = int8_continuations(continuation_values(a, b, 1, strat, W, own, opened))
+            res = resolver(t, a, b, 1, W, own, opp, opened, spec)
+            got = res.Vf[res.cidx]
+            assert np.array_equal(got, ref.Vc)
+            assert np.array_equal(res.cont.voff, ref.voff) and np.array_equal(res.cont.side, ref.side)
+            top = top_claims(strat, make_group(a, b, 1, W), spec.A)
+            alone = AbstractResolver(own, opp, opened, W, ref, top, depth=2, iterations=15, A=5)
+            hist = (0, 3) if opened else (2,)
+            assert np.array_equal(res.strategy(hist), alone.strategy(hist))
