@@ -4,11 +4,14 @@ statistics (memory, value, exploitability and its kind)."""
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from builder import interrupt
 from builder.dudo_progress import DudoWork
+from games.dudo.search_tables import LargeSearchSpec, group_tables, searched_groups
 from games.dudo.searched import state_searched_rounds
+from games.dudo.served import SERVED_SEARCH_LARGE
 from games.dudo.solve import clear_running, solve_params
 from builder.recorded import recorded_parameters
 from games.dudo.warmup import compile_kernels
@@ -39,11 +42,20 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
     if params.search_by_round:      # rounds served by search where it lowers their exact figure
         for name, upd in state_searched_rounds(sol, params.search_by_round, params.exact_br_total).items():
             rounds[name].update(upd)
+    spec = large_search_spec(params)
+    groups = searched_groups(sol, spec) if spec else []
+    for key in groups:
+        for op, oth in {key, key[::-1]}:
+            rounds[f"{op}v{oth}"].update(served=SERVED_SEARCH_LARGE, search=spec.label())
     with StoreWriter(root, "dudo", params.variant) as writer:
         n = writer.put_many("windows", iter_rows(sol))
+        for key in groups:
+            for name, arr in group_tables(sol, spec, key, log=print):
+                writer.put_array(name, arr)
         curves = round_curves(sol)
         manifest = dict(game="dudo", variant=params.variant, parameters=recorded_parameters(params),
                         **format_fields(params), windows=n, rounds=rounds,
+                        **({"large_search": asdict(spec)} if spec else {}),
                         **({"curves": curves} if curves else {}), code_version=code_version(),
                         build_seconds=time.perf_counter() - t0)
         path = writer.publish(manifest)
@@ -52,3 +64,11 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
             p.unlink()
     clear_running(str(work))
     return path
+
+
+def large_search_spec(params: DudoParams) -> LargeSearchSpec | None:
+    """The large rounds' search settings of ``params.large_search`` (None: no round searched)."""
+    if not params.large_search:
+        return None
+    min_total, depth, iterations, claims = (int(x) for x in params.large_search)
+    return LargeSearchSpec(min_total=min_total, depth=depth, iterations=iterations, A=claims)

@@ -240,6 +240,7 @@ class Store:
         if not (self.path / "data.mdb").is_file():
             raise StoreError(f"store {self.path}: no data.mdb")
         self._dbs: dict[str, object] = {}
+        self._view_txn = None
         try:
             # map what the file holds (LMDB raises a smaller map to the data's size)
             self.env = lmdb.open(str(self.path), readonly=True, lock=False, max_dbs=MAX_DBS, subdir=True,
@@ -289,6 +290,23 @@ class Store:
             raise StoreError(f"store {self.path}: missing array {key!r}")
         return array_from_bytes(raw)
 
+    def array_view(self, key: str) -> np.ndarray:
+        """The array ``key`` read in place from the store's map (read-only, no copy: every process mapping
+        the store shares its pages), valid while the store is open."""
+        if self._view_txn is None:
+            self._view_txn = self.env.begin(db=self._db("arrays"), buffers=True)
+        buf = self._view_txn.get(key.encode())
+        if buf is None:
+            raise StoreError(f"store {self.path}: missing array {key!r}")
+        head = io.BytesIO(bytes(buf[:4096]))
+        version = np.lib.format.read_magic(head)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = read(head)
+        if fortran or dtype.hasobject:
+            raise StoreError(f"store {self.path}: array {key!r} is not a plain C-order array")
+        a = np.frombuffer(buf, dtype=dtype, count=int(np.prod(shape)), offset=head.tell()).reshape(shape)
+        return a
+
     def items(self, db: str):
         with self.env.begin(db=self._db(db)) as txn:
             yield from txn.cursor()
@@ -299,6 +317,8 @@ class Store:
             if self._refs > 0:
                 return
             Store._open.pop(self.path, None)
+        if self._view_txn is not None:
+            self._view_txn.abort()
         self.env.close()
 
 

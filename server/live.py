@@ -157,9 +157,12 @@ class _Worker:
         return self.proc.pid
 
     def rss(self) -> int:
+        """Resident memory of the worker's own (resident less file-backed and shared pages: a store's map, read in
+        place and shared by every process, is not the work's memory)."""
         try:
             with open(f"/proc/{self.proc.pid}/statm") as f:
-                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+                fields = f.read().split()
+            return (int(fields[1]) - int(fields[2])) * os.sysconf("SC_PAGE_SIZE")
         except (OSError, ValueError, IndexError):
             return 0
 

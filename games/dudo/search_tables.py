@@ -125,3 +125,37 @@ def root_tables(res: AbstractResolve) -> dict[str, np.ndarray]:
 def root_from_tables(t: dict) -> AbstractResolve:
     return AbstractResolve(t.get("root_strategy"), t["vO"], t["cfirst"], t["nch"], t["last"], -1, 0.0,
                            int(t["last"].size), 0)
+
+
+def seats(a: int, b: int):
+    """(own, opp, opened) of every requester seat of group {a, b}'s rounds."""
+    return sorted({(own, a + b - own, opened) for own in (a, b) for opened in (True, False)})
+
+
+def group_tables(sol, spec: LargeSearchSpec, key: tuple[int, int], log=None):
+    """(name, array) of group ``key``'s search tables from a solved game ``sol`` (``solve.DudoSolution``, its
+    stored quantised strategies): the leaves, then each seat's root re-solve."""
+    import time
+    a, b = key
+    g = sol.groups[key]
+    W = {r: v for r, v in sol.W.items() if sum(r) < a + b}
+    strat = np.asarray(sol.strategies[key], dtype=np.float64)
+    t0 = time.process_time()
+    t = leaf_tables(a, b, g.m, strat, W, spec.A)
+    t1 = time.process_time()
+    gk = group_key(a, b)
+    for n, arr in t.items():
+        yield f"{gk}/{n}", arr
+    for own, opp, opened in seats(a, b):
+        pol = resolver(t, a, b, g.m, W, own, opp, opened, spec)
+        root = pol.resolve((), pol.prior_req.copy())
+        for n, arr in root_tables(root).items():
+            yield f"{seat_key(own, opp, opened)}/{n}", arr
+    if log:
+        log(f"search tables of {a}v{b}: leaves {t['V'].nbytes / 1e6:.0f} MB in {t1 - t0:.1f} CPU s, root re-solves "
+            f"{time.process_time() - t1:.1f} CPU s")
+
+
+def searched_groups(sol, spec: LargeSearchSpec) -> list[tuple[int, int]]:
+    """The groups whose rounds are searched: enough dice in play, and an abstraction to search on."""
+    return [k for k in sorted(sol.groups) if sum(k) >= spec.min_total and sol.groups[k].m is not None]

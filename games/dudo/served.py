@@ -19,6 +19,10 @@ SERVED_RESOLVED = "stored rows, endgames re-solved live (the figures are of the 
 # a round answered by continual re-solving on the stored rows (``games.dudo.searched``): its figures are the
 # searched policy's, exact (``search_walk``); the stored rows' are kept beside them (``stored_*``)
 SERVED_SEARCHED = "continual re-solving on the stored rows (the figures are of the searched policy)"
+# a large round answered by depth-limited continual re-solving on the stored rows with an action abstraction
+# (``games.dudo.large_search``, its tables in the store): the stored rows' figures are kept, the searched
+# policy's are stated where measured (``served_*``)
+SERVED_SEARCH_LARGE = "depth-limited continual re-solving on the stored rows (search5)"
 
 
 def serves_search(stored_exploitability: float, searched_exploitability: float) -> bool:

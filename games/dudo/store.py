@@ -75,6 +75,10 @@ class DudoParams:
     # continual re-solving on the stored rows (``games.dudo.searched``) if the builder's exact figure of
     # it is lower than the stored rows' (``served.serves_search``); chosen by measurement (bench.dudo_walk)
     search_by_round: tuple = ()
+    # (min_total, depth, iterations, claims): the rounds with at least min_total dice in play are served by
+    # depth-limited continual re-solving on the stored rows (``search_tables``, ``large_search``), with the
+    # store holding their leaves and round-start re-solves; () = none
+    large_search: tuple = ()
 
     @property
     def budgeted(self) -> bool:
@@ -377,6 +381,10 @@ def manifest_parameters(params: DudoParams) -> dict:
             del d[k]
         else:
             d[k] = [[list(g), x] for g, x in d[k]]
+    if not d["large_search"]:
+        del d["large_search"]
+    else:
+        d["large_search"] = [int(x) for x in d["large_search"]]
     if not d["search_by_round"]:
         del d["search_by_round"]
     else:

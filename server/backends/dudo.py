@@ -19,9 +19,10 @@ from games.dudo.bound import kind_of
 from games.dudo.endgame import EndgamePolicy
 from games.dudo.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
 from games.dudo.game import round_reachable
+from games.dudo.large_search import ChainState, decisions_to_search, searched_move, spec_of
 from games.dudo.live import live_cost, solve_live
 from games.dudo.searched_store import search_seconds, searched_move_from_store, searched_rounds
-from games.dudo.served import SERVED_BOOK, SERVED_RESOLVED, SERVED_SEARCHED, served_label
+from games.dudo.served import SERVED_BOOK, SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, served_label
 from games.dudo.review import TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
@@ -48,10 +49,63 @@ PROCESS_BYTES = 300 << 20
 STRATEGY = "fsicfr"  # the one strategy a Dudo store serves
 
 
+SEARCH, ROWS = "search", "fsicfr"   # the served strategies: search on the large rounds, or the stored rows
+CHAIN_CACHE_BYTES = 512 << 20      # searched chain states kept per server process (each about 1-2 MB)
+# CPU seconds per leaf, CFR+ iteration and 252 x 252 rolls of an int8 re-solve (docs/dudo-search-serving.md
+# section 6: 1.18 s for 551 leaves and 100 iterations at 5v5)
+SECONDS_PER_LEAF_ITERATION = 2.2e-5
+
+
+def resolve_seconds(own: int, opp: int, history, spec) -> float:
+    """Modelled seconds of one searched re-solve after ``history``: its leaves (at most A own claims, then every
+    reply) times the iterations, scaled by the rolls."""
+    from games.dudo.rules import num_rolls
+    K = 6 * (own + opp)
+    last = history[-1] if history else -1
+    left = K - 1 - last
+    leaves = min(spec.A, left) * max(left - 1, 1) if history else left * max(left - 1, 1)
+    scale = num_rolls(own) * num_rolls(opp) / (252 * 252)
+    return leaves * spec.iterations * SECONDS_PER_LEAF_ITERATION * scale
+
+
+class ChainCache:
+    """Searched chain states (``large_search.ChainState.plain``) by (seat, history prefix), least recently used
+    dropped past ``max_bytes``.  A state is a function of its history, so which are kept changes no answer."""
+
+    def __init__(self, max_bytes: int):
+        import threading
+        from collections import OrderedDict
+        self.max_bytes, self.nbytes = max_bytes, 0
+        self._d: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def longest(self, seat, history):
+        """The state of the longest prefix of ``history`` held, or None."""
+        with self._lock:
+            for k in range(len(history), -1, -1):
+                got = self._d.get((seat, tuple(history[:k])))
+                if got is not None:
+                    self._d.move_to_end((seat, tuple(history[:k])))
+                    return got
+        return None
+
+    def put(self, seat, prefix, state) -> None:
+        size = ChainState.from_plain(state).nbytes
+        with self._lock:
+            key = (seat, tuple(prefix))
+            if key in self._d:
+                return
+            self._d[key] = state
+            self.nbytes += size
+            while self.nbytes > self.max_bytes and self._d:
+                _, old = self._d.popitem(last=False)
+                self.nbytes -= ChainState.from_plain(old).nbytes
+
+
 class DudoBackend:
     game = "dudo"
     live_modules = ("games.dudo.live", "games.dudo.endgame_store", "games.dudo.live_warm", "games.dudo.review",
-                    "games.dudo.searched_store")
+                    "games.dudo.searched_store", "games.dudo.large_search")
     endgame: EndgamePolicy | None = ENDGAME  # None: every decision the store holds is answered from it
 
     def __init__(self, store: Store):
@@ -73,6 +127,11 @@ class DudoBackend:
         self.searched = searched_rounds(m)
         for r in self.searched:
             self.resolved_rounds[r] = False
+        # large rounds served by search on the store's search tables (games.dudo.large_search)
+        self.large_spec = spec_of(m)
+        self.large_rounds = {tuple(int(x) for x in name.split("v")) for name, st in m["rounds"].items()
+                             if st.get("served") == SERVED_SEARCH_LARGE} if self.large_spec else set()
+        self.chains = ChainCache(CHAIN_CACHE_BYTES)
 
     def warm(self) -> None:
         pass
@@ -164,6 +223,39 @@ class DudoBackend:
             return DEGRADED
         return np.array(out[0]), np.array(out[1])
 
+    def _large_searched(self, own, opp, roll, history, opened: bool, live: LiveCall):
+        """(actions, probs) of the searched policy of a large round (``games.dudo.large_search``, in the live
+        pool, from the longest history prefix whose chain state this process holds); ``BOOK`` where the history
+        holds a claim of the requester's that the searched policy never makes (its answer there is the store's);
+        ``DEGRADED`` (the store's row) where it cannot be had in time: no live pool, no free slot or worker, the
+        deadline, or a fault. A caller gone (CANCELLED) raises."""
+        if live.pool is None:
+            return DEGRADED
+        seat = (own, opp, opened)
+        start = self.chains.longest(seat, history)
+        steps = decisions_to_search(tuple(history), opened, None if start is None else start[0])
+        seconds = steps * resolve_seconds(own, opp, history, self.large_spec)
+        cost = Cost(seconds, PROCESS_BYTES, f"{steps} depth-limited re-solve{'s' if steps != 1 else ''} of a "
+                    f"{own}v{opp} Dudo decision ({self.large_spec.label()})")
+        deadline = time.monotonic() + live.time_left() - ENDGAME_MARGIN_SECONDS
+        try:
+            out = live.submit(searched_move, str(self.store.path), own, opp, tuple(roll), tuple(history), opened,
+                              start, cost=cost, deadline=deadline, ready_only=True)
+        except Refused:
+            return DEGRADED
+        except Stopped as e:
+            if e.status == "CANCELLED":
+                raise
+            return DEGRADED
+        except LiveError as e:
+            log.warning("search failed", extra={"fields": {"variant": self.variant, "error": str(e)}})
+            return DEGRADED
+        if out is None:
+            return BOOK
+        for st in out["states"]:
+            self.chains.put(seat, tuple(history[:st[0]]), st)
+        return np.array(out["actions"]), np.array(out["probs"])
+
     def _not_resolved(self, own, opp, history, opened: bool) -> str:
         """A re-solve the server could not run: DEGRADED where it would have re-solved, else BOOK."""
         return DEGRADED if would_resolve(self.store, self.memories, own, opp, history, opened, self.endgame) else BOOK
@@ -208,9 +300,12 @@ class DudoBackend:
         need = next((d for d in range(max(own, opp), MAX_DICE + 1) if round_reachable(opener, other, d)), None)
         if need is None:
             raise BadRequest(f"no Dudo game reaches a round opened by a player with {opener} dice against {other}")
+        strategy = self.strategy_of(request.strategy)
         if need <= self.max_dice:
             spec = self.searched.get((opener, other))
-            if spec is not None:
+            if strategy == SEARCH and (opener, other) in self.large_rounds:
+                res = self._large_searched(own, opp, roll, history, bool(request.dudo.requester_opened), live)
+            elif spec is not None:
                 res = self._searched(own, opp, roll, history, bool(request.dudo.requester_opened), spec, live)
             else:
                 res = self._endgame(own, opp, roll, history, bool(request.dudo.requester_opened), live)
@@ -231,7 +326,20 @@ class DudoBackend:
         if request.want_distribution:
             order = np.argsort(-p, kind="stable")
             dist = [(action_name(actions[i], total), float(p[i])) for i in order]
-        return MoveResult(action_name(actions[k], total), float(p[k]), dist, source, "fsicfr", 0, 0, True)
+        return MoveResult(action_name(actions[k], total), float(p[k]), dist, source, strategy, 0, 0, True)
+
+    def strategy_of(self, name: str) -> str:
+        """The strategy a request names ("": the served one); BadRequest for one this store does not serve."""
+        known = self.strategies()
+        if not name:
+            return known[0]
+        if name not in known:
+            raise BadRequest(f"unknown strategy {name!r} for {self.variant} (known: {', '.join(known)})")
+        return name
+
+    def strategies(self) -> list[str]:
+        """The strategies served, the default first: ``search`` where the store has search tables."""
+        return [SEARCH, ROWS] if self.large_rounds else [ROWS]
 
     # ------------------------------------------------------------------ review
     def analyze(self, request, live: LiveCall = NO_LIVE) -> dict:
@@ -260,7 +368,15 @@ class DudoBackend:
 
     # ------------------------------------------------------------------ listing
     def variant_info(self, v) -> None:
-        v.strategies.add(name="fsicfr", description=self._description(), members=1, served_default=True)
+        if self.large_rounds:
+            v.strategies.add(name=SEARCH, description=self._search_description(), members=1, served_default=True)
+        v.strategies.add(name=ROWS, description=self._description(), members=1, served_default=not self.large_rounds)
+
+    def _search_description(self) -> str:
+        rounds = ", ".join(f"{a}v{b}" for a, b in sorted(self.large_rounds))
+        return (f"the stored rows ({ROWS}) with the rounds of {self.large_spec.min_total} or more dice in play "
+                f"({rounds}) searched at every decision: {self.large_spec.label()}; a searched move past the "
+                f"server's search slots or the caller's deadline is the stored row, marked DEGRADED")
 
     def _description(self) -> str:
         mem = ", ".join(f"{a}v{b} {'perfect' if m is None else m}" for (a, b), m in sorted(self.memories.items()))
@@ -268,7 +384,7 @@ class DudoBackend:
                 f"{mem}), every group up to {self.max_dice} dice a player; probabilities in 1/{UNIT} units")
 
     def stats(self, v) -> None:
-        v.served_strategy = "fsicfr"
+        v.served_strategy = self.strategies()[0]
         for name, st in self.manifest["rounds"].items():
             s = v.strategies.add(strategy=f"round {name}", description="opener v other dice")
             for k, val in st.items():
@@ -278,5 +394,6 @@ class DudoBackend:
                     s.figures[k] = float(val)
             s.labels["br_kind"] = kind_of(st)    # a store built before the kinds: "none" or missing
             op, oth = (int(x) for x in name.split("v"))
-            s.labels["served"] = (SERVED_SEARCHED if (op, oth) in self.searched else
+            s.labels["served"] = (SERVED_SEARCH_LARGE if (op, oth) in self.large_rounds else
+                                  SERVED_SEARCHED if (op, oth) in self.searched else
                                   SERVED_RESOLVED if self.resolves(op, oth) else SERVED_BOOK)

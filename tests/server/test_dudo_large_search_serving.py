@@ -1,0 +1,135 @@
+"""Large rounds served by search (games.dudo.large_search on the store's search tables): the server answers the
+searched policy in the live pool (LIVE), the same bits as the research path's resolver chain computed from the
+stored rows (continual.continuation_values, search5.int8_continuations, search5.AbstractResolver), whatever chain
+states the server held before; DEGRADED with the store's row without a live slot; the store's rows on request
+(strategy "fsicfr"); an unknown strategy refused."""
+import grpc
+import numpy as np
+import pytest
+
+from games.dudo.continual import continuation_values
+from games.dudo.endgame_store import resolve_from_store, stored_group
+from games.dudo.search5 import AbstractResolver, int8_continuations, top_claims
+from games.dudo.served import SERVED_SEARCH_LARGE
+from games.dudo.store import DudoParams
+from games.storage import Store
+from protos import gamestrategy_pb2 as pb
+from server.backends import dudo as dudo_backend
+from tests.server import test_dudo_endgame_serving as endgame
+from tests.server.test_dudo_endgame_serving import distribution, moves
+from tests.server.test_live_pool import ready
+from tests.server.test_live_serving import dudo_registry, served
+
+PARAMS = DudoParams(max_dice=1, iterations=60, memory=1, perfect_recall_total=0, exact_br_total=2,
+                    large_search=(2, 2, 20, 4))
+HIST = (0, 4)     # the requester opened; its second decision
+
+
+@pytest.fixture(scope="module")
+def registry(tmp_path_factory):
+    yield from dudo_registry(tmp_path_factory, PARAMS)
+
+
+def _service(registry):
+    for stub, server in served(registry, live_slots=1):
+        server.live_pool.start(1)
+        assert ready(server.live_pool, wait=900.0)
+        yield stub, server
+
+
+@pytest.fixture(scope="module")
+def service(registry):
+    yield from _service(registry)
+
+
+@pytest.fixture(scope="module")
+def no_slots(registry):
+    yield from served(registry, live_slots=0)
+
+
+def req(history, roll=(4,), seed=0, strategy=""):
+    r = endgame.req(history, roll, seed, params=PARAMS)
+    r.strategy = strategy
+    return r
+
+
+def research_policy(registry, opened, threads=1):
+    """The searched policy as the research path computes it, from the store's rows only."""
+    with registry.acquire(PARAMS.variant) as b:
+        store = Store(b.store.path)
+    g, strat, m = stored_group(store, (1, 1))
+    W = {}
+    cont = int8_continuations(continuation_values(1, 1, m, strat, W, 1, opened))
+    return AbstractResolver(1, 1, opened, W, cont, top_claims(strat, g, 4), depth=2, iterations=20, A=4,
+                            threads=threads)
+
+
+def test_a_large_round_is_answered_by_search_as_the_research_path_computes_it(service, registry):
+    stub, _ = service
+    r = stub.SampleMove(req(HIST), timeout=120)
+    assert r.source == pb.SampleMoveReply.LIVE and r.strategy == "search"
+    from games.dudo.rules import roll_index
+    P = research_policy(registry, True).strategy(HIST)
+    x = roll_index((4,))
+    want = moves([-1] + list(range(5, 12)), [P[0, x]] + [P[c - 4, x] for c in range(5, 12)])
+    assert distribution(r) == pytest.approx(want, abs=1e-12)
+    assert distribution(r) != pytest.approx(endgame.book(registry, HIST, params=PARAMS), abs=1e-3)
+
+
+def test_the_answer_does_not_depend_on_the_chain_states_held(registry):
+    """A server that answered the earlier decisions first (their chain states cached) and a fresh one answer
+    the same bits; and so does the resolver on two threads."""
+    answers = []
+    for warm in (False, True):
+        for stub, _ in _service(registry):
+            if warm:
+                stub.SampleMove(req(()), timeout=120)
+            answers.append(distribution(stub.SampleMove(req(HIST), timeout=120)))
+    assert answers[0] == answers[1]
+    assert np.array_equal(research_policy(registry, True, threads=2).strategy(HIST),
+                          research_policy(registry, True).strategy(HIST))
+
+
+def test_without_a_live_slot_the_stored_row_is_marked_degraded(no_slots, registry):
+    stub, _ = no_slots
+    r = stub.SampleMove(req(HIST), timeout=60)
+    assert r.source == pb.SampleMoveReply.DEGRADED
+    assert distribution(r) == pytest.approx(endgame.book(registry, HIST, params=PARAMS), abs=1e-12)
+
+
+def test_the_stored_rows_on_request_and_an_unknown_strategy_refused(service, registry):
+    stub, _ = service
+    r = stub.SampleMove(req(HIST, strategy="fsicfr"), timeout=60)
+    assert r.source == pb.SampleMoveReply.LIVE and r.strategy == "fsicfr"   # the rows, this endgame re-solved
+    with registry.acquire(PARAMS.variant) as b:
+        path = str(b.store.path)
+    want = resolve_from_store(path, 1, 1, (4,), HIST, True, dudo_backend.ENDGAME)
+    assert distribution(r) == pytest.approx(moves(want[0], want[1]), abs=1e-12)
+    early = stub.SampleMove(req((), strategy="fsicfr"), timeout=60)
+    assert early.source == pb.SampleMoveReply.BOOK
+    assert distribution(early) == pytest.approx(endgame.book(registry, (), params=PARAMS), abs=1e-12)
+    with pytest.raises(grpc.RpcError) as e:
+        stub.SampleMove(req(HIST, strategy="nosuch"), timeout=60)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "nosuch" in e.value.details()
+
+
+def test_a_claim_the_search_never_makes_gets_the_stored_row(service, registry):
+    """Own claims outside the searched policy's support: the policy never reaches the history; the store's row."""
+    stub, _ = service
+    pol = research_policy(registry, True)
+    P = pol.strategy(HIST)            # A = 4 claims kept after the root: the others never made
+    never = next(c for c in range(5, 11) if not P[c - 4].any())
+    hist = HIST + (never, never + 1)
+    r = stub.SampleMove(req(hist), timeout=60)
+    assert r.source == pb.SampleMoveReply.BOOK
+    assert distribution(r) == pytest.approx(endgame.book(registry, hist, params=PARAMS), abs=1e-12)
+
+
+def test_stats_label_the_searched_rounds_and_name_search_served(service):
+    stub, _ = service
+    v = stub.GetStats(pb.GetStatsRequest(variant=PARAMS.variant), timeout=30).variants[0]
+    assert v.served_strategy == "search"
+    st = {s.strategy: s for s in v.strategies}["round 1v1"]
+    assert st.labels["served"] == SERVED_SEARCH_LARGE
+    lv = stub.ListVariants(pb.ListVariantsRequest(game="dudo"), timeout=30).variants[0]
+    assert [s.name for s in lv.strategies] == ["search", "fsicfr"]
