@@ -40,13 +40,18 @@ from builder.jotto import JottoParams
 # updates at 5v4 (one pass an iteration instead of two) reached 0.2154 only at 80 iterations (116 CPU s against 98);
 # quadratic or cubic averaging and predictive CFR+ at 5v5 gained at most 0.006 at 30-40 iterations, none of them
 # the 20 iterations' worth that would pay for a change.
+# rounds of 6 or more dice in play are served by depth-2 continual re-solving with 14 own claims, 100 CFR+
+# iterations a re-solve and int8 leaves (docs/dudo-search-serving.md, sections 5-6): the setting that cuts the
+# exact figure of 1v2 / 2v1 2.1-2.7 times, about a second of CPU a 5v5 move
+LARGE_SEARCH = (6, 2, 100, 14)
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
                           iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 45), (10, 60)),
                           bound_memory=1, bound_budget=4 << 30, bound_time_budget=30.0, improve_games=30,
                           memory_by_group=(((2, 2), 4),) + tuple(((a, b), 2) for a, b in (
                               (2, 4), (1, 5), (2, 5), (3, 4), (3, 5), (4, 4), (4, 5), (5, 5))),
                           train_memory_by_group=(((2, 3), 3), ((3, 3), 3)),
-                          iterations_by_group=(((2, 3), 100), ((3, 3), 50)))
+                          iterations_by_group=(((2, 3), 100), ((3, 3), 50)),
+                          large_search=LARGE_SEARCH)
 # the real game with a memory per dice group chosen by budget (games.dudo.budget; `python -m
 # builder.dudo_report --plan full` prints the plan): at most 2.5 GiB of tables and 900 s of modelled
 # training (one core, at the iteration cap) per group, so perfect recall at 1v1 and 1v2, m = 5 at 2v2,
@@ -102,7 +107,8 @@ DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_
                        stop_rel=0.1, bound_memory=1, bound_budget=7 << 29, bound_time_budget=120.0,
                        improve_games=100,
                        iterations_by_total=((2, 8000), (3, 400), (4, 1000), (5, 400), (6, 300), (7, 200), (8, 200),
-                                            (9, 150), (10, 288)))
+                                            (9, 150), (10, 288)),
+                       large_search=LARGE_SEARCH)
 
 # Ganzfried's Table 1 iteration counts for the full fictitious-play baseline. The rollout guesser runs
 # in the full profile only (issue 13, measured in the same load): its double-oracle columns made the

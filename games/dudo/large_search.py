@@ -121,6 +121,17 @@ def _target(res: AbstractResolve, claims) -> np.ndarray:
         raise OffPolicy(str(e)) from None
 
 
+def searched_strategy(store_path: str, own: int, opp: int, history, opened: bool) -> np.ndarray | None:
+    """P[slot, roll] of the searched policy after ``history`` (slot 0 Dudo, slot j claim last + j), from the
+    round's root; None off the policy's support (``searched_move``'s None).  The measurement's view of the
+    policy ``searched_move`` serves."""
+    pol, root = _seat(store_path, own, opp, opened)
+    try:
+        return chain(pol, root, tuple(int(c) for c in history), None)[-1].res.root_strategy
+    except OffPolicy:
+        return None
+
+
 def searched_move(store_path: str, own: int, opp: int, roll: tuple, history: tuple, opened: bool, start=None):
     """``{"actions", "probs", "states"}`` of the searched policy at the requester's decision after ``history``
     (actions: claim strengths, -1 Dudo, every legal one as the store's rows list them); ``start``: a
@@ -128,11 +139,12 @@ def searched_move(store_path: str, own: int, opp: int, roll: tuple, history: tup
     the history holds a claim of the requester's that the policy never makes (its answer there is the store's)."""
     pol, root = _seat(store_path, own, opp, opened)
     history = tuple(int(c) for c in history)
+    first = None if start is None else ChainState.from_plain(start)
     try:
-        states = chain(pol, root, history, None if start is None else ChainState.from_plain(start))
+        states = chain(pol, root, history, first)
     except OffPolicy:
         return None
-    P = states[-1].res.root_strategy
+    P = (states[-1] if states else first).res.root_strategy
     x = roll_index(tuple(sorted(roll)))
     last = history[-1] if history else -1
     K = 6 * (own + opp)

@@ -7,6 +7,9 @@ rounds get their endgames re-solved (``resolves_round``) is decided here, and re
 manifest (``served_label``) by the builder."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import numpy as np
 
 from .bound import EXACT
@@ -46,7 +49,41 @@ def served_label(kind: str) -> str:
     return SERVED_RESOLVED if resolves_round(kind) else SERVED_BOOK
 
 
-def served_policy(stored, blueprint, W, endgame: EndgamePolicy | None, rounds=None, searched=None):
+# what answers one decision of the served policy (``decide``)
+BOOK, ENDGAME, SEARCH_EXACT, SEARCH_LARGE = "book", "endgame", "searched", "search"
+SEARCH, ROWS = "search", "fsicfr"   # the strategies a Dudo store serves: search on its large rounds, or its rows
+
+
+@dataclass(frozen=True)
+class ServedRounds:
+    """What a store's strategies do round by round: ``large`` the rounds searched on its tables (strategy
+    ``search``), ``exact_searched`` those served by continual re-solving (any strategy), ``resolves(opener,
+    other)`` whether a round's endgames are re-solved, ``endgame`` how (None: never)."""
+    large: frozenset = frozenset()
+    exact_searched: frozenset = frozenset()
+    resolves: Callable[[int, int], bool] = lambda opener, other: True
+    endgame: EndgamePolicy | None = None
+
+
+def decide(served: ServedRounds, strategy: str, own: int, opp: int, history, opened: bool) -> str:
+    """The served policy's source at the requester's decision (``own`` dice against ``opp``; ``opened``: it
+    opened the round) after the round's claims ``history``: ``SEARCH_LARGE``, ``SEARCH_EXACT``, ``ENDGAME``
+    (a re-solve of the rest of the round) or ``BOOK`` (the store's row).  The server's backend runs what this
+    names in its live pool; the measurement (``served_policy``) runs the same functions in-process."""
+    rnd = (own, opp) if opened else (opp, own)
+    if strategy == SEARCH and rnd in served.large:
+        return SEARCH_LARGE
+    if rnd in served.exact_searched:
+        return SEARCH_EXACT
+    if served.endgame is None or not served.resolves(*rnd):
+        return BOOK
+    if endgame_root(list(history), served.endgame.remaining_limit(own, opp), 6 * (own + opp)) is None:
+        return BOOK
+    return ENDGAME
+
+
+def served_policy(stored, blueprint, W, endgame: EndgamePolicy | None, rounds=None, searched=None, large=None,
+                  strategy: str = SEARCH):
     """``policy(own, opp, history) -> P[slot, roll]`` as served: ``stored`` is the store's rows as a
     policy (``exact_check.stored_policy``), ``blueprint`` the same rows as an endgame blueprint
     (``endgame_store.store_blueprint``, or ``endgame.SolutionBlueprint`` of the same quantised strategy),
@@ -54,23 +91,25 @@ def served_policy(stored, blueprint, W, endgame: EndgamePolicy | None, rounds=No
     policy (None: never re-solved); ``rounds``: a predicate ``(opener, other) -> bool`` of the rounds
     whose endgames are re-solved (default all).  Each endgame is re-solved once per requester seat.
     ``searched``: {(opener, other): policy} of the rounds served by search (``searched_store.searched_strategy``
-    of the store, as ``lambda own, opp, hist: ...``), answered by it whatever the rest says."""
+    of the store, as ``lambda own, opp, hist: ...``), answered by it whatever the rest says; ``large``: the same
+    for the large rounds searched on the store's tables (``large_search.searched_strategy``), answered by them
+    under ``strategy`` ``SEARCH``.  Each decision's source is ``decide``'s, as the server's."""
     solved = {}
+    served = ServedRounds(large=frozenset(large or ()), exact_searched=frozenset(searched or ()),
+                          resolves=rounds or (lambda opener, other: True), endgame=endgame)
 
     def policy(own, opp, hist):
-        opened = len(hist) % 2 == 0
-        rnd = (own, opp) if opened else (opp, own)
-        if searched and rnd in searched:
-            return searched[rnd](own, opp, hist)
-        if endgame is None:
-            return stored(own, opp, hist)
         opened = len(hist) % 2 == 0          # the mover made the round's first claim
-        if rounds is not None and not rounds(*((own, opp) if opened else (opp, own))):
+        kind = decide(served, strategy, own, opp, hist, opened)
+        if kind == SEARCH_LARGE:      # None off the searched policy's support: the store's row, as served
+            P = large[(own, opp) if opened else (opp, own)](own, opp, hist)
+            return stored(own, opp, hist) if P is None else P
+        if kind == SEARCH_EXACT:
+            return searched[(own, opp) if opened else (opp, own)](own, opp, hist)
+        if kind == BOOK:
             return stored(own, opp, hist)
         K = 6 * (own + opp)
         k0 = endgame_root(list(hist), endgame.remaining_limit(own, opp), K)
-        if k0 is None:
-            return stored(own, opp, hist)
         key = (own, opp, hist[:k0], opened)
         if key not in solved:
             solved[key] = resolve_endgame(blueprint, own, opp, hist[:k0], opened, W, endgame)

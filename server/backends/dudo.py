@@ -22,7 +22,8 @@ from games.dudo.game import round_reachable
 from games.dudo.large_search import ChainState, decisions_to_search, searched_move, spec_of
 from games.dudo.live import live_cost, solve_live
 from games.dudo.searched_store import search_seconds, searched_move_from_store, searched_rounds
-from games.dudo.served import SERVED_BOOK, SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, served_label
+from games.dudo.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
+                               SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, ServedRounds, decide, served_label)
 from games.dudo.review import TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
@@ -49,7 +50,6 @@ PROCESS_BYTES = 300 << 20
 STRATEGY = "fsicfr"  # the one strategy a Dudo store serves
 
 
-SEARCH, ROWS = "search", "fsicfr"   # the served strategies: search on the large rounds, or the stored rows
 CHAIN_CACHE_BYTES = 512 << 20      # searched chain states kept per server process (each about 1-2 MB)
 # CPU seconds per leaf, CFR+ iteration and 252 x 252 rolls of an int8 re-solve (docs/dudo-search-serving.md
 # section 6: 1.18 s for 551 leaves and 100 iterations at 5v5)
@@ -162,19 +162,17 @@ class DudoBackend:
         return read_row(self.store, self.memories, own, opp, roll, history)
 
     def _endgame(self, own, opp, roll, history, opened: bool, live: LiveCall):
-        """(actions, probs) of this decision re-solved with perfect recall in the live pool; ``BOOK`` where the
-        policy answers from the store (no live pool: not a server; a round served from the store; not in an
-        endgame; the store's strategy reaches it too rarely to re-solve); ``DEGRADED`` where the policy
+        """(actions, probs) of an endgame decision (``decide``) re-solved with perfect recall in the live pool;
+        ``BOOK`` where the policy answers from the store (no live pool: not a server; the store's strategy
+        reaches it too rarely to re-solve); ``DEGRADED`` where the policy
         re-solves it but the server could not: the re-solve cannot end ``ENDGAME_MARGIN_SECONDS`` before the
         deadline (refused at once, or stopped), the pool refuses it (slots, caps, no worker ready: starting
         one would take the caller's time) or it failed. A caller gone (CANCELLED) raises."""
         policy = self.endgame
-        if policy is None or live.pool is None:
-            return BOOK
-        if not self.resolves(*((own, opp) if opened else (opp, own))):
+        if live.pool is None:
             return BOOK
         est = resolve_cost(own, opp, history, policy)
-        if est is None:
+        if est is None:      # not an endgame (``decide`` does not send one here)
             return BOOK
         remaining, seconds, nbytes = est
         deadline = time.monotonic() + live.time_left() - ENDGAME_MARGIN_SECONDS
@@ -260,6 +258,10 @@ class DudoBackend:
         """A re-solve the server could not run: DEGRADED where it would have re-solved, else BOOK."""
         return DEGRADED if would_resolve(self.store, self.memories, own, opp, history, opened, self.endgame) else BOOK
 
+    def served(self) -> ServedRounds:
+        """What this store's strategies do round by round (``games.dudo.served.decide`` takes it)."""
+        return ServedRounds(frozenset(self.large_rounds), frozenset(self.searched), self.resolves, self.endgame)
+
     def resolves(self, opener: int, other: int) -> bool:
         """Whether the round opened by ``opener`` dice against ``other`` gets its endgames re-solved."""
         return self.resolved_rounds.get((opener, other), True)
@@ -301,14 +303,17 @@ class DudoBackend:
         if need is None:
             raise BadRequest(f"no Dudo game reaches a round opened by a player with {opener} dice against {other}")
         strategy = self.strategy_of(request.strategy)
+        opened = bool(request.dudo.requester_opened)
         if need <= self.max_dice:
-            spec = self.searched.get((opener, other))
-            if strategy == SEARCH and (opener, other) in self.large_rounds:
-                res = self._large_searched(own, opp, roll, history, bool(request.dudo.requester_opened), live)
-            elif spec is not None:
-                res = self._searched(own, opp, roll, history, bool(request.dudo.requester_opened), spec, live)
+            kind = decide(self.served(), strategy, own, opp, history, opened)
+            if kind == SEARCH_LARGE:
+                res = self._large_searched(own, opp, roll, history, opened, live)
+            elif kind == SEARCH_EXACT:
+                res = self._searched(own, opp, roll, history, opened, self.searched[(opener, other)], live)
+            elif kind == ENDGAME_SOURCE:
+                res = self._endgame(own, opp, roll, history, opened, live)
             else:
-                res = self._endgame(own, opp, roll, history, bool(request.dudo.requester_opened), live)
+                res = BOOK
             if isinstance(res, str):    # BOOK by policy, or DEGRADED: the policy's live answer could not be had
                 actions, probs = self._row(own, opp, roll, history)  # exact units / UNIT
                 source = res

@@ -74,6 +74,7 @@ def test_a_large_round_is_answered_by_search_as_the_research_path_computes_it(se
     want = moves([-1] + list(range(5, 12)), [P[0, x]] + [P[c - 4, x] for c in range(5, 12)])
     assert distribution(r) == pytest.approx(want, abs=1e-12)
     assert distribution(r) != pytest.approx(endgame.book(registry, HIST, params=PARAMS), abs=1e-3)
+    assert stub.SampleMove(req(HIST), timeout=120) == r      # again, from the chain state held
 
 
 def test_the_answer_does_not_depend_on_the_chain_states_held(registry):
@@ -133,3 +134,34 @@ def test_stats_label_the_searched_rounds_and_name_search_served(service):
     assert st.labels["served"] == SERVED_SEARCH_LARGE
     lv = stub.ListVariants(pb.ListVariantsRequest(game="dudo"), timeout=30).variants[0]
     assert [s.name for s in lv.strategies] == ["search", "fsicfr"]
+
+
+def test_the_measured_policy_is_the_served_one(service, registry):
+    """served.served_policy (what the figures measure) answers each decision as the server does: the same
+    dispatch (served.decide) and the same task functions."""
+    from games.dudo import exact_check as xc
+    from games.dudo.endgame_store import store_blueprint, store_W
+    from games.dudo.infoset import history_window
+    from games.dudo.large_search import searched_strategy
+    from games.dudo.rules import roll_index
+    from games.dudo.served import served_policy
+    from games.dudo.store import store_memories
+    stub, _ = service
+    with registry.acquire(PARAMS.variant) as b:
+        store, path, backend = b.store, str(b.store.path), b
+        stored = xc.stored_policy(lambda key: store.get("windows", key), store_memories(store.manifest),
+                                  history_window)
+        pol = served_policy(stored, store_blueprint(store), store_W(store.manifest), backend.endgame,
+                            rounds=backend.resolves, large={r: (lambda o, p, h: searched_strategy(path, o, p, h, len(h) % 2 == 0))
+                                   for r in backend.large_rounds})
+    for hist in [(), (0, 4), (2,), (1, 6, 8)]:
+        opened = len(hist) % 2 == 0
+        r = stub.SampleMove(req(hist), timeout=120)
+        on_policy = searched_strategy(path, 1, 1, hist, opened) is not None
+        assert r.source == (pb.SampleMoveReply.LIVE if on_policy else pb.SampleMoveReply.BOOK)
+        P = pol(1, 1, hist)
+        x = roll_index((4,))
+        last = hist[-1] if hist else -1
+        acts = ([-1] if hist else []) + list(range(last + 1, 12))
+        want = moves(acts, [P[0 if a < 0 else a - last, x] for a in acts])
+        assert distribution(r) == pytest.approx(want, abs=1e-12), hist
