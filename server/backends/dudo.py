@@ -47,7 +47,6 @@ MAX_REVIEW_ROUNDS = 64
 # a reviewed decision's estimate (every action's rest of the round valued; bench/review.py measures it)
 REVIEW_SECONDS = 0.05
 PROCESS_BYTES = 300 << 20
-STRATEGY = "fsicfr"  # the one strategy a Dudo store serves
 
 
 CHAIN_CACHE_BYTES = 512 << 20      # searched chain states kept per server process (each about 1-2 MB)
@@ -295,14 +294,12 @@ class DudoBackend:
     def sample(self, request, deadline: float | None, live: LiveCall = NO_LIVE) -> MoveResult:
         if request.WhichOneof("state") != "dudo":
             raise BadRequest(f"{self.variant} is a Dudo variant: set `dudo` in the request")
-        if request.strategy not in ("", STRATEGY):
-            raise BadRequest(f"unknown strategy {quote(request.strategy)} for {self.variant} (known: {STRATEGY})")
+        strategy = self.strategy_of(request.strategy)
         own, opp, roll, history = self.parse(request.dudo)
         opener, other = (own, opp) if request.dudo.requester_opened else (opp, own)
         need = next((d for d in range(max(own, opp), MAX_DICE + 1) if round_reachable(opener, other, d)), None)
         if need is None:
             raise BadRequest(f"no Dudo game reaches a round opened by a player with {opener} dice against {other}")
-        strategy = self.strategy_of(request.strategy)
         opened = bool(request.dudo.requester_opened)
         if need <= self.max_dice:
             kind = decide(self.served(), strategy, own, opp, history, opened)
@@ -339,7 +336,7 @@ class DudoBackend:
         if not name:
             return known[0]
         if name not in known:
-            raise BadRequest(f"unknown strategy {name!r} for {self.variant} (known: {', '.join(known)})")
+            raise BadRequest(f"unknown strategy {quote(name)} for {self.variant} (known: {', '.join(known)})")
         return name
 
     def strategies(self) -> list[str]:
@@ -350,8 +347,9 @@ class DudoBackend:
     def analyze(self, request, live: LiveCall = NO_LIVE) -> dict:
         """AnalyzeGame: the transcript checked here (BadRequest naming the first bad move), the review
         (``games.dudo.review``) run in the live pool."""
-        if request.strategy not in ("", STRATEGY):
-            raise BadRequest(f"unknown strategy {quote(request.strategy)} for {self.variant} (known: {STRATEGY})")
+        if request.strategy not in ("", ROWS, SEARCH):
+            raise BadRequest(f"unknown strategy {quote(request.strategy)} for {self.variant} (known: "
+                             f"{', '.join(self.strategies())})")
         if request.HasField("jotto") or not request.dudo:
             raise BadRequest(f"{self.variant} is a Dudo variant: give the game's rounds in `dudo`")
         if len(request.dudo) > MAX_REVIEW_ROUNDS:
