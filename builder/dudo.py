@@ -46,7 +46,8 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
     groups = searched_groups(sol, spec) if spec else []
     for key in groups:
         for op, oth in {key, key[::-1]}:
-            rounds[f"{op}v{oth}"].update(served=SERVED_SEARCH_LARGE, search=spec.label())
+            if f"{op}v{oth}" in rounds:       # a round the game reaches
+                rounds[f"{op}v{oth}"].update(served=SERVED_SEARCH_LARGE, search=spec.label())
     with StoreWriter(root, "dudo", params.variant) as writer:
         n = writer.put_many("windows", iter_rows(sol))
         for key in groups:

@@ -104,7 +104,8 @@ def default_service(tmp_path_factory):
             # the default's name and dice with budgets that fit nothing: m = 1 everywhere, one iteration
             build_dudo_store(replace(params, iterations=1, iterations_by_total=(), exact_br_total=0, memory_budget=1,
                                      time_budget=1e-9, bound_memory=0, memory_by_group=(),
-                                     train_memory_by_group=()), root)
+                                     train_memory_by_group=(), large_search=params.large_search[:2] + (2,)
+                                     + params.large_search[3:]), root)
         elif isinstance(params, GuessWhoParams):
             build_guesswho_store(GuessWhoParams(params.n, budget=2000), root)
         elif isinstance(params, HangmanParams):
