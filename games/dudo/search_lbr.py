@@ -80,20 +80,49 @@ class Sampled:
     values: np.ndarray  # per round (win probability), for paired differences
 
 
+def rows_action_values(t: ResponderTables, x: int, w: int, L: int, post: np.ndarray) -> np.ndarray:
+    """The responder's values (+-1 units) of its actions at window ``w`` after last claim ``L`` (-1: none), holding
+    roll ``x``, the fixed player's roll with posterior ``post``: Dudo exactly, a claim by the value matrix of the
+    memory-m' best response to the stored rows below it (slot 0 Dudo, -inf where it is not an action)."""
+    gs = t.gs
+    nr, nf = int(gs.ns[t.s_resp]), int(gs.ns[t.s_fix])
+    Q = np.full(gs.K - L, -np.inf)
+    if L >= 0:
+        Q[0] = post @ challenge_payoffs(t, 2 * t.T_resp - 1, L, x)
+    V = t.solver.V
+    vf = int(t.solver.voff[t.s_fix])
+    for j in range(1, Q.size):
+        vb = vf + int(gs.child[gs.act_off[w] + j]) * (nf * nr) + x * nf
+        Q[j] = -(post @ V[vb:vb + nf])
+    return Q
+
+
+def challenge_payoffs(t: ResponderTables, U: np.ndarray, L: int, x: int) -> np.ndarray:
+    """The responder's payoff per fixed roll when claim ``L`` is challenged; ``U``: +-1 unit tables of the
+    challenger (``2 * t.T_resp - 1``: the responder challenges, ``2 * t.T_fix - 1``: the fixed player does)."""
+    gs = t.gs
+    r = gs.claim_r[L] - 1
+    return U[L, gs.rc[t.s_resp][x, r] + gs.rc[t.s_fix][:int(gs.ns[t.s_fix]), r]]
+
+
+def rows_choice(t: ResponderTables):
+    """``choose(x, hist, w, L, post) -> slot``: this module's responder (argmax of ``rows_action_values``)."""
+    return lambda x, hist, w, L, post: int(np.argmax(rows_action_values(t, x, w, L, post)))
+
+
 def sample_response(t: ResponderTables, policy, resp_is_opener: bool, games: int, seed: int = 0,
-                    log_every: int = 0, log=print) -> Sampled:
+                    log_every: int = 0, log=print, choose=None) -> Sampled:
     """The responder of ``t`` (one seat) against ``policy`` (the fixed player's P[slot, roll] at each of
-    its histories, in the rolls of ``t``'s fixed side), ``games`` sampled rounds."""
+    its histories, in the rolls of ``t``'s fixed side), ``games`` sampled rounds.  ``choose(x, hist, w, L,
+    post) -> slot``: the responder's choice, a function of what it observes (default ``rows_choice``)."""
     if games < 2:
         raise ValueError("games must be at least 2 (the standard error needs two)")
+    choose = rows_choice(t) if choose is None else choose
     gs = t.gs
     K = gs.K
     nr, nf = int(gs.ns[t.s_resp]), int(gs.ns[t.s_fix])
     pr = gs.probs[t.s_resp, :nr] / gs.probs[t.s_resp, :nr].sum()
     pf = gs.probs[t.s_fix, :nf] / gs.probs[t.s_fix, :nf].sum()
-    rc_r, rc_f = gs.rc[t.s_resp], gs.rc[t.s_fix]
-    V = t.solver.V
-    vf = int(t.solver.voff[t.s_fix])
     Ur = 2 * t.T_resp - 1
     Uf = 2 * t.T_fix - 1        # the responder's payoff when the fixed player challenges
     vals = np.empty(games)
@@ -105,17 +134,9 @@ def sample_response(t: ResponderTables, policy, resp_is_opener: bool, games: int
         w, L, k = 0, -1, 0
         while True:
             if (k % 2 == 0) == resp_is_opener:
-                na = K - L
-                Q = np.full(na, -np.inf)
-                if L >= 0:
-                    r = gs.claim_r[L] - 1
-                    Q[0] = post @ Ur[L, rc_r[x, r] + rc_f[:nf, r]]
-                for j in range(1, na):
-                    vb = vf + int(gs.child[gs.act_off[w] + j]) * (nf * nr) + x * nf
-                    Q[j] = -(post @ V[vb:vb + nf])
-                j = int(np.argmax(Q))
+                j = choose(x, tuple(hist), w, L, post)
                 if j == 0:
-                    u = Q[0]
+                    u = post @ challenge_payoffs(t, Ur, L, x)
                     break
             else:
                 P = np.asarray(policy(tuple(hist)))
@@ -127,8 +148,7 @@ def sample_response(t: ResponderTables, policy, resp_is_opener: bool, games: int
                 post = post * P[j]
                 post = post / post.sum()
                 if j == 0:
-                    r = gs.claim_r[L] - 1
-                    u = post @ Uf[L, rc_r[x, r] + rc_f[:nf, r]]
+                    u = post @ challenge_payoffs(t, Uf, L, x)
                     break
             w = int(gs.child[gs.act_off[w] + j])
             L += j
@@ -138,3 +158,35 @@ def sample_response(t: ResponderTables, policy, resp_is_opener: bool, games: int
         if log_every and (gi + 1) % log_every == 0:
             log(f"    {gi + 1} rounds: {vals[:gi + 1].mean():.4f} +- {vals[:gi + 1].std(ddof=1) / np.sqrt(gi + 1):.4f}")
     return Sampled(float(vals.mean()), float(vals.std(ddof=1) / np.sqrt(games)), games, vals)
+
+
+def strategy_value(t: ResponderTables, policy, resp_is_opener: bool, choose=None) -> float:
+    """The responder's game-winning probability against ``policy`` exactly (what ``sample_response`` estimates):
+    every roll of the responder and every reply of the policy enumerated, the responder's one action per
+    (roll, history) by ``choose`` (default ``rows_choice``).  Feasible where the policy's support is small (the
+    exact rounds); histories the policy reaches with probability 0 are not visited."""
+    choose = rows_choice(t) if choose is None else choose
+    gs = t.gs
+    nr, nf = int(gs.ns[t.s_resp]), int(gs.ns[t.s_fix])
+    pr = gs.probs[t.s_resp, :nr] / gs.probs[t.s_resp, :nr].sum()
+    pf = gs.probs[t.s_fix, :nf] / gs.probs[t.s_fix, :nf].sum()
+    Ur = 2 * t.T_resp - 1
+    Uf = 2 * t.T_fix - 1
+
+    def value(x, hist, w, L, post):
+        """The responder's value (+-1 units) from its turn or the policy's after ``hist``."""
+        if (len(hist) % 2 == 0) == resp_is_opener:
+            j = choose(x, hist, w, L, post)
+            if j == 0:
+                return float(post @ challenge_payoffs(t, Ur, L, x))
+            return value(x, hist + (L + j,), int(gs.child[gs.act_off[w] + j]), L + j, post)
+        joint = np.asarray(policy(hist)) * post          # [reply, fixed roll]
+        v = float(joint[0] @ challenge_payoffs(t, Uf, L, x)) if L >= 0 else 0.0
+        for b in range(1, gs.K - L):
+            q = joint[b].sum()
+            if q > 0:
+                v += q * value(x, hist + (L + b,), int(gs.child[gs.act_off[w] + b]), L + b, joint[b] / q)
+        return v
+
+    u = sum(pr[x] * value(x, (), 0, -1, pf.copy()) for x in range(nr))
+    return 0.5 * (1 + u)

@@ -1,0 +1,103 @@
+"""The responder against search, validated where the searched policy's exact exploitability is known.
+
+    NUMBA_NUM_THREADS=1 nice -n 10 .venv/bin/python -m bench.dudo_responder validate [--group 1v2]
+        [--blueprint 2:200] [--A 6] [--iterations 100] [--widths 2,4,8] [--width 4] [--games 20000]
+
+On the group's rounds (both orders), against the searched policy (``search5.AbstractResolver`` chained:
+depth 2, ``--A`` own claims, ``--iterations`` CFR+ iterations a re-solve, int8 leaves, max-margin gadget) on a
+blueprint trained here, and against the blueprint's stored rows: the exact best-response figure (both seats
+summed, win probability: ``continual.seat_best_response`` / ``exploit.best_response_value``), then each
+responder's own figure computed exactly (``search_lbr.strategy_value``: every roll and every reply of the
+policy enumerated; no sampling error) and its share of the exact one: the rows' responder (``search_lbr``)
+and the lookahead responder (``search_lookahead``, depth 1) at each of ``--widths``; last, the sampled figure
+``search_respond.respond`` states (width ``--width``, ``--games`` a seat, mean +- standard error).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from games.dudo.continual import continuation_values, seat_best_response
+from games.dudo.exploit import best_response_value
+from games.dudo.lbr import responder_tables
+from games.dudo.search5 import AbstractResolver, int8_continuations, top_claims
+from games.dudo.search_lbr import SearchedPolicy, rows_choice, stored_policy, strategy_value
+from games.dudo.search_lookahead import LookaheadChooser
+from games.dudo.search_respond import respond
+
+from .dudo_design import continuations, train
+from .endgame import payoff_tables
+
+
+def validate(a, b, m, its, A, iterations, widths, width, games, seed=0, m_resp=2, log=print):
+    W, bo, bn = continuations(a + b, log=lambda *x: None)
+    g, st, _ = train(a, b, m, its, W)
+    top = top_claims(st, g, A)
+    log(f"blueprint memory {m}, {its} CFR+ iterations; search: depth 2, A = {A}, {iterations} iterations a re-solve, "
+        f"int8 leaves, max-margin gadget; responders' leaves: the memory-{m_resp} best response to the rows")
+    log("| round | policy | exact | responder | its figure (exact) | share | CPU s |\n|---|---|---|---|---|---|---|")
+    for op, oth in sorted({(a, b), (b, a)}):
+        policies, exact = {}, {"search": [], "rows": []}
+        for resp_opens in (True, False):
+            own, opp = (oth, op) if resp_opens else (op, oth)   # the policy's dice first
+            cont = int8_continuations(continuation_values(a, b, m, st, W, own, not resp_opens))
+            resolver = AbstractResolver(own, opp, not resp_opens, W, cont, top, depth=2, iterations=iterations,
+                                        gadget="maxmargin", A=A, near=1)
+            exact["search"].append(seat_best_response(resolver, payoff_tables(own, opp, W, bo, bn)))
+            exact["rows"].append(best_response_value(g, st, op, resp_opens, bo, bn))
+            policies[resp_opens] = {
+                "search": SearchedPolicy(AbstractResolver(own, opp, not resp_opens, W, cont, top, depth=2,
+                                                          iterations=iterations, gadget="maxmargin", A=A, near=1)),
+                "rows": stored_policy(g, st, 0 if g.nsides == 1 else g.dice.index(own))}
+        responders = [("rows' best response (search_lbr)", None)] + [
+            (LookaheadChooser.name_of(1, w), w) for w in widths]
+        for kind in ("search", "rows"):
+            ex = sum(exact[kind]) - 1
+            for name, w in responders:
+                c0 = time.process_time()
+                total = -1.0
+                for resp_opens in (True, False):
+                    t = responder_tables(g, st, op, resp_opens, m_resp, W, bo, bn, 5)
+                    pol = policies[resp_opens][kind]
+                    choose = rows_choice(t) if w is None else LookaheadChooser(t, pol, depth=1, width=w)
+                    total += strategy_value(t, pol, resp_opens, choose)
+                log(f"| {op}v{oth} | {kind} | {ex:.5f} | {name} | {total:.5f} | {total / ex:.3f} | "
+                    f"{time.process_time() - c0:.0f} |")
+            c0 = time.process_time()
+            r = respond(lambda resp_opens: policies[resp_opens][kind], (op, oth), g, st, W, bo, bn, 5, games, seed,
+                        m_resp=m_resp, width=width)
+            log(f"| {op}v{oth} | {kind} | {ex:.5f} | {r['responder']}, sampled ({games} games a seat, seed {seed}) | "
+                f"{r['value']:.5f} +- {r['stderr']:.5f} | {r['value'] / ex:.3f} +- {r['stderr'] / ex:.3f} | "
+                f"{time.process_time() - c0:.0f} |")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=("validate",))
+    ap.add_argument("--group", default="1v2")
+    ap.add_argument("--blueprint", default="2:200", help="memory:CFR+ iterations")
+    ap.add_argument("--A", type=int, default=6)
+    ap.add_argument("--iterations", type=int, default=100)
+    ap.add_argument("--widths", default="2,4,8", help="lookahead widths computed exactly, by commas")
+    ap.add_argument("--width", type=int, default=4, help="the sampled responder's width")
+    ap.add_argument("--games", type=int, default=20000, help="sampled rounds a seat")
+    ap.add_argument("--seed", type=int, default=0)
+    t = ap.parse_args(argv)
+    try:
+        a, b = (int(x) for x in t.group.split("v"))
+        m, its = (int(x) for x in t.blueprint.split(":"))
+        widths = tuple(int(x) for x in t.widths.split(","))
+    except ValueError:
+        ap.error(f"--group {t.group} / --blueprint {t.blueprint} / --widths {t.widths}: e.g. 1v2, 2:200, 2,4,8")
+    if min(a, b) < 1 or a + b > 3:
+        ap.error(f"--group {t.group}: the exact walk runs on 1v1 and 1v2 (minutes); larger rounds take hours")
+    if t.games < 2 or t.width < 1 or min(widths) < 1:
+        ap.error("--games needs at least 2, --width and --widths at least 1")
+    validate(a, b, m, its, t.A, t.iterations, widths, t.width, t.games, t.seed,
+             log=lambda r: print(r, flush=True))
+
+
+if __name__ == "__main__":
+    main()
