@@ -55,7 +55,7 @@ from multiprocessing import spawn
 log = logging.getLogger("gamestrategy.server.live")
 
 POLL_SECONDS = 0.02  # how often a waiting call checks its caller (cancellation) and the worker's memory
-DEFAULT_SLOTS = 1  # live computations at once per server process
+DEFAULT_SLOTS = 2  # live computations at once per server process (two searched Dudo games at once)
 DEFAULT_SECONDS = 10.0  # a call without a deadline may wait this long for live work
 MAX_SECONDS = 60.0  # no live computation is admitted with a larger estimate
 MAX_BYTES = 2 << 30  # nor with a larger memory estimate; a worker past it is killed

@@ -163,7 +163,7 @@ def start_listening(server, http, registry) -> None:
     if http is not None:
         http.start()
     if any(getattr(b, "live_modules", ()) for b in registry.backends.values()):
-        server.live_pool.start(1)  # a live worker ready before the first live call (in the background)
+        server.live_pool.start(max(server.live_pool.slots, 1))  # a worker a slot ready before the first live calls
 
 
 def wait_for_stop(received: list[int], stop: threading.Event, wake: threading.Event) -> None:

@@ -238,7 +238,9 @@ class DudoBackend:
         try:
             out = live.submit(searched_move, str(self.store.path), own, opp, tuple(roll), tuple(history), opened,
                               start, cost=cost, deadline=deadline, ready_only=True)
-        except Refused:
+        except Refused as e:
+            log.info("search refused", extra={"fields": {"variant": self.variant, "status": e.status,
+                                                         "reason": str(e)[:200]}})
             return DEGRADED
         except Stopped as e:
             if e.status == "CANCELLED":
