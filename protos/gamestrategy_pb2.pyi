@@ -208,7 +208,7 @@ class GetStatsRequest(_message.Message):
     def __init__(self, variant: _Optional[str] = ...) -> None: ...
 
 class StrategyStats(_message.Message):
-    __slots__ = ("strategy", "description", "figures", "labels")
+    __slots__ = ("strategy", "description", "figures", "labels", "headline", "headline_kind", "units")
     class FiguresEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -223,15 +223,28 @@ class StrategyStats(_message.Message):
         key: str
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class UnitsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     STRATEGY_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     FIGURES_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
+    HEADLINE_FIELD_NUMBER: _ClassVar[int]
+    HEADLINE_KIND_FIELD_NUMBER: _ClassVar[int]
+    UNITS_FIELD_NUMBER: _ClassVar[int]
     strategy: str
     description: str
     figures: _containers.ScalarMap[str, float]
     labels: _containers.ScalarMap[str, str]
-    def __init__(self, strategy: _Optional[str] = ..., description: _Optional[str] = ..., figures: _Optional[_Mapping[str, float]] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    headline: str
+    headline_kind: str
+    units: _containers.ScalarMap[str, str]
+    def __init__(self, strategy: _Optional[str] = ..., description: _Optional[str] = ..., figures: _Optional[_Mapping[str, float]] = ..., labels: _Optional[_Mapping[str, str]] = ..., headline: _Optional[str] = ..., headline_kind: _Optional[str] = ..., units: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class VariantStats(_message.Message):
     __slots__ = ("variant", "store_version", "served_strategy", "words", "dictionary_sha256", "code_version", "build_time", "strategies")

@@ -7,6 +7,7 @@ from games.guesswho import game as gw
 from games.guesswho.store import BID_OPTIMAL, WIN_OPTIMAL, GuessWhoManifest
 from games.storage import Store, StoreError, check_manifest
 from server.backends import BadRequest, MoveResult, quote
+from server.backends import figures
 
 DESCRIPTIONS = {
     "optimal": "exact optimum by DP over (own, opponent) counts in fractions (Nica): bisect, or when behind bid "
@@ -83,3 +84,5 @@ class GuessWhoBackend:
                 s.labels["theta"] = ",".join(f"{x:.4g}" for x in m["tuned_theta"])
                 s.labels["optimiser"] = m["parameters"]["optimiser"]
                 s.figures["optimiser_games"] = float(m["tuned_games"])
+            # against the optimal policy, seats averaged: exact win probabilities by dynamic programming
+            figures.label(s, "guesswho", "vs_optimal", "exact (dynamic programming)")

@@ -10,6 +10,7 @@ from games.seeding import seeded_rng
 from games.storage import Store, StoreError, check_manifest
 from protos import gamestrategy_pb2 as pb
 from server.backends import BadRequest, MoveResult, quote
+from server.backends import figures
 
 DESCRIPTIONS = {
     "ours": "word: uniform over the 2% hardest for both guessers alone; letter: scored rule (probability in my "
@@ -115,4 +116,7 @@ class HangmanBackend:
         for k, val in m["figures"].items():
             s.figures[k] = float(val)
         s.labels["theta"] = ",".join(f"{x:.4g}" for x in m["parameters"]["theta"])
-        v.strategies.add(strategy="seed", description=DESCRIPTIONS["seed"])
+        games = int(m["figures"].get("ours_vs_seed_games", 0))
+        figures.label(s, "hangman", "ours_vs_seed", f"measured by play ({games} games against the seed method)")
+        seed = v.strategies.add(strategy="seed", description=DESCRIPTIONS["seed"])
+        figures.label(seed, "hangman", "", figures.NOT_MEASURED)

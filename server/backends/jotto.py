@@ -17,6 +17,7 @@ from games.seeding import seeded_uniform
 from games.storage import Store, StoreError, check_manifest
 from protos import gamestrategy_pb2 as pb
 from server.backends import BadRequest, DeadlineExceeded, MoveResult, quote
+from server.backends import figures
 from server.live import NO_LIVE, Cost, LiveCall
 
 GUESSER, HIDER = pb.JottoState.GUESSER, pb.JottoState.HIDER
@@ -299,3 +300,5 @@ class JottoBackend:
                     s.figures["value_lower"] = float(cert["lower"])
                     s.figures["value_upper"] = float(cert["upper"])
                     s.figures["value_gap"] = float(cert["upper"] - cert["lower"])
+            # the guarantee is exact: the hider's exact best response (every secret word) to the guesser mixture
+            figures.label(s, "jotto", "guarantee", figures.EXACT)

@@ -69,6 +69,15 @@ def test_guesswho_listing_and_exact_stats(stub):
     from games.guesswho import optimal_value
     assert Fraction(opt.labels["optimal_first_mover"]) == optimal_value(12, 12)
     assert opt.labels["vs_optimal"] == "1/2"
+    for s in st.strategies:
+        assert (s.headline, s.headline_kind) == ("vs_optimal", "exact (dynamic programming)")
+        assert all(s.units[k] == "win probability" for k in s.figures if k.startswith("vs_"))
+    hm_stats = stub.GetStats(pb.GetStatsRequest()).variants
+    ours = next(s for v in hm_stats if v.variant.startswith("hangman") for s in v.strategies if s.strategy == "ours")
+    assert ours.headline == "ours_vs_seed" and ours.headline_kind.startswith("measured by play (")
+    assert "win probability" in ours.units["ours_vs_seed"]
+    seed = next(s for v in hm_stats if v.variant.startswith("hangman") for s in v.strategies if s.strategy == "seed")
+    assert (seed.headline, seed.headline_kind) == ("", "not measured")
 
 
 def test_guesswho_bad_input(stub):

@@ -121,6 +121,9 @@ def test_stats(service):
         assert f["hider_vs_rollout"] <= f["hider_vs_gbr"] + 1e-9
         assert f["epsilon_rollout"] >= f["epsilon"] - 1e-9
     assert figs["fp"]["iterations"] == 60
+    for s in v.strategies:     # each names its headline, of its kind, in its unit
+        assert (s.headline, s.headline_kind, s.units["guarantee"]) == ("guarantee", "exact", "guesses"), s.strategy
+        assert s.units["epsilon"] == "guesses" and s.units["mixture_size"] == "count"
 
 
 def _err(fn):
