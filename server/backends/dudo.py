@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from games.dudo.bound import kind_of
+from games.dudo.bound import EXACT, kind_of
 from games.dudo.endgame import EndgamePolicy
 from games.dudo.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
 from games.dudo.game import round_reachable
@@ -30,7 +30,7 @@ from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
 from games.quantise import UNIT
 from games.seeding import seeded_pick
 from games.storage import Store, StoreError, check_manifest
-from server.backends import BadRequest, MoveResult, quote
+from server.backends import BadRequest, MoveResult, figures, quote
 from server.live import NO_LIVE, Cost, LiveCall, LiveError, Refused, Stopped
 
 log = logging.getLogger("gamestrategy.server.dudo")
@@ -402,3 +402,11 @@ class DudoBackend:
             s.labels["served"] = (SERVED_SEARCH_LARGE if (op, oth) in self.large_rounds else
                                   SERVED_SEARCHED if (op, oth) in self.searched else
                                   SERVED_RESOLVED if self.resolves(op, oth) else SERVED_BOOK)
+            # the round's figure: the perfect-recall improvement where measured (the larger lower bound), else
+            # the exploitability with its best response's kind
+            if "improved_exploitability" in s.figures:
+                figures.label(s, "dudo", "improved_exploitability", s.labels.get("improved_kind", "lower bound"))
+            else:
+                kind = s.labels["br_kind"]
+                figures.label(s, "dudo", "exploitability", "exact (perfect-recall best response)" if kind == EXACT
+                              else kind)

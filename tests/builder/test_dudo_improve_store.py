@@ -51,6 +51,13 @@ def test_report_and_getstats_show_it(improve_store, capsys):
     rnd = next(s for v in reply.variants for s in v.strategies if s.strategy == "round 2v2")
     assert rnd.labels["improved_kind"] == KIND
     assert rnd.figures["improved_exploitability"] == pytest.approx(m["rounds"]["2v2"]["improved_exploitability"])
+    # the round's headline is the improvement (the larger lower bound), with its kind; an exact round's is its
+    # exploitability; every probability says so
+    assert (rnd.headline, rnd.headline_kind) == ("improved_exploitability", KIND)
+    exact = next(s for v in reply.variants for s in v.strategies if s.strategy == "round 1v1")
+    assert (exact.headline, exact.headline_kind) == ("exploitability", "exact (perfect-recall best response)")
+    for key in ("exploitability", "improved_exploitability", "improved_stderr", "value", "br_opener", "br_other"):
+        assert "probability" in rnd.units[key], key
 
 
 def test_bench_measures_the_stored_rows(improve_store, capsys, tmp_path):

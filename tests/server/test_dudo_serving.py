@@ -123,6 +123,9 @@ def test_stats_per_round(dudo_service):
     assert r11.figures["value"] == pytest.approx(0.5 * (1 - 7 / 258), abs=2e-3)
     assert r11.labels["br_kind"] == "exact-perfect-recall" and r11.figures["exploitability"] >= 0
     assert r11.labels["memory"] == "perfect"
+    assert (r11.headline, r11.headline_kind) == ("exploitability", "exact (perfect-recall best response)")
+    assert r11.units["exploitability"] == "win probability, both seats summed"
+    assert r11.units["value"] == "win probability (the opener's)"
 
 
 TINY5 = DudoParams(max_dice=5, iterations=1, exact_br_total=0, memory_budget=1, time_budget=1e-9, label="tiny")
