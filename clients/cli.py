@@ -46,7 +46,7 @@ STATE_OPTIONS = {"jotto": ("role", "history", "common_secret"),
 # stats: the figures (or labels) each game shows in its table, when a strategy has them
 COLUMNS = {"jotto": ("guarantee", "hider_vs_gbr", "epsilon_hider", "epsilon_guesser", "epsilon", "gap",
                      "mixture_size"),
-           "dudo": ("memory", "iterations", "value", "exploitability", "br_opener", "br_other", "br_kind",
+           "dudo": ("served", "memory", "iterations", "value", "exploitability", "br_opener", "br_other", "br_kind",
                     "improved_exploitability", "improved_stderr"),
            "hangman": ("mean_solo_asks", "mean_solo_asks_scored", "ours_vs_seed", "ours_vs_seed_games",
                        "hard_words", "words"),
@@ -224,15 +224,51 @@ def as_json(message) -> str:
     return json.dumps(json_format.MessageToDict(message, always_print_fields_with_no_presence=True), indent=2)
 
 
+# a Dudo round's `served` label, shortly (the legend under the table gives it whole)
+SERVED_SHORT = {"stored rows": "book", "stored rows, endgames re-solved live": "re-solved",
+                "continual re-solving on the stored rows": "searched"}
+GLOSSARY = "docs/glossary.md"
+
+
 def _cell(s: pb.StrategyStats, key: str) -> str:
+    if key == "served" and key in s.labels:
+        return next((short for long, short in sorted(SERVED_SHORT.items(), key=lambda kv: -len(kv[0]))
+                     if s.labels[key].startswith(long)), s.labels[key])
     if key in s.labels:
         return s.labels[key]
     return _number(s.figures[key]) if key in s.figures else "-"
 
 
+def _headlines(v: pb.VariantStats) -> tuple[dict[str, str], list[str]]:
+    """{strategy: its headline cell 'figure [k]'} and the legend of the kinds [k] and the headlines' figures."""
+    kinds: dict[str, str] = {}
+    cells = {}
+    for s in v.strategies:
+        if not s.headline:
+            cells[s.strategy] = f"-[{kinds.setdefault(s.headline_kind or 'not measured', chr(97 + len(kinds)))}]"
+            continue
+        tag = kinds.setdefault(s.headline_kind, chr(97 + len(kinds)))
+        cells[s.strategy] = f"{_number(s.figures[s.headline])}[{tag}]"
+    figures = sorted({(s.headline, s.units.get(s.headline, "")) for s in v.strategies if s.headline})
+    legend = ["  headline: " + "; ".join(f"{k} ({u})" if u else k for k, u in figures) + f" ({GLOSSARY})"] if figures else []
+    legend += [f"    [{tag}] {kind}" for kind, tag in kinds.items()]
+    return cells, legend
+
+
+def _units(v: pb.VariantStats, keys) -> list[str]:
+    """'units: win probability: value, br_opener; guesses: ...' of the figures shown."""
+    by_unit: dict[str, list[str]] = {}
+    for k in keys:
+        unit = next((s.units[k] for s in v.strategies if k in s.units), "")
+        if unit:
+            by_unit.setdefault(unit, []).append(k)
+    return [f"  units: " + "; ".join(f"{u}: {', '.join(ks)}" for u, ks in by_unit.items())] if by_unit else []
+
+
 def stats_lines(v: pb.VariantStats, every: bool = False) -> list[str]:
-    """One variant's figures: a table of its game's main figures (those its strategies have), the names of
-    the others; or `every` figure and label of every strategy."""
+    """One variant's figures: each strategy's (round's) headline figure and its kind, a table of its game's main
+    figures (those its strategies have), their units, the names of the others; or `every` figure and label of
+    every strategy."""
     game = game_of(v.variant)
     words = f"  words {v.words}" if v.words else ""
     out = [f"{v.variant}  store {v.store_version}  served: {v.served_strategy}{words}"]
@@ -240,11 +276,16 @@ def stats_lines(v: pb.VariantStats, every: bool = False) -> list[str]:
     if every:
         for s in v.strategies:
             out.append(f"  {s.strategy}" + (f"  ({s.description})" if s.description else ""))
-            out += [f"    figure {k} = {_number(s.figures[k])}" for k in sorted(s.figures)]
+            if s.headline:
+                out.append(f"    headline {s.headline} = {_number(s.figures[s.headline])}  ({s.headline_kind})")
+            out += [f"    figure {k} = {_number(s.figures[k])}" + (f"  ({s.units[k]})" if k in s.units else "")
+                    for k in sorted(s.figures)]
             out += [f"    label  {k} = {s.labels[k]}" for k in sorted(s.labels)]
         return out
     cols = [k for k in COLUMNS.get(game, ()) if k in keys] or sorted(keys)
-    rows = [[s.strategy] + [_cell(s, k) for k in cols] for s in v.strategies]
+    heads, legend = _headlines(v)
+    rows = [[s.strategy, heads[s.strategy]] + [_cell(s, k) for k in cols] for s in v.strategies]
+    cols = ["headline"] + cols
     widths = [max(len(r[i]) for r in [["strategy"] + cols] + rows) for i in range(len(cols) + 1)]
     for r in [["strategy"] + cols] + rows:
         out.append("  " + r[0].ljust(widths[0]) + "".join(c.rjust(w + 2) for c, w in zip(r[1:], widths[1:])))
@@ -252,6 +293,10 @@ def stats_lines(v: pb.VariantStats, every: bool = False) -> list[str]:
                     key=lambda s: (s.strategy != v.served_strategy, s.strategy))   # the served strategy's first
     if certified is not None:   # the proven value of the game beside the greedy-oracle epsilons, which only bound theirs
         out.append(f"  game value bracket (certified): {certified.labels['value_bracket']}")
+    out += legend + _units(v, cols[1:])
+    served = {_cell(s, "served"): s.labels["served"] for s in v.strategies if "served" in s.labels}
+    if served:
+        out.append("  served: " + "; ".join(f"{short} = {long}" for short, long in served.items()))
     rest = sorted(keys - set(cols))
     if rest:
         out.append(f"  also: {', '.join(rest)} (stats --all)")

@@ -125,7 +125,7 @@ def test_sample_distribution_lists_the_moves(targets, capsys):
 
 
 @pytest.mark.parametrize("variant,i,columns", [
-    (DUDO.variant, 1, ["memory", "iterations", "value", "exploitability", "br_kind"]),
+    (DUDO.variant, 1, ["served", "memory", "iterations", "value", "exploitability", "br_kind"]),
     (HM, 1, ["mean_solo_asks", "ours_vs_seed"]),
     (GW, 1, ["vs_optimal", "vs_bisection", "optimal_first_mover"]),
     (SMALL_VARIANT, 0, ["guarantee", "epsilon", "gap", "mixture_size"]),
@@ -138,13 +138,20 @@ def test_stats_prints_each_games_own_figures(targets, capsys, variant, i, column
     lines = out.splitlines()
     assert lines[0].startswith(f"{variant}  store {v.store_version}  served: {v.served_strategy}")
     header = lines[1].split()
-    assert header[0] == "strategy" and set(columns) <= set(header)
+    assert header[:2] == ["strategy", "headline"] and set(columns) <= set(header)
     for s in v.strategies:
         row = next(line for line in lines[2:] if line.startswith(f"  {s.strategy}  "))
         cells = row[len(f"  {s.strategy}"):].split()
         assert len(cells) == len(header) - 1
         for key, cell in zip(header[1:], cells):
-            if key in s.labels:
+            if key == "headline":   # the strategy's (round's) figure, its kind's tag in the legend under the table
+                value, tag = cell[:-3], cell[-3:]
+                assert (value == "-") if not s.headline else (float(value) == pytest.approx(
+                    s.figures[s.headline], rel=1e-3, abs=1e-12)), cell
+                assert f"    {tag} {s.headline_kind}" in lines, (tag, lines)
+            elif key == "served":
+                assert cell in ("book", "re-solved", "searched") and f"{cell} = {s.labels['served']}" in out
+            elif key in s.labels:
                 assert cell == s.labels[key]
             elif key in s.figures:
                 assert float(cell) == pytest.approx(s.figures[key], rel=1e-3, abs=1e-12)
@@ -158,7 +165,8 @@ def test_stats_prints_each_games_own_figures(targets, capsys, variant, i, column
     assert code == 0
     for s in v.strategies:
         for k, x in s.figures.items():
-            assert re.search(rf"^    figure {k} = \S+$", out, re.M)
+            unit = f"  \\({re.escape(s.units[k])}\\)" if k in s.units else ""
+            assert re.search(rf"^    figure {k} = \S+{unit}$", out, re.M), k
         for k, x in s.labels.items():
             assert f"    label  {k} = {x}\n" in out
     code, out, _ = run(capsys, "--target", targets[i], "stats", variant, "--json")
