@@ -168,9 +168,18 @@ def _kind(br_kind: str) -> str:
     return "not measured"
 
 
+def headline(st: dict) -> tuple[float, str]:
+    """A Dudo round's headline figure and its kind, shortly: the perfect-recall improvement where measured (the
+    larger lower bound), else the exploitability with its best response's kind (as GetStats names it)."""
+    if "improved_exploitability" in st:
+        return st["improved_exploitability"], "LB (perfect-recall improvement)"
+    return st.get("exploitability", float("nan")), _kind(str(st.get("br_kind", "")))
+
+
 def dudo_exploitability(store: Store):
-    """Exploitability per round, opener's dice x other's dice; each cell: value, kind of best response
-    (exact, or LB = a lower bound), memory and iterations."""
+    """Each round's headline figure (``headline``), opener's dice x other's dice; each cell: the figure, its kind
+    (exact, or LB = a lower bound, by which responder), the opener's win probability, memory and iterations; a
+    round no game reaches is marked so."""
     plt = _plt()
     m = store.manifest
     rounds = m.get("rounds", {})
@@ -178,7 +187,7 @@ def dudo_exploitability(store: Store):
     grid = np.full((n, n), np.nan)
     for k, st in rounds.items():
         a, b = (int(x) for x in k.split("v"))
-        grid[a - 1, b - 1] = st.get("exploitability", np.nan)
+        grid[a - 1, b - 1] = headline(st)[0]
     fig, ax = plt.subplots(figsize=(7.2, 6.0))
     vals = grid[np.isfinite(grid) & (grid > 0)]
     norm = None
@@ -188,21 +197,27 @@ def dudo_exploitability(store: Store):
         norm = LogNorm(vals.min(), vals.max())
     im = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis_r", origin="lower", extent=(0.5, n + 0.5, 0.5, n + 0.5),
                    norm=norm)
-    fig.colorbar(im, ax=ax, label="exploitability (sum of best-response gains)")
+    fig.colorbar(im, ax=ax, label="headline: exploitability, win probability (both seats summed)")
     for k, st in rounds.items():
         a, b = (int(x) for x in k.split("v"))
         mem = st.get("memory", "")
         mem = "perfect" if mem == "perfect" else f"m={int(mem)}" if str(mem).isdigit() or isinstance(mem, (int, float)) else str(mem)
-        txt = (f"{st.get('exploitability', float('nan')):.4f}\n{_kind(str(st.get('br_kind', '')))}\n"
+        value, kind = headline(st)
+        txt = (f"{value:.4f}\n{kind}\n"
                f"v={st.get('value', float('nan')):.3f}\n{mem}, {int(st.get('iterations', 0))} it")
         ax.text(b, a, txt, ha="center", va="center", fontsize=6.5, color="white",
                 bbox=dict(boxstyle="round,pad=0.15", fc="black", alpha=0.35, lw=0))
+    for a in range(1, n + 1):
+        for b in range(1, n + 1):
+            if not np.isfinite(grid[a - 1, b - 1]):
+                ax.text(b, a, "unreachable\n(no game\nplays it)" if f"{a}v{b}" not in rounds else "not\nmeasured",
+                        ha="center", va="center", fontsize=6.5, color="grey")
     ax.set_xticks(range(1, n + 1))
     ax.set_yticks(range(1, n + 1))
     ax.set_xlabel("other player's dice")
     ax.set_ylabel("opener's dice")
-    ax.set_title(f"{m['variant']}: exploitability per round (exact = exact best response, LB = lower bound)",
-                 fontsize=9)
+    ax.set_title(f"{m['variant']}: each round's headline figure (exact = exact best response, LB = lower bound; "
+                 "v = the opener's win probability; docs/glossary.md)", fontsize=8)
     return fig
 
 

@@ -165,6 +165,7 @@ export class Dudo {
     this.log.say(verdict, youLose ? "err" : "good");  // your loss is not good news
     this.root.querySelector("#dudo-verdict").textContent = verdict;
     if (youLose) you = Math.max(0, you - k); else me = Math.max(0, me - k);
+    this.show(you, me, yourRoll, myRoll, claims);   // the dice counts after the challenge
     this.root.dataset.state = "challenged";
     return [you, me, !youLose];
   }

@@ -2,6 +2,7 @@
 // server (games/plots.py, the same as `python -m builder.report --html`), live rates from the metrics.
 import { api, ApiError, token, tokenForm } from "./api.js";
 import { el } from "./prompt.js";
+import { buildingText } from "./building.js";
 
 const $ = (s) => document.querySelector(s);
 // Jotto's figures shown in the table (all of them are in GetStats)
@@ -24,7 +25,7 @@ function table(label, head, rows) {
   t.tHead.append(tr);
   for (const r of rows) {
     const row = el("tr");
-    for (const c of r) row.append(el("td", "", c === undefined ? "-" : fmt(c)));
+    for (const c of r) row.append(el("td", typeof c === "number" ? "num" : "", c === undefined ? "-" : fmt(c)));
     t.tBodies[0].append(row);
   }
   return t;
@@ -65,12 +66,35 @@ async function plot(box, variant, name) {
   await img.decode();
 }
 
+const WATCH_MS = 5000;
+let rendered = null;   // the served variants and versions the page shows
+
+function buildingLine(building) {
+  const line = $("#building");
+  line.textContent = buildingText(building);
+  line.hidden = !building.length;
+}
+
+// every few seconds: what is still being built, and the stores published (or swapped) since the page rendered
+async function watch() {
+  try {
+    const { variants: vs, building } = await api("ListVariants");
+    buildingLine(building || []);
+    if (vs.map((v) => `${v.variant}@${v.storeVersion}`).join() !== rendered) await variants();
+  } catch (e) {
+    if (e instanceof ApiError && (e.http === 401 || e.http === 403)) return;  // the token form takes over
+  }
+  setTimeout(watch, WATCH_MS);
+}
+
 async function variants() {
-  const [{ variants: vs }, stats, facts, plots] = await Promise.all([api("ListVariants"), api("GetStats"),
+  const [{ variants: vs, building }, stats, facts, plots] = await Promise.all([api("ListVariants"), api("GetStats"),
     get("/ops/facts.json"), get("/ops/plots.json")]);
+  rendered = vs.map((v) => `${v.variant}@${v.storeVersion}`).join();
+  buildingLine(building || []);
   const byName = Object.fromEntries((stats.variants || []).map((s) => [s.variant, s]));
   const root = $("#variants");
-  root.replaceChildren();
+  root.replaceChildren(...(vs.length ? [] : [el("p", "note", "No store is served yet.")]));
   const pending = [];
   for (const v of vs) {
     const s = byName[v.variant], sec = el("section", "variant");
@@ -81,22 +105,29 @@ async function variants() {
     sec.append(box);
     for (const name of plots[v.variant] || []) pending.push(plot(box, v.variant, name));
     const strategies = s?.strategies || [];
+    const unit = (k) => strategies.map((r) => r.units?.[k]).find(Boolean);
+    const named = (k) => (unit(k) ? `${k} (${unit(k)})` : k);
     if (v.game === "dudo") {
-      const rows = strategies.map((r) => [r.strategy.replace("round ", ""), r.labels.br_kind || "-", r.figures.exploitability,
+      const rows = strategies.map((r) => [r.strategy.replace("round ", ""), r.figures[r.headline], r.headlineKind,
+        r.labels.served || "-", r.labels.br_kind || "-", r.figures.exploitability,
         r.figures.improved_exploitability, r.figures.improved_stderr,
         r.figures.value, r.labels.memory || r.figures.memory, r.figures.iterations, r.figures.train_seconds]);
-      sec.append(table(`Rounds of ${v.variant}`, ["round (opener v other)", "best response", "exploitability",
-        "perfect-recall improvement (sampled lower bound)", "its standard error", "value", "memory", "iterations", "train s"], rows));
+      sec.append(table(`Rounds of ${v.variant}`, ["round (opener v other)",
+        "headline: the round's figure (win probability, both seats summed)", "its kind", "served (the figures are of)",
+        "best response (of the exploitability column)", "exploitability", "perfect-recall improvement (sampled lower bound)",
+        "its standard error", "value (the opener's win probability)", "memory (claims)", "iterations", "train s"], rows));
     } else if (strategies.length) {
       const all = [...new Set(strategies.flatMap((r) => Object.keys(r.figures)))].sort();
       const keys = all.length > 10 ? MAIN_FIGURES.filter((k) => all.includes(k)) : all;
       const names = strategies.map((r) => r.strategy + (r.strategy === s.servedStrategy ? " (served)" : ""));
+      const headline = (r) => (r.headline ? `${r.headline} = ${fmt(r.figures[r.headline])}` : "-");
       if (keys.length > 8) {  // many figures: one row each, a column per strategy, so the table fits the page
         sec.append(table(`Strategies of ${v.variant}`, ["figure", ...names],
-          keys.map((k) => [k, ...strategies.map((r) => r.figures[k])])));
+          [["headline", ...strategies.map(headline)], ["its kind", ...strategies.map((r) => r.headlineKind)],
+            ...keys.map((k) => [named(k), ...strategies.map((r) => r.figures[k])])]));
       } else {
-        sec.append(table(`Strategies of ${v.variant}`, ["strategy", ...keys],
-          strategies.map((r, i) => [names[i], ...keys.map((k) => r.figures[k])])));
+        sec.append(table(`Strategies of ${v.variant}`, ["strategy", "headline", "its kind", ...keys.map(named)],
+          strategies.map((r, i) => [names[i], headline(r), r.headlineKind, ...keys.map((k) => r.figures[k])])));
       }
       if (strategies.some((r) => r.figures.epsilon_guesser < 0)) {
         sec.append(el("p", "note", "A negative epsilon_guesser: the greedy response (GBR) needs more guesses against "
@@ -105,6 +136,9 @@ async function variants() {
           + "epsilon is their maximum, at least 0."));
       }
     }
+    sec.append(el("p", "note", "Headline: the one figure that says how good the strategy (a Dudo round: its served "
+      + "policy) is; its kind: exact, a lower bound (and which responder found it) or not measured. Every figure, "
+      + "unit and kind is defined in the glossary (docs/glossary.md of the repository, the documentation site's Glossary page)."));
     root.append(sec);
   }
   await Promise.all(pending);
@@ -146,6 +180,7 @@ async function init() {
     await variants();
     await live();
     setInterval(() => live().catch(report), 2000);
+    setTimeout(watch, WATCH_MS);
   } catch (e) { report(e); }
 }
 

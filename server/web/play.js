@@ -3,6 +3,7 @@ import { api, ApiError, tokenForm } from "./api.js";
 import { Log, Prompt } from "./prompt.js";
 import { Jotto } from "./jotto.js";
 import { Dudo } from "./dudo.js";
+import { buildingText } from "./building.js";
 
 const $ = (s) => document.querySelector(s);
 const status = $("#status");
@@ -62,27 +63,10 @@ $("#dudo-setup").addEventListener("submit", (ev) => {
 
 const BUILDING_POLL_MS = 5000;
 
-function duration(s) {
-  s = Math.max(0, Math.round(s));
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60), r = s % 60;
-  return r ? `${m} min ${r} s` : `${m} min`;
-}
-
-// "Still being built: jotto-en_US80-5-ganzfried (about 40%, about 1 min left), dudo-5dice-default
-// (waiting, about 9 min left); each comes online here when ready."
 function buildingLine(building) {
   const line = $("#building");
+  line.textContent = buildingText(building);
   line.hidden = !building.length;
-  if (!building.length) { line.textContent = ""; return; }
-  const parts = building.map((b) => {
-    const bits = [];
-    if (b.state === "building" && b.fraction >= 0) bits.push(`about ${Math.round(100 * b.fraction)}%`);
-    else if (b.state !== "building") bits.push("waiting");
-    if (b.etaSeconds >= 0) bits.push(`about ${duration(b.etaSeconds)} left`);
-    return `${b.variant} (${bits.join(", ")})`;
-  });
-  line.textContent = `Still being built: ${parts.join(", ")}; each comes online here when ready.`;
 }
 
 function fillVariants(variants, first) {

@@ -278,6 +278,8 @@ def test_a_dudo_game_by_clicks_and_keys(page, site):
     challenger_you = "You challenge" in text
     you_lose = (loser == "challenger") == challenger_you
     assert pg.inner_text("#dudo-verdict").endswith(f"{'you lose' if you_lose else 'I lose'} {k}.")
+    # the panel's dice counts are those after the challenge (one die each: the loser has none left)
+    assert pg.inner_text("#dudo-count") == ("You: 0 dice. Me: 1 die." if you_lose else "You: 1 die. Me: 0 dice.")
     # the verdict line reads as bad news when you lose, good news when I do
     verdict_class = pg.eval_on_selector_all("#dudo-log div", "ds => ds.filter(d => / lose \\d/.test(d.textContent))"
                                             ".map(d => d.className)")
@@ -358,6 +360,29 @@ def test_operations_page_renders_every_variant(page, site):
     r = next(s for s in stats[DUDO]["strategies"] if s["strategy"] == "round 1v1")
     assert "1v1" in rounds and r["labels"]["br_kind"] in rounds and f"{r['figures']['exploitability']:.4f}" in rounds
     assert "perfect-recall improvement (sampled lower bound)" in rounds
+    # each round's headline figure with its kind, the figures' units, and where the words are defined
+    head = pg.eval_on_selector_all(f"section[aria-label='{DUDO}'] table[aria-label^='Rounds'] tr",
+                                   "rs => rs.map(r => [...r.cells].slice(0, 4).map(c => c.textContent))")
+    assert head[0][1] == "headline: the round's figure (win probability, both seats summed)" and head[0][2] == "its kind"
+    assert head[1] == ["1v1", f"{r['figures'][r['headline']]:.4f}", r["headlineKind"], r["labels"]["served"]]
+    assert "value (the opener's win probability)" in rounds
+    for v in variants:
+        sec = pg.locator(f"section[aria-label='{v}']")
+        assert "glossary" in sec.locator("p.note").last.inner_text()
+        for s in stats[v]["strategies"]:
+            if s["headline"] and not v.startswith("dudo"):
+                assert f"{s['headline']} = " in sec.inner_text() and s["headlineKind"] in sec.inner_text()
+    gw = next(v for v in variants if v.startswith("guesswho"))
+    assert "vs_optimal (win probability)" in pg.locator(f"section[aria-label='{gw}']").inner_text()
+    # no header of any table overlaps its neighbour: each stays within its cell
+    over = pg.eval_on_selector_all("section.variant th", "hs => hs.filter(h => h.scrollWidth > h.clientWidth + 1)"
+                                   ".map(h => h.textContent)")
+    assert over == [], over
+    # no number is broken across lines
+    broken = pg.eval_on_selector_all("section.variant td", "ds => ds.filter(d => /^[-0-9.e+ /]+$/.test(d.textContent))"
+                                     ".filter(d => { const r = document.createRange(); r.selectNodeContents(d);"
+                                     " return r.getClientRects().length > 1; }).map(d => d.textContent)")
+    assert broken == [], broken
     calls = pg.inner_text("#live-calls")
     assert "ListVariants" in calls and "GetStats" in calls  # the page's own calls, counted by the metrics
     assert "Rates over the last" in pg.inner_text("main")
@@ -417,5 +442,30 @@ def test_the_play_page_says_what_is_still_being_built_and_drops_the_line_when_do
         done.state = "done"
         done.write(web_root)
         pg.wait_for_selector("#building", state="hidden", timeout=30_000)
+    finally:
+        progress_path(web_root).unlink(missing_ok=True)
+
+
+def test_the_operations_page_shows_the_build_and_adds_the_stores_published_later(page, site, web_root):
+    """/ops says what is still being built and, without a reload, shows a store published after it loaded."""
+    from games.buildprogress import BuildProgress, VariantProgress, progress_path
+
+    BuildProgress([VariantProgress("dudo-2dice-late", "building", None, 5.0, work_fraction=0.4, work_remaining=30.0)]
+                  ).write(web_root)
+    try:
+        pg = page
+        pg.goto(site + "/ops")
+        pg.wait_for_selector("body[data-ready='1']")
+        pg.wait_for_function("() => !document.querySelector('#building').hidden", timeout=30_000)
+        assert pg.inner_text("#building").startswith("Still being built: dudo-2dice-late (about 40%, about 30 s left)")
+        assert pg.locator("section[aria-label='dudo-m3-2dice-late']").count() == 0
+        from builder.dudo import DudoParams, build_dudo_store
+        build_dudo_store(DudoParams(max_dice=1, iterations=20, label="late"), web_root)
+        done = BuildProgress.start([("dudo-2dice-late", 10.0)])
+        done.state = "done"
+        done.write(web_root)
+        late = DudoParams(max_dice=1, iterations=20, label="late").variant
+        pg.wait_for_selector(f"section[aria-label='{late}']", timeout=60_000)
+        pg.wait_for_function("() => document.querySelector('#building').hidden", timeout=30_000)
     finally:
         progress_path(web_root).unlink(missing_ok=True)
