@@ -41,7 +41,7 @@ def echo_server(argv) -> int:
 
     import grpc
 
-    from server.__main__ import _reserve_port
+    from server.supervisor import reserved_port
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=1)
@@ -101,7 +101,8 @@ def echo_server(argv) -> int:
         signal.sigwait({signal.SIGTERM, signal.SIGINT})
         server.stop(0)
         return 0
-    with _reserve_port("127.0.0.1", 0) as port:
+    with reserved_port("127.0.0.1", 0) as reserved:
+        port = reserved.getsockname()[1]
         kids = []
         for _ in range(a.workers):
             pid = os.fork()

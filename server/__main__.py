@@ -13,12 +13,10 @@ import argparse
 import json
 import logging
 import os
-import signal
-import socket
 import sys
 import tempfile
 import time
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
 # numba's OpenMP threads (live workers) sleep at barriers rather than spin beside the serving threads
@@ -27,6 +25,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from games.storage import current_stores, stores_root
 from server import live
 from server.settings import HTTP_PORT
+from server.storecheck import VERDICTS_ENV
 from server.worker import run_worker
 
 _RESERVED = {"name", "msg", "args", "levelname", "levelno", "pathname", "filename", "module", "exc_info",
@@ -155,21 +154,6 @@ def _tokens(args) -> list[str]:
     return tokens
 
 
-@contextmanager
-def _reserve_port(host: str, port: int):
-    """Bind a SO_REUSEPORT socket so that a port 0 request gets one port that every worker then shares."""
-    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(fam, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    if sock.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT) == 0:
-        raise RuntimeError("SO_REUSEPORT is not available")
-    sock.bind((host, port))
-    try:
-        yield sock.getsockname()[1]
-    finally:
-        sock.close()
-
-
 def warm_kernels(root: Path, log) -> None:
     """Compile the numba kernels (fills NUMBA_CACHE_DIR) without opening any store."""
     from games.jotto.dictionary import load_dictionary
@@ -240,82 +224,36 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers == 1:
         return run_worker(args, args.port, tokens, reuseport=False, worker=0, ready=write_ports,
                           http_port=args.http_port if args.http_port >= 0 else None)
-    return _run_workers(args, tokens, log, write_ports)
+    return _run_workers(args, tokens, log, write_ports, [metrics_server.sock] if metrics_port is not None else [])
 
 
-def _run_workers(args, tokens, log, write_ports) -> int:
+def _run_workers(args, tokens, log, write_ports, inherited) -> int:
+    """`args.workers` forked workers on shared ports under a server.supervisor.Supervisor."""
+    from server.supervisor import Supervisor, reserved_port
+
     warm_kernels(args.root, log)  # before any fork: compiled code and the on-disk cache are shared
     with ExitStack() as stack:
+        # the workers share their store verdicts (server.storecheck): one content check per file
+        os.environ[VERDICTS_ENV] = stack.enter_context(tempfile.TemporaryDirectory(prefix="gamestrategy-verified-"))
         try:
-            port = stack.enter_context(_reserve_port(args.host, args.port))
+            grpc_sock = stack.enter_context(reserved_port(args.host, args.port))
+            http_sock = (stack.enter_context(reserved_port(args.http_host, args.http_port))
+                         if args.http_port >= 0 else None)  # one HTTP port every worker shares, as for gRPC
         except (OSError, RuntimeError) as e:
-            log.error("cannot bind", extra={"fields": {"address": f"{args.host}:{args.port}", "error": str(e)}})
+            log.error("cannot bind", extra={"fields": {"host": args.host, "port": args.port,
+                                                       "http_port": args.http_port, "error": str(e)}})
             return 1
-        http_port = None
-        if args.http_port >= 0:  # one HTTP port every worker shares, as for gRPC
-            try:
-                http_port = stack.enter_context(_reserve_port(args.http_host, args.http_port))
-            except (OSError, RuntimeError) as e:
-                log.error("cannot bind", extra={"fields": {"address": f"{args.http_host}:{args.http_port}",
-                                                           "error": str(e)}})
-                return 1
-        return _fork_workers(args, tokens, log, write_ports, port, http_port)
+        port = grpc_sock.getsockname()[1]
+        http_port = http_sock.getsockname()[1] if http_sock else None
+        sup = Supervisor(args.workers, lambda w, ready: run_worker(args, port, tokens, reuseport=True, worker=w,
+                                                                   http_port=http_port, ready=ready),
+                         inherited=[s for s in (grpc_sock, http_sock, *inherited) if s is not None])
 
+        def on_ready(n_ready):
+            if n_ready:  # after the handlers: whoever reads the port file may send SIGHUP at once
+                write_ports(port, http_port)
 
-def _fork_workers(args, tokens, log, write_ports, port: int, http_port: int | None) -> int:
-    """Fork the workers on the reserved ports, forward signals to them, wait for them all."""
-    children: list[int] = []
-    ready_r, ready_w = os.pipe()
-    for w in range(args.workers):
-        pid = os.fork()
-        if pid == 0:  # child: opens its own stores
-            rc = 1
-            os.close(ready_r)
-            try:
-                signal.signal(signal.SIGHUP, signal.SIG_DFL)
-                rc = run_worker(args, port, tokens, reuseport=True, worker=w, http_port=http_port,
-                                ready=lambda *_ports: (os.write(ready_w, b"1"), os.close(ready_w)))
-            except BaseException:  # noqa: BLE001
-                log.exception("worker crashed")
-            finally:
-                os._exit(rc)
-        children.append(pid)
-    os.close(ready_w)
-    n_ready = 0
-    while n_ready < args.workers:  # every worker listening (EOF: all exited or wrote)
-        chunk = os.read(ready_r, 64)
-        if not chunk:
-            break
-        n_ready += len(chunk)
-    os.close(ready_r)
-    log.info("workers started", extra={"fields": {"workers": args.workers, "listening": n_ready, "pids": children,
-                                                  "port": port}})
-
-    def forward(sig, _frame):
-        for pid in children:
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
-
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, forward)
-    if n_ready:  # after the handlers: whoever reads the port file may send SIGHUP at once (python -m launcher)
-        write_ports(port, http_port)
-    rc = 0
-    for pid in children:
-        while True:
-            try:
-                _, status = os.waitpid(pid, 0)
-                break
-            except InterruptedError:
-                continue
-        code = os.waitstatus_to_exitcode(status)
-        if code:
-            rc = 1
-            log.error("worker exited", extra={"fields": {"pid": pid, "exit_code": code}})
-    log.info("stopped")
-    return rc
+        return sup.run(on_ready)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,161 @@
+"""``--workers N``: N forked server processes sharing the ports (SO_REUSEPORT) under a parent that forwards
+signals to them and replaces one that dies.
+
+- The workers die with the parent: each asks the kernel for SIGKILL when its parent goes
+  (``PR_SET_PDEATHSIG``), so a ``kill -9`` of the parent leaves no worker holding the ports.
+- The parent's signal handlers are in place before the first fork, and each worker is forked with
+  SIGINT, SIGTERM and SIGHUP blocked until it has its own handlers: a signal at any moment of start-up
+  is acted on, never lost or run by the wrong handler.
+- A worker closes the listening sockets it inherits and does not serve (the parent's metrics listener
+  and the port reservations).
+- A worker that dies of a signal or exits with an error while the server runs (a SIGBUS from a store file
+  truncated under its memory map, say) is forked again after a back-off that grows while it keeps dying
+  young; the new one verifies the stores as it opens them, so a damaged version is refused.
+"""
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import signal
+import socket
+import time
+from contextlib import contextmanager
+
+log = logging.getLogger("gamestrategy.server")
+
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+PR_SET_PDEATHSIG = 1
+RESPAWN_FIRST_SECONDS = 0.5  # a worker that died is replaced after this, doubled while it dies young
+RESPAWN_MAX_SECONDS = 30.0
+YOUNG_SECONDS = 30.0  # a worker that lived less than this counts as dying young
+
+
+@contextmanager
+def reserved_port(host: str, port: int):
+    """A bound SO_REUSEPORT socket (not listening) holding `port` (0: any free one) for the workers, who bind
+    the same port beside it; closed on leaving."""
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(fam, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        if sock.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT) == 0:
+            raise RuntimeError("SO_REUSEPORT is not available")
+        sock.bind((host, port))
+        yield sock
+    finally:
+        sock.close()
+
+
+def die_with_parent(parent: int) -> None:
+    """Linux: the kernel sends SIGKILL to this process when its parent goes. If the parent went before the
+    request took effect, exit now."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the workers outlive a killed parent
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+class Supervisor:
+    """Forks and watches the workers. `run_worker(worker, ready)` is one worker's life (returns its exit
+    code); `inherited`: sockets a worker closes at once (the parent's listeners it does not serve)."""
+
+    def __init__(self, n: int, run_worker, inherited=()):
+        self.n, self.run_worker, self.inherited = n, run_worker, list(inherited)
+        self.children: dict[int, tuple[int, float]] = {}  # pid -> (worker index, start time)
+        self.stopping = False
+        self.parent = os.getpid()
+
+    def run(self, on_ready) -> int:
+        """Fork the workers, call ``on_ready(n_listening)`` once every first worker is listening (or has
+        exited), then watch them until a stop signal has reached them all; the exit code."""
+        for sig in FORWARDED:  # before any fork: a signal during start-up reaches the workers forked so far
+            signal.signal(sig, self._forward)
+        ready_r, ready_w = os.pipe()
+        for w in range(self.n):
+            self._fork(w, ready_w)
+        os.close(ready_w)
+        on_ready(self._count_ready(ready_r))
+        return self._watch()
+
+    def _forward(self, sig, _frame) -> None:
+        if sig != signal.SIGHUP:
+            self.stopping = True
+        for pid in list(self.children):
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def _fork(self, worker: int, ready_w: int | None) -> None:
+        old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
+        pid = os.fork()
+        if pid == 0:
+            self._child(worker, ready_w)
+        self.children[pid] = (worker, time.monotonic())
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        if self.stopping:  # a stop arrived before this worker existed
+            os.kill(pid, signal.SIGTERM)
+
+    def _child(self, worker: int, ready_w: int | None) -> None:
+        rc = 1
+        try:
+            die_with_parent(self.parent)
+            for sock in self.inherited:
+                sock.close()
+            for sig in FORWARDED:  # the worker records its own signals (server.worker.record_signals)
+                signal.signal(sig, signal.SIG_DFL)
+
+            def ready(*_ports):
+                if ready_w is not None:
+                    os.write(ready_w, b"1")
+                    os.close(ready_w)
+
+            rc = self.run_worker(worker, ready)  # which unblocks the signals once it has its handlers
+        except BaseException:  # noqa: BLE001
+            log.exception("worker crashed")
+        finally:
+            os._exit(rc)
+
+    def _count_ready(self, ready_r: int) -> int:
+        n_ready = 0
+        while n_ready < self.n:  # every worker listening (EOF: all exited or wrote)
+            chunk = os.read(ready_r, 64)
+            if not chunk:
+                break
+            n_ready += len(chunk)
+        os.close(ready_r)
+        log.info("workers started", extra={"fields": {"workers": self.n, "listening": n_ready,
+                                                      "pids": sorted(self.children)}})
+        return n_ready
+
+    def _watch(self) -> int:
+        rc, backoff = 0, RESPAWN_FIRST_SECONDS
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            worker, started = self.children.pop(pid)
+            code = os.waitstatus_to_exitcode(status)
+            if self.stopping:
+                if code:
+                    rc = 1
+                    log.error("worker exited", extra={"fields": {"pid": pid, "exit_code": code}})
+                continue
+            if time.monotonic() - started >= YOUNG_SECONDS:
+                backoff = RESPAWN_FIRST_SECONDS
+            wait, backoff = backoff, min(2 * backoff, RESPAWN_MAX_SECONDS)
+            died = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
+            log.error("worker died: replacing it", extra={"fields": {
+                "pid": pid, "worker": worker, "died_of": died, "replaced_in_seconds": wait}})
+            deadline = time.monotonic() + wait
+            while not self.stopping and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if not self.stopping:
+                self._fork(worker, None)
+        log.info("stopped")
+        return rc
