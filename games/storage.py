@@ -186,7 +186,8 @@ class StoreWriter:
         self.put("arrays", key.encode(), array_bytes(a))
 
     def publish(self, manifest: dict) -> Path:
-        """Write the manifest, compact into the version directory, switch `current` atomically."""
+        """Write the manifest, compact into the version directory (its files read-only), switch `current`
+        atomically."""
         manifest = dict(manifest, format_version=FORMAT_VERSION, build_time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         manifest["content_hash"] = digest = content_hash(self.env, manifest)
         version = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + digest[:8]
@@ -198,6 +199,8 @@ class StoreWriter:
         final_tmp = self.base / f".{version}.tmp"
         final_tmp.mkdir()
         self.env.copy(str(final_tmp), compact=True)
+        for f in final_tmp.iterdir():  # a published version is never written again; servers map it
+            f.chmod(0o444)
         self.env.close()
         shutil.rmtree(self.tmp)
         final = self.base / version
@@ -323,15 +326,9 @@ class Store:
 
 
 def current_stores(root: Path, game: str) -> dict[str, Path]:
-    """variant name -> served version directory, for every published store of a game."""
-    out = {}
-    base = Path(root) / game
-    if base.is_dir():
-        for d in sorted(base.iterdir()):
-            link = d / "current"
-            if link.is_symlink() and link.resolve().is_dir():
-                out[d.name] = link.resolve()
-    return out
+    """variant name -> served version directory, for every published store of a game (entries that cannot
+    be read are left out: ``scan_published`` names them)."""
+    return scan_published(root, (game,))[0]
 
 
 STORE_GAMES = ("jotto", "dudo", "guesswho", "hangman")
@@ -339,7 +336,45 @@ STORE_GAMES = ("jotto", "dudo", "guesswho", "hangman")
 
 def all_current_stores(root: Path) -> dict[str, Path]:
     """variant name -> served version directory, for every published store of every game."""
-    out: dict[str, Path] = {}
-    for game in STORE_GAMES:
-        out.update(current_stores(root, game))
-    return out
+    return scan_published(root)[0]
+
+
+def scan_published(root: Path, games=STORE_GAMES) -> tuple[dict[str, Path], dict[str, str]]:
+    """(variant -> served version directory, entry -> why it cannot be served) under ``root``.
+
+    One bad entry costs only itself: a game or variant directory that cannot be read, a ``current`` link
+    that loops, dangles or names no directory is reported under its variant name (a game directory under
+    ``<game>/``), never raised. A variant deleted while it is scanned is left out silently, as is one
+    without ``current`` (a first build still running)."""
+    stores: dict[str, Path] = {}
+    problems: dict[str, str] = {}
+    for game in games:
+        base = Path(root) / game
+        try:
+            variants = sorted(d for d in base.iterdir() if not d.name.startswith("."))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as e:
+            problems[f"{game}/"] = f"cannot list {base} ({e.strerror or e})"
+            continue
+        for d in variants:
+            link = d / "current"
+            try:
+                if not link.is_symlink():
+                    continue
+                target = link.resolve(strict=True)
+                if not target.is_dir():
+                    problems[d.name] = f"{link} names {target}, which is not a directory"
+                    continue
+            except FileNotFoundError:
+                if d.exists() and link.is_symlink():
+                    problems[d.name] = f"{link} names {os.readlink(link)!r}, which does not exist"
+                continue  # else deleted while scanned
+            except RuntimeError as e:  # Python < 3.13 reports a symlink loop so
+                problems[d.name] = f"{link}: {e}"
+                continue
+            except OSError as e:
+                problems[d.name] = f"cannot read {link} ({e.strerror or e})"
+                continue
+            stores[d.name] = target
+    return stores, problems

@@ -32,7 +32,7 @@ from protos import gamestrategy_pb2 as pb
 from server import metrics
 from server.service import SERVICE_NAME
 from server.settings import MAX_MESSAGE_BYTES
-from server.auth import check_bearer
+from server.auth import LogBudget, check_bearer, clip
 from server.json_enums import enum_fault
 from server.web_ops import Plots, metric_totals, store_facts
 
@@ -120,6 +120,7 @@ class HttpApi:
         self.plain_refusal = plain_refusal if self.tokens else None
         self.max_concurrent = max_concurrent
         self._in_flight = 0
+        self._log_budget = LogBudget()
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="http")
         self.plots = Plots()
         self.app = Starlette(routes=[
@@ -149,20 +150,26 @@ class HttpApi:
 
     async def readyz(self, request: Request) -> Response:
         """Readiness: 200 while stores are loaded and the process is not stopping, else 503 (no token). Both
-        answers list the variants a build beside the server is still making (``building``)."""
+        answers list the variants a build beside the server is still making (``building``) and what is
+        refused, with the reason (``refused``: store versions that failed their check, unreadable entries)."""
         registry = self.servicer.registry
         variants = registry.variants()
         building = [] if self.closing else await asyncio.get_running_loop().run_in_executor(self._pool, registry.building)
         building = [{k: -1.0 if v is None and k in NO_ESTIMATE else v for k, v in b.items()} for b in building]
+        refused = registry.refused()
         if variants and not self.closing:
-            return JSONResponse({"status": "SERVING", "variants": len(variants), "building": building})
+            return JSONResponse({"status": "SERVING", "variants": len(variants), "building": building,
+                                 "refused": refused})
         if self.closing:
             why = "stopping"
         elif building:
             why = f"no store loaded yet: {len(building)} being built, the first comes online when published"
+        elif refused:
+            why = f"no store loaded: {len(refused)} refused"
         else:
             why = "no store loaded"
-        return JSONResponse({"status": "NOT_SERVING", "message": why, "building": building}, status_code=503)
+        return JSONResponse({"status": "NOT_SERVING", "message": why, "building": building, "refused": refused},
+                            status_code=503)
 
     @staticmethod
     async def openapi(request: Request) -> Response:
@@ -207,7 +214,7 @@ class HttpApi:
             svg = await asyncio.get_running_loop().run_in_executor(
                 self._pool, self.plots.svg, self.servicer.registry, variant, name)
         except KeyError:
-            return error(grpc.StatusCode.NOT_FOUND, f"no plot {name!r} of variant {variant!r}")
+            return error(grpc.StatusCode.NOT_FOUND, f"no plot {clip(name)!r} of variant {clip(variant)!r}")
         return Response(svg, media_type="image/svg+xml", headers={"cache-control": "private, max-age=60"})
 
     def refuse_credentials(self, request: Request) -> tuple[grpc.StatusCode, str] | None:
@@ -235,6 +242,18 @@ class HttpApi:
 
     async def rpc(self, request: Request) -> Response:
         method = request.path_params["method"]
+        label = method if method in UNARY or method in STREAMING else "unknown"  # metric labels: a fixed set
+        t0 = time.perf_counter()
+        refused = self.refuse_credentials(request)  # first: a caller without a token learns nothing more
+        if refused is not None:
+            code, message = refused
+            metrics.AUTH_REFUSALS.labels(code=code.name).inc()
+            metrics.observe(label, code, 0.0)
+            held = self._log_budget.take()
+            if held is not None:
+                log.warning("refused HTTP call", extra={"fields": {"method": clip(method), "code": code.name,
+                                                                   "refusals_not_logged": held}})
+            return error(code, message)
         types = UNARY.get(method)
         if types is None:
             if method in STREAMING:
@@ -242,15 +261,7 @@ class HttpApi:
                              f"{method} is a streaming RPC: use gRPC ({SERVICE_NAME}/{method}), or SampleMoves "
                              "for many moves in one HTTP call")
             return error(grpc.StatusCode.UNIMPLEMENTED,
-                         f"unknown method {method!r}; POST /v1/<method> serves {', '.join(sorted(UNARY))}")
-        t0 = time.perf_counter()
-        refused = self.refuse_credentials(request)
-        if refused is not None:
-            code, message = refused
-            metrics.AUTH_REFUSALS.labels(code=code.name).inc()
-            metrics.observe(method, code, 0.0)
-            log.warning("refused HTTP call", extra={"fields": {"method": method, "code": code.name}})
-            return error(code, message)
+                         f"unknown method {clip(method)!r}; POST /v1/<method> serves {', '.join(sorted(UNARY))}")
         if self.max_concurrent and self._in_flight >= self.max_concurrent:
             metrics.observe(method, grpc.StatusCode.RESOURCE_EXHAUSTED, 0.0)
             return error(grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -322,11 +333,11 @@ async def http_error(request: Request, exc: HTTPException) -> Response:
     code = _HTTP_TO_GRPC.get(exc.status_code, grpc.StatusCode.UNKNOWN)
     path = request.url.path
     if exc.status_code == 404:
-        message = (f"no such path {path!r}: POST /v1/<method> for the API (described at /openapi.json), / for the "
+        message = (f"no such path {clip(path)!r}: POST /v1/<method> for the API (described at /openapi.json), / for the "
                    "play page, /ops, /healthz, /readyz")
     elif exc.status_code == 405:
         allowed = (exc.headers or {}).get("Allow", "")
-        message = f"{request.method} is not allowed on {path} (allowed: {allowed or 'none'})"
+        message = f"{request.method} is not allowed on {clip(path)} (allowed: {allowed or 'none'})"
     else:
         message = str(exc.detail)
     response = error(code, message, exc.status_code)

@@ -6,8 +6,9 @@ import time
 
 import grpc
 
+from protos import gamestrategy_pb2 as pb
 from server import metrics
-from server.auth import check_bearer
+from server.auth import LogBudget, check_bearer, clip
 from server.service import SERVICE_NAME
 
 log = logging.getLogger("gamestrategy.server")
@@ -17,8 +18,16 @@ HEALTH_PREFIX = "/grpc.health.v1.Health/"
 OPEN_PREFIXES = (HEALTH_PREFIX, "/grpc.reflection.v1alpha.ServerReflection/", "/grpc.reflection.v1.ServerReflection/")
 
 
+# the methods metrics are labelled with; any other name a caller sends is counted as "unknown"
+KNOWN_METHODS = frozenset(
+    [f"/{SERVICE_NAME}/{m.name}" for m in pb.DESCRIPTOR.services_by_name["GameStrategy"].methods]
+    + [HEALTH_PREFIX + "Check", HEALTH_PREFIX + "Watch"]
+    + [p + "ServerReflectionInfo" for p in OPEN_PREFIXES[1:]])
+
+
 def _short(method: str) -> str:
-    return method.rsplit("/", 1)[-1] if method else "unknown"
+    """The metric label of a full method name: its last part when it is one of ours, else ``unknown``."""
+    return method.rsplit("/", 1)[-1] if method in KNOWN_METHODS else "unknown"
 
 
 class MetricsInterceptor(grpc.ServerInterceptor):
@@ -138,6 +147,7 @@ class TokenInterceptor(grpc.ServerInterceptor):
 
     def __init__(self, tokens: list[str]):
         self._tokens = [t.encode() for t in tokens if t]
+        self._log_budget = LogBudget()
 
     def intercept_service(self, continuation, handler_call_details):
         method = handler_call_details.method or ""
@@ -151,7 +161,10 @@ class TokenInterceptor(grpc.ServerInterceptor):
         refused = check_bearer(value, self._tokens)
         if refused is not None:
             code, message = refused
-            log.warning("refused call", extra={"fields": {"method": method, "code": code.name}})
+            held = self._log_budget.take()
+            if held is not None:
+                log.warning("refused call", extra={"fields": {"method": clip(method), "code": code.name,
+                                                              "refusals_not_logged": held}})
             return self._refuse(continuation, handler_call_details, code, message)
         return continuation(handler_call_details)
 

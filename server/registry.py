@@ -2,30 +2,55 @@
 
 Every call takes a reference on the backend it reads (``acquire``); a refresh swaps a newly published
 store in under a lock and retires the old one, which is closed when its last in-flight call releases it.
+
+A store is served only after server.storecheck verified it (LMDB structure, then its recorded content
+hash, in a child process), on the refresh thread: the version served goes on serving meanwhile, and
+stays when the new one fails. A served file that changes on disk (size, times, inode) is suspended at
+once: moves read from it answer UNAVAILABLE until the next refresh verifies it again, and a failed
+check refuses it. Every refusal is logged, counted, and listed by ``refused`` (``/readyz``).
 """
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from games.storage import Store, StoreError, all_current_stores
+from games.storage import Store, StoreError, scan_published
+from games.storeverify import Identity
 from server import metrics
 from server.building import BuildStatus
 from server.backends import Backend, NotServed, backend_for, quote
+from server.storecheck import verified
 
 log = logging.getLogger("gamestrategy.server")
 
 
+class StoreUnavailable(NotServed):
+    """A variant whose store is not servable now (UNAVAILABLE): its served file changed since it was
+    verified (the move read from it is not answered), or its published version was refused."""
+
+    def __init__(self, message: str):
+        super().__init__(message, "UNAVAILABLE")
+
+
 class _Handle:
-    """One open backend with a count of the calls reading it."""
+    """One open backend with a count of the calls reading it, and the identity of the file it verified."""
 
-    __slots__ = ("backend", "path", "refs", "retired", "closed")
+    __slots__ = ("backend", "path", "refs", "retired", "closed", "fd", "identity", "suspect", "deleted")
 
-    def __init__(self, backend: Backend, path: Path):
-        self.backend, self.path = backend, path
-        self.refs, self.retired, self.closed = 0, False, False
+    def __init__(self, backend: Backend, path: Path, fd: int, identity: Identity):
+        self.backend, self.path, self.fd, self.identity = backend, path, fd, identity
+        self.refs, self.retired, self.closed, self.suspect, self.deleted = 0, False, False, False, False
+
+    def changed(self) -> bool:
+        """Whether the served file was written or truncated since it was verified (one fstat; its status
+        change time is left out: a chmod or an unlink leaves the bytes as they were)."""
+        try:
+            return Identity.of(os.fstat(self.fd))[:4] != self.identity[:4]
+        except OSError:
+            return True
 
 
 def open_backend(path: Path, variant: str | None = None, warm: bool = True) -> Backend:
@@ -47,17 +72,21 @@ def open_backend(path: Path, variant: str | None = None, warm: bool = True) -> B
 
 
 class Registry:
-    """The served backends by variant; hot refresh with reference-counted retirement."""
+    """The served backends by variant; hot refresh with reference-counted retirement.
 
-    def __init__(self, root: Path, warm: bool = True):
+    `verify=False` skips the content check (tests of other parts that build stores by hand)."""
+
+    def __init__(self, root: Path, warm: bool = True, verify: bool = True):
         self.root = Path(root)
-        self.warm = warm
+        self.warm, self.verify = warm, verify
         self._lock = threading.Lock()
         self._refresh_lock = threading.Lock()
         self._handles: dict[str, _Handle] = {}
-        self._refused: dict[str, Path] = {}  # variant -> last refused path (not retried until it changes)
+        # variant (or "<game>/") -> (refused path or None, reason); a path is not retried until it changes
+        self._refused: dict[str, tuple[Path | None, str]] = {}
         self._opened: set[Path] = set()  # every path opened in this process: py-lmdb opens a path once
         self.build_status = BuildStatus(self.root)  # what a build beside the server is still making
+        self.on_change = lambda: None  # called when a served file is seen changed (wakes the refresh)
 
     # -------------------------------------------------------------- reading
     @property
@@ -82,6 +111,10 @@ class Registry:
                 h.refs += 1
                 return h
             known = ", ".join(sorted(self._handles)) or "none"
+            refused = self._refused.get(variant)
+        if refused is not None:
+            raise StoreUnavailable(f"variant {quote(variant)} is not served: its published store was refused "
+                                   f"({_reason(refused[1])}); it comes online when a good version is published")
         building = self.build_status.describe(variant)
         if building is not None:
             raise NotServed(f"variant {quote(variant)} is not served yet: it is {building} and comes online "
@@ -119,69 +152,176 @@ class Registry:
 
     def _close(self, h: _Handle) -> None:
         try:
+            os.close(h.fd)
+        except OSError:
+            pass
+        try:
             h.backend.store.close()
             log.info("closed store", extra={"fields": {"variant": h.backend.variant,
                                                                  "store_version": h.backend.version}})
         except Exception as e:  # noqa: BLE001
             log.error("closing retired store failed", extra={"fields": {"path": str(h.path), "error": str(e)}})
 
+    def refused(self) -> list[dict]:
+        """What is refused now: entries of the root and store versions, each with the reason (``/readyz``)."""
+        with self._lock:
+            items = sorted(self._refused.items())
+        return [{"variant": v, "version": path.name if path else None, "reason": _reason(why)}
+                for v, (path, why) in items]
+
+    def check_served(self, h: _Handle) -> None:
+        """Raise StoreUnavailable when the file a move was just read from changed since it was verified (the
+        move is then not answered); the handle is suspended and the refresh woken to check it again."""
+        if h.suspect or h.changed():
+            if not h.suspect:
+                h.suspect = True
+                log.error("a served store file changed on disk: its moves are refused until it is verified again",
+                          extra={"fields": {"variant": h.backend.variant, "path": str(h.path)}})
+                self.on_change()
+            raise StoreUnavailable(f"the store of {h.backend.variant} changed on disk since it was verified; it is "
+                               "being checked again: retry")
+
     # -------------------------------------------------------------- refresh
     def refresh(self) -> dict[str, str]:
-        """Open every newly published store and swap it in; returns {variant: outcome}."""
+        """Check the served files, then verify and swap in every newly published store; returns
+        {variant: outcome} (loaded, swapped, refused, withdrawn)."""
         out: dict[str, str] = {}
         with self._refresh_lock:
-            try:
-                published = all_current_stores(self.root)
-            except OSError as e:
-                log.error("cannot list stores", extra={"fields": {"root": str(self.root), "error": str(e)}})
-                return out
+            published, problems = scan_published(self.root)
+            self._note_problems(problems)
+            self._recheck_served(out)
             for variant, path in published.items():
-                with self._lock:
-                    cur = self._handles.get(variant)
-                if cur is not None and cur.path == path:
-                    continue
-                if self._refused.get(variant) == path:
-                    continue
-                if path in self._opened:  # py-lmdb opens a path once per process: never reopen
-                    self._refused[variant] = path
-                    metrics.STORE_LOADS.labels(result="refused").inc()
-                    log.error("refusing store: this version was served before in this process; publish it as a "
-                              "new version or restart", extra={"fields": {"variant": variant, "path": str(path)}})
-                    out[variant] = "refused"
-                    continue
-                self._opened.add(path)
-                try:
-                    b = open_backend(path, variant, self.warm)
-                except Exception as e:  # noqa: BLE001
-                    self._refused[variant] = path
-                    metrics.STORE_LOADS.labels(result="refused").inc()
-                    log.error("refusing store; keeping the previous one" if cur else "refusing store",
-                              extra={"fields": {"variant": variant, "path": str(path), "error": str(e),
-                                                "serving": cur.backend.version if cur else None}})
-                    out[variant] = "refused"
-                    continue
-                self._refused.pop(variant, None)
-                new = _Handle(b, path)
-                with self._lock:
-                    old = self._handles.get(variant)
-                    self._handles[variant] = new
-                    close_old = False
-                    if old is not None:
-                        old.retired = True
-                        close_old = old.refs == 0 and not old.closed
-                        if close_old:
-                            old.closed = True
-                if old is not None:
-                    metrics.STORE_VERSION.labels(variant=variant, version=old.backend.version).set(0)
-                metrics.STORE_VERSION.labels(variant=variant, version=b.version).set(1)
-                metrics.STORE_LOADS.labels(result="loaded").inc()
-                log.info("serving store", extra={"fields": {
-                    "variant": variant, "store_version": b.version,
-                    "replaced": old.backend.version if old else None}})
-                out[variant] = "loaded" if old is None else "swapped"
-                if close_old:
-                    self._close(old)
+                outcome = self._consider(variant, path)
+                if outcome is not None:
+                    out[variant] = outcome
         return out
+
+    def _note_problems(self, problems: dict[str, str]) -> None:
+        """Entries of the root that cannot be read: each logged once while it lasts, the rest unaffected."""
+        with self._lock:
+            for name, why in problems.items():
+                if self._refused.get(name, (None, None))[1] == why:
+                    continue
+                self._refused[name] = (None, why)
+                cur = self._handles.get(name)
+                metrics.STORE_LOADS.labels(result="refused").inc()
+                log.error("refusing entry of the store root" + ("; still serving the version opened before" if cur else ""),
+                          extra={"fields": {"entry": name, "error": why,
+                                            "serving": cur.backend.version if cur else None}})
+            for name in [n for n, (path, _) in self._refused.items() if path is None and n not in problems]:
+                del self._refused[name]
+
+    def _recheck_served(self, out: dict[str, str]) -> None:
+        """Served files changed on disk are verified again: kept when they pass, withdrawn when they fail. A
+        deleted version goes on being served from its open file (its bytes are intact), with a warning."""
+        with self._lock:
+            served = list(self._handles.items())
+        for variant, h in served:
+            try:
+                st = os.fstat(h.fd)
+            except OSError:
+                st = None
+            if st is not None and st.st_nlink == 0 and not h.deleted:
+                h.deleted = True
+                log.warning("the served store version was deleted from disk: serving it from its open file until "
+                            "a new version is published", extra={"fields": {
+                                "variant": variant, "path": str(h.path), "store_version": h.backend.version}})
+            if not (h.suspect or h.changed()):
+                continue
+            try:
+                if not self.verify or h.deleted:
+                    raise StoreError(f"store {h.path}: data.mdb changed on disk")
+                _, ident = verified(h.path)
+                if ident[:2] != (st.st_dev, st.st_ino):
+                    raise StoreError(f"store {h.path}: data.mdb was replaced by another file")
+            except (StoreError, OSError, AttributeError) as e:
+                self._withdraw(variant, h, str(e))
+                out[variant] = "withdrawn"
+                continue
+            h.identity, h.suspect = ident, False
+            log.warning("a served store file changed on disk and passed its check again: serving it",
+                        extra={"fields": {"variant": variant, "store_version": h.backend.version}})
+
+    def _withdraw(self, variant: str, h: _Handle, why: str) -> None:
+        with self._lock:
+            if self._handles.get(variant) is h:
+                del self._handles[variant]
+            self._refused[variant] = (h.path, why)
+            h.retired = True
+            close = h.refs == 0 and not h.closed
+            if close:
+                h.closed = True
+        metrics.STORE_VERSION.labels(variant=variant, version=h.backend.version).set(0)
+        metrics.STORE_LOADS.labels(result="refused").inc()
+        log.error("refusing the served store: its file changed on disk and fails its check",
+                  extra={"fields": {"variant": variant, "path": str(h.path), "error": why}})
+        if close:
+            self._close(h)
+
+    def _consider(self, variant: str, path: Path) -> str | None:
+        """Verify, open and swap in the store published at `path` unless it is served or refused already."""
+        with self._lock:
+            cur = self._handles.get(variant)
+            refused = self._refused.get(variant, (None, None))[0]
+        if (cur is not None and cur.path == path) or refused == path:
+            return None
+        if path in self._opened:  # py-lmdb opens a path once per process: never reopen
+            return self._refuse(variant, path, cur, "this version was served before in this process; publish it "
+                                "as a new version or restart")
+        try:
+            b, fd, ident = self._open_verified(variant, path)
+        except Exception as e:  # noqa: BLE001 - any failure refuses the store
+            return self._refuse(variant, path, cur, str(e))
+        new = _Handle(b, path, fd, ident)
+        with self._lock:
+            self._refused.pop(variant, None)
+            old = self._handles.get(variant)
+            self._handles[variant] = new
+            close_old = False
+            if old is not None:
+                old.retired = True
+                close_old = old.refs == 0 and not old.closed
+                if close_old:
+                    old.closed = True
+        if old is not None:
+            metrics.STORE_VERSION.labels(variant=variant, version=old.backend.version).set(0)
+        metrics.STORE_VERSION.labels(variant=variant, version=b.version).set(1)
+        metrics.STORE_LOADS.labels(result="loaded").inc()
+        log.info("serving store", extra={"fields": {
+            "variant": variant, "store_version": b.version, "replaced": old.backend.version if old else None}})
+        if close_old:
+            self._close(old)
+        return "loaded" if old is None else "swapped"
+
+    def _open_verified(self, variant: str, path: Path) -> tuple[Backend, int, Identity]:
+        """The store's backend once its file passed the check, with an open descriptor of that file and its
+        identity; StoreError when the file fails, or changes between the check and the opening."""
+        ident = None
+        if self.verify:
+            _, ident = verified(path)
+        fd = os.open(path / "data.mdb", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            now = Identity.of(os.fstat(fd))
+            if ident is not None and now != ident:
+                raise StoreError(f"store {path}: data.mdb changed while it was checked")
+            self._opened.add(path)
+            b = open_backend(path, variant, self.warm)
+            if Identity.of(os.fstat(fd)) != now:
+                b.store.close()
+                raise StoreError(f"store {path}: data.mdb changed while it was opened")
+            return b, fd, now
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def _refuse(self, variant: str, path: Path, cur: _Handle | None, why: str) -> str:
+        with self._lock:
+            self._refused[variant] = (path, why)
+        metrics.STORE_LOADS.labels(result="refused").inc()
+        log.error("refusing store; keeping the previous one" if cur else "refusing store",
+                  extra={"fields": {"variant": variant, "path": str(path), "error": why,
+                                    "serving": cur.backend.version if cur else None}})
+        return "refused"
 
     def close(self) -> None:
         with self._lock:
@@ -191,3 +331,12 @@ class Registry:
             if not h.closed:
                 h.closed = True
                 self._close(h)
+
+
+def _reason(message: str) -> str:
+    """A refusal's reason without the store's path (``/readyz`` answers without a token)."""
+    if message.startswith("store "):
+        head, sep, rest = message.partition(": ")
+        if sep:
+            return rest
+    return message

@@ -49,6 +49,7 @@ def _sample(registry: Registry, request: pb.SampleMoveRequest, live: LiveCall,
         try:
             b = h.backend
             r = b.sample(request, live.deadline, live)  # BadRequest naming the field when the state is missing
+            registry.check_served(h)  # no answer read from a file that changed since it was verified
         finally:
             registry._release(h)  # noqa: SLF001
     except BadRequest as e:

@@ -28,6 +28,7 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
         return 1
     stop, wake = threading.Event(), threading.Event()
     readiness = Readiness(server, registry, worker, stop)
+    registry.on_change = wake.set  # a served file seen changed is checked again at once
     start_refresh(registry, readiness, args.refresh_seconds, stop, wake)
     if not registry.variants() and worker == 0:
         threading.Thread(target=warm_for_build, args=(registry, log, stop), name="kernel-warm", daemon=True).start()
@@ -59,8 +60,10 @@ def record_signals() -> list[int]:
     the Event's lock: ``stop.set()`` there would wait for that lock forever (seen with two SIGTERMs at
     once, the operator's and the parent's forwarded one). Handlers only append; the main thread acts."""
     received: list[int] = []
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for sig in signals:
         signal.signal(sig, lambda signum, _frame: received.append(signum))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)  # a forked worker starts with them blocked
     return received
 
 

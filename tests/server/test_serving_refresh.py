@@ -110,7 +110,7 @@ def _publish_dir(root, name, writer):
 
 
 @pytest.mark.parametrize("kind,fault", [
-    ("garbage", "unreadable LMDB"),
+    ("garbage", "no valid LMDB meta page"),
     ("format", "format version 99"),
     ("no manifest", "no manifest"),
 ])
