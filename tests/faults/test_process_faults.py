@@ -1,0 +1,232 @@
+"""Process faults of ``python -m server --workers 2`` on a copy of the stores: kill -9 of the parent, SIGTERM
+during start-up, a served file truncated under the workers' memory maps, and thousands of made-up method
+names from callers without a token."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import grpc
+import pytest
+
+from clients.client import GameStrategyClient, guesswho_request
+from server.interceptors import KNOWN_METHODS
+from tests.faults.conftest import GUESSWHO, JOTTO, REPO, served_file
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="workers fork")
+TOKEN = "fault-suite-token-0123"
+
+
+def _wait(cond, seconds=60.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _logs(path):
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _servers_on(root) -> list[int]:
+    """Every live process whose command line names this store root: the server and its workers."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    if str(root).encode() in f.read() and _alive(int(d)):
+                        out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+
+class Server:
+    """``python -m server`` as a process, its log parsed, stopped (and killed if need be) on leaving."""
+
+    def __init__(self, root, tmp_path, *args, ports=(0, 0, 0), token=None, name="server"):
+        self.root, self.log, self.port_file = root, tmp_path / f"{name}.log", tmp_path / f"{name}.ports"
+        env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+        env.update(PYTHONPATH=str(REPO), GAMESTRATEGY_TOKEN=token or "")
+        with open(self.log, "wb") as fh:
+            self.p = subprocess.Popen(
+                [sys.executable, "-m", "server", "--root", str(root), "--workers", "2", "--port", str(ports[0]),
+                 "--http-port", str(ports[1]), "--metrics-port", str(ports[2]), "--port-file", str(self.port_file),
+                 "--grace", "1", *args], cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT)
+
+    def records(self, message=None):
+        return [r for r in _logs(self.log) if message is None or r.get("message") == message]
+
+    def wait_ready(self, workers=2):
+        ok = _wait(lambda: self.port_file.exists() and len({r["pid"] for r in self.records("listening")}) >= workers)
+        assert ok, self.log.read_text()[-3000:]
+        return json.loads(self.port_file.read_text())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            try:
+                self.p.wait(30)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait(10)
+        for pid in _servers_on(self.root):  # nothing of this test outlives it, whatever failed
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_kill_9_of_the_parent_takes_its_workers_and_a_restart_binds_every_port(root, tmp_path):
+    with Server(root, tmp_path) as first:
+        ports = first.wait_ready()
+        workers = {r["pid"] for r in first.records("listening")}
+        first.p.kill()
+        first.p.wait(10)
+        t0 = time.monotonic()
+        assert _wait(lambda: not any(_alive(w) for w in workers), 10), "workers outlived their parent"
+        gone_after = time.monotonic() - t0
+        print(f"workers gone {gone_after:.3f} s after the parent's kill -9")
+    fixed = (ports["port"], ports["http_port"], ports["metrics_port"])
+    with Server(root, tmp_path, ports=fixed, name="restart") as again:
+        info = again.wait_ready()
+        assert (info["port"], info["http_port"], info["metrics_port"]) == fixed
+        with GameStrategyClient(f"127.0.0.1:{fixed[0]}", timeout=20) as c:
+            assert c.jotto_move(JOTTO, "guesser", seed=1).store_version
+        assert urllib.request.urlopen(f"http://127.0.0.1:{fixed[2]}/metrics", timeout=10).status == 200
+
+
+@pytest.mark.parametrize("moment", ["first worker listening", "workers forked"])
+def test_sigterm_during_start_up_stops_every_process(root, tmp_path, moment):
+    with Server(root, tmp_path) as s:
+        if moment == "first worker listening":
+            assert _wait(lambda: s.records("listening"), 60), s.log.read_text()[-3000:]
+        else:  # the workers exist but none listens yet (each is opening and verifying the stores)
+            assert _wait(lambda: s.records("kernels warmed"), 60), s.log.read_text()[-3000:]
+            time.sleep(0.05)
+        s.p.send_signal(signal.SIGTERM)
+        assert s.p.wait(30) == 0, s.log.read_text()[-3000:]
+        assert _wait(lambda: not _servers_on(root), 10), _servers_on(root)
+
+
+def test_a_served_file_truncated_under_the_workers_is_refused_and_the_rest_serves_within_seconds(root, tmp_path):
+    with Server(root, tmp_path, "--refresh-seconds", "1") as s:
+        info = s.wait_ready()
+        target = f"127.0.0.1:{info['port']}"
+        with GameStrategyClient(target, timeout=10) as c:
+            before = {seed: c.jotto_move(JOTTO, "guesser", seed=seed) for seed in range(20)}
+        path = served_file(root)
+        os.truncate(path, os.path.getsize(path) // 2)
+        t0 = time.monotonic()
+        wrong = []
+
+        def refused_and_others_serve():
+            with GameStrategyClient(target, timeout=5) as c:
+                for seed in range(20):
+                    try:
+                        r = c.jotto_move(JOTTO, "guesser", seed=seed)
+                    except grpc.RpcError as e:
+                        if e.code() == grpc.StatusCode.UNAVAILABLE and "refused" in (e.details() or ""):
+                            continue
+                        return False
+                    if (r.move, r.probability) != (before[seed].move, before[seed].probability):
+                        wrong.append(seed)
+                    return False
+                try:
+                    return bool(c.sample_move(guesswho_request(GUESSWHO, 12, 12)).store_version)
+                except grpc.RpcError:
+                    return False
+
+        assert _wait(refused_and_others_serve, 30), s.log.read_text()[-4000:]
+        print(f"the truncated store refused and the other served {time.monotonic() - t0:.2f} s after the truncation; "
+              f"workers replaced: {len(s.records('worker died: replacing it'))}")
+        assert wrong == []  # no answer from damaged bytes
+        ready = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{info['http_port']}/readyz", timeout=10).read())
+        assert ready["status"] == "SERVING" and JOTTO in {r["variant"] for r in ready["refused"]}
+        assert "truncated" in json.dumps(ready["refused"]) or "changed on disk" in json.dumps(ready["refused"])
+
+
+def test_a_worker_that_dies_is_replaced(root, tmp_path):
+    with Server(root, tmp_path) as s:
+        info = s.wait_ready()
+        victim = s.records("listening")[0]["pid"]
+        os.kill(victim, signal.SIGBUS)  # what a page of a truncated file does under a memory map
+        assert _wait(lambda: len({r["pid"] for r in s.records("listening")} - {victim}) == 2, 30), \
+            s.log.read_text()[-3000:]
+        died = s.records("worker died: replacing it")
+        assert [(r["pid"], r["died_of"]) for r in died] == [(victim, "signal SIGBUS")]
+        for seed in range(8):  # fresh connections land on either worker
+            with GameStrategyClient(f"127.0.0.1:{info['port']}", timeout=20) as c:
+                assert c.jotto_move(JOTTO, "guesser", seed=seed).store_version
+
+
+def test_made_up_method_names_from_callers_without_a_token_add_one_label_and_no_log_flood(root, tmp_path):
+    with Server(root, tmp_path, token=TOKEN) as s:
+        info = s.wait_ready()
+
+        def scrape():
+            req = urllib.request.Request(f"http://127.0.0.1:{info['metrics_port']}/metrics",
+                                         headers={"Authorization": f"Bearer {TOKEN}"})
+            return urllib.request.urlopen(req, timeout=10).read().decode().splitlines()
+
+        def methods(lines):
+            return {line.split('method="', 1)[1].split('"', 1)[0] for line in lines if 'method="' in line}
+
+        def rss():
+            return sum(int(open(f"/proc/{pid}/statm").read().split()[1]) for pid in _servers_on(root)) * 4096
+
+        def http_post(path):
+            req = urllib.request.Request(f"http://127.0.0.1:{info['http_port']}{path}", data=b"{}", method="POST")
+            try:
+                return urllib.request.urlopen(req, timeout=10).status
+            except urllib.error.HTTPError as e:
+                return e.code
+
+        def made_up(channel, start, n):
+            for i in range(start, start + n):
+                name = f"/made.up.Service{i}/Method{i}" + ("x" * 2000 if i % 100 == 0 else "")
+                with pytest.raises(grpc.RpcError) as e:
+                    channel.unary_unary(name)(b"", timeout=10)
+                assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+        base = scrape()
+        with grpc.insecure_channel(f"127.0.0.1:{info['port']}") as ch:
+            made_up(ch, 0, 100)
+            # over HTTP the token is checked before the method exists: 401, not 501
+            assert {http_post(f"/v1/MadeUp{i}") for i in range(20)} == {401}
+            assert http_post("/v1/SampleMoveStream") == 401
+            time.sleep(1.5)  # the workers fold their tallies into the metrics every second
+            after_first, rss_first = scrape(), rss()
+            made_up(ch, 100, 2900)
+        assert {http_post(f"/v1/MadeUp{i}" + "y" * (i % 7) * 300) for i in range(20, 300)} == {401}
+        time.sleep(1.5)
+        after_all, rss_all = scrape(), rss()
+        print(f"metrics lines {len(base)} -> {len(after_first)} -> {len(after_all)}; "
+              f"RSS {rss_first / 2**20:.0f} -> {rss_all / 2**20:.0f} MB over 3,000 made-up names")
+        known = {m.rsplit("/", 1)[1] for m in KNOWN_METHODS}
+        assert methods(after_all) - methods(base) <= {"unknown"} | known and "unknown" in methods(after_all)
+        assert len(after_all) == len(after_first)
+        refused_logs = [r for r in s.records() if r.get("message", "").startswith("refused")]
+        assert len(refused_logs) <= 2 * 10 * 2  # two workers, gRPC and HTTP, a budget of 10 a minute each
+        assert max(len(r.get("method", "")) for r in refused_logs) < 200  # echoed names clipped
