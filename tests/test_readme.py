@@ -44,6 +44,8 @@ NOT_RUN = {
     "nice -n 10 python docs/dudo-exact-check/": "measurement scripts of many minutes (solves and exact walks at 3 dice "
                                                 "in play); tests/games/test_dudo_exact_check.py runs the same checks small",
     "nice -n 5 python -m pytest": "a part of this very test run",
+    "python -m bench.storecheck": "measures stores of hundreds of MB (docs/serving.md, Faults); "
+                                  "tests/bench/test_storecheck.py runs it on a small root and a small synthetic store",
     "python -m bench.dudo_design": "design measurements of minutes to hours (docs/dudo-design.md); "
                                    "tests/games/test_dudo_continual.py checks the design on small rounds",
     "make build-stores": "full solves (the Dudo store alone about 1 h 51 min); the builder's options are tested in tests/builder",
