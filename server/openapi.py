@@ -281,6 +281,11 @@ def _operation(method, comments: dict, errors: dict) -> dict:
 def _probes() -> dict:
     status = {"type": "string", "enum": ["SERVING", "NOT_SERVING"]}
     building = {"type": "array", "items": {"type": "object"}}
+    refused = {"type": "array", "description": "store versions that failed their check and unreadable entries of "
+               "the store root, with the reason", "items": {
+                   "type": "object", "required": ["variant", "version", "reason"],
+                   "properties": {"variant": {"type": "string"}, "version": {"type": ["string", "null"]},
+                                  "reason": {"type": "string"}}}}
     return {
         "/healthz": {"get": {"operationId": "healthz", "summary": "Liveness: the process answers HTTP.", "security": [],
                              "responses": {"200": {"description": "alive", "content": {"application/json": {"schema": {
@@ -289,14 +294,14 @@ def _probes() -> dict:
                             "summary": "Readiness: 200 while stores are loaded and the process is not stopping, else 503.",
                             "responses": {
                                 "200": {"description": "ready", "content": {"application/json": {"schema": {
-                                    "type": "object", "required": ["status", "variants", "building"],
+                                    "type": "object", "required": ["status", "variants", "building", "refused"],
                                     "properties": {"status": status, "variants": {"type": "integer"},
-                                                   "building": building}}}}},
+                                                   "building": building, "refused": refused}}}}},
                                 "503": {"description": "not ready: no store loaded, or stopping",
                                         "content": {"application/json": {"schema": {
-                                            "type": "object", "required": ["status", "message", "building"],
+                                            "type": "object", "required": ["status", "message", "building", "refused"],
                                             "properties": {"status": status, "message": {"type": "string"},
-                                                           "building": building}}}}}}}},
+                                                           "building": building, "refused": refused}}}}}}}},
         "/openapi.json": {"get": {"operationId": "openapi", "security": [], "summary": "This document.",
                                   "responses": {"200": {"description": "the OpenAPI document",
                                                         "content": {"application/json": {"schema": {"type": "object"}}}}}}},
