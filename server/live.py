@@ -338,15 +338,23 @@ class LivePool:
                     self._starting = True
                     threading.Thread(target=self._fill, args=(1,), name="live-pool-start", daemon=True).start()
                 raise Refused("RESOURCE_EXHAUSTED", f"live work refused: no live worker is ready yet ({cost.what})")
+            # ready_only: the idle worker seen is taken under the same lock, or two calls that both saw one
+            # could race for it and the loser start a worker on its own time (past its deadline)
+            ready = self._idle.pop() if ready_only else None
+            if ready is not None:
+                self._busy[ready.pid] = ready
             self._running += 1
         try:
-            return self._run(fn, args, deadline, cost, active)
+            return self._run(fn, args, deadline, cost, active, ready)
         finally:
             with self._lock:
                 self._running -= 1
 
-    def _run(self, fn, args, deadline: float, cost: Cost, active):
-        w = self._take_worker()
+    def _run(self, fn, args, deadline: float, cost: Cost, active, ready: "_Worker | None" = None):
+        if ready is not None and not ready.proc.is_alive():
+            self._discard(ready, "ended while idle", cost.what)
+            raise Refused("RESOURCE_EXHAUSTED", f"live work refused: no live worker is ready yet ({cost.what})")
+        w = ready if ready is not None else self._take_worker()
         try:
             w.conn.send((fn, args))
         except (BrokenPipeError, OSError):

@@ -151,6 +151,43 @@ def test_ready_only_refuses_without_an_idle_worker_and_starts_one(pool):
     assert pool.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True) in idle
 
 
+def test_two_ready_only_calls_never_race_for_one_idle_worker():
+    """Two calls that both see the one idle worker: the first takes it as it is admitted, the second is
+    refused at once. (Before, both were admitted, the second took the worker, and the first started a
+    worker on its own time, past its deadline: an endgame re-solve then answered DEADLINE_EXCEEDED
+    instead of DEGRADED.)"""
+    p = LivePool(slots=2, default_seconds=30, max_bytes=1 << 30)
+    try:
+        p.start(1)
+        assert ready(p)
+        idle = p.pids()["idle"]
+        admitted, resume = threading.Event(), threading.Event()
+        real_run = p._run
+
+        def first_pauses_after_admission(*args, **kw):
+            if not admitted.is_set():
+                admitted.set()
+                resume.wait(30)
+            return real_run(*args, **kw)
+
+        p._run = first_pauses_after_admission
+        first = []
+        t = threading.Thread(target=lambda: first.append(
+            p.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True)))
+        t.start()
+        assert admitted.wait(30)
+        try:
+            second = p.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True)
+        except Refused as e:
+            second = e.status
+        resume.set()
+        t.join(60)
+        assert second == "RESOURCE_EXHAUSTED"
+        assert first == idle  # the first ran on the worker it saw, none was started on its time
+    finally:
+        p.close()
+
+
 def test_a_call_without_deadline_gets_the_default_cap():
     p = LivePool(slots=1, default_seconds=0.5)
     try:
