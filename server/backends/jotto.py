@@ -18,7 +18,7 @@ from games.storage import Store, StoreError, check_manifest
 from protos import gamestrategy_pb2 as pb
 from server.backends import BadRequest, DeadlineExceeded, MoveResult, quote
 from server.backends import figures
-from server.live import NO_LIVE, Cost, LiveCall
+from server.live import NO_LIVE, Cost, LiveCall, Refused
 
 GUESSER, HIDER = pb.JottoState.GUESSER, pb.JottoState.HIDER
 
@@ -32,6 +32,11 @@ def draw(cum: list[float], u: float) -> int:
 MAX_HISTORY = 64
 REVIEW_SECONDS = 0.2  # a reviewed test word's estimate (bench/review.py measures it)
 MAX_RESULTS = 100_000  # guesser results kept for reuse, with their encoded replies (about 400 bytes each)
+# live oracle moves (states below the book threshold) run on the serving thread: at most this many at once per
+# process, so that costly histories (up to half a second each) leave the other threads and cores to book hits;
+# a call waits for its turn until its deadline (without one: LIVE_WAIT_SECONDS), then RESOURCE_EXHAUSTED
+LIVE_THREADS = 1
+LIVE_WAIT_SECONDS = 10.0
 
 
 class JottoBackend:
@@ -61,6 +66,7 @@ class JottoBackend:
         self._results: dict = {}  # ((strategy, guesses, answers), member) -> MoveResult (no distribution), reused
         self._moves: OrderedDict = OrderedDict()  # (strategy, member, state key) -> move, live results
         self._moves_lock = threading.Lock()  # calls run on many threads
+        self._live_gate = threading.Semaphore(LIVE_THREADS)
         self._analysed: OrderedDict = OrderedDict()  # (strategy, guesses, answers) -> seed-free analysis
 
     def warm(self) -> None:
@@ -117,7 +123,16 @@ class JottoBackend:
                 return hit
         if deadline is not None and time.monotonic() > deadline:
             raise DeadlineExceeded("live computation abandoned: the caller's deadline passed")
-        mv = s.move(self.oracle, c, state, rollout_limit=self.book_threshold(s.name))
+        wait = LIVE_WAIT_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
+        if not self._live_gate.acquire(timeout=wait):
+            raise Refused("RESOURCE_EXHAUSTED", f"live work refused: this server process was computing other "
+                          f"Jotto moves off its book for the {wait:.1f} s this call could wait; retry later")
+        try:
+            with self._moves_lock:
+                hit = self._moves.get(ck)  # computed by the call this one waited for
+            mv = hit if hit is not None else s.move(self.oracle, c, state, rollout_limit=self.book_threshold(s.name))
+        finally:
+            self._live_gate.release()
         with self._moves_lock:
             self._moves[ck] = mv
             if len(self._moves) > 100_000:
