@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: docs chromium promtool serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos openapi check-openapi words unfit-words venv clean-stores
+.PHONY: docs chromium promtool haproxy serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos openapi check-openapi words unfit-words venv clean-stores
 
 venv: $(STAMP)
 
@@ -43,11 +43,17 @@ chromium:
 ## Debian's prometheus package for promtool (tests/deploy/test_prometheus_rules.py), installed when missing.
 promtool:
 	@command -v promtool >/dev/null || { if [ "$$(id -u)" = 0 ]; then echo "installing Debian's prometheus for promtool"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends prometheus >/dev/null; \
 	  else echo "the rule tests need promtool: sudo apt-get install prometheus"; fi; }
 
+## Debian's haproxy for the multi-host drill (tests/bench/test_multihost.py, python -m bench.multihost), installed when missing.
+haproxy:
+	@command -v haproxy >/dev/null || { if [ "$$(id -u)" = 0 ]; then echo "installing Debian's haproxy for the multi-host drill"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends haproxy >/dev/null; \
+	  else echo "the multi-host drill needs haproxy: sudo apt-get install haproxy"; fi; }
+
 ## Run the test suite, one test file a worker process at a time on every core (pytest-xdist).
-test: $(DEV_STAMP) chromium promtool
+test: $(DEV_STAMP) chromium promtool haproxy
 	$(BIN)/python -m pytest -q -n auto --dist loadfile $(ARGS)
 
 ## Check the import contracts of the one-way architecture (pyproject.toml, [tool.importlinter]).

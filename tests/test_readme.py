@@ -27,6 +27,8 @@ NOT_RUN = {
                   "empty root by tests/server/test_serve_while_building.py, its build (python -m builder "
                   "--missing-only) by tests/builder",
     "make test": "this very test run",
+    "sudo python -m bench.multihost": "the multi-host drill (docs/operations.md): tests/bench/test_multihost.py "
+                                               "runs it (root, network namespaces, haproxy; faults of 3 s)",
     "kubernetes-validate --strict": "run by tests/deploy/test_kubernetes.py (the same files, two Kubernetes versions)",
     "promtool check rules": "run by tests/deploy/test_prometheus_rules.py",
     "promtool test rules": "run by tests/deploy/test_prometheus_rules.py",

@@ -1,0 +1,42 @@
+"""bench.multihost: three hosts in network namespaces behind HAProxy, under steady gRPC and HTTP SampleMove
+load, lose one host to SIGKILL, one to a cut link, take a new store version one host at a time and drain one
+with SIGTERM, with no failed call (after retries) in any phase. Needs root and Debian's haproxy (`make test`
+installs it); about 40 s."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
+    pytest.mark.skipif(shutil.which("haproxy") is None,
+                       reason="haproxy is missing: `make test` installs Debian's haproxy (apt-get install haproxy)"),
+]
+
+
+def _netns_possible() -> bool:
+    r = subprocess.run(["ip", "netns", "add", f"gsprobe{os.getpid()}"], capture_output=True)
+    subprocess.run(["ip", "netns", "del", f"gsprobe{os.getpid()}"], capture_output=True)
+    return r.returncode == 0
+
+
+def test_three_hosts_lose_none_of_the_calls(tmp_path):
+    from bench.multihost import Drill
+
+    if not _netns_possible():
+        pytest.skip("this machine refuses `ip netns add` (no CAP_SYS_ADMIN in its container)")
+    reports = {r.phase: r for r in Drill(tmp_path, rate=20, seconds=3).run()}
+    for r in reports.values():
+        print(r.row())
+        for e in r.errors:
+            print(f"failed in {r.phase}: {e}")
+    assert list(reports) == ["steady", "kill", "cut", "roll", "drain"]
+    for r in reports.values():
+        assert r.calls >= 100 and r.failed == 0, (r.phase, r.errors[:5])
+    v1 = set(reports["steady"].versions)
+    assert len(v1) == 1 and set(reports["kill"].versions) == v1
+    v2 = set(reports["drain"].versions)
+    assert len(v2) == 1 and v2 != v1
+    assert set(reports["roll"].versions) == v1 | v2  # both answered while the new version rolled across
