@@ -121,6 +121,38 @@ def _target(res: AbstractResolve, claims) -> np.ndarray:
         raise OffPolicy(str(e)) from None
 
 
+class SearchedPolicy:
+    """``policy(history) -> P[slot, roll]`` of one requester seat on a store's tables, in this process, keeping
+    the chain states of the last ``keep`` histories (a state is a function of its history: which are kept
+    changes no answer); None off the policy's support.  What the figures' measurement plays against."""
+
+    def __init__(self, store_path: str, own: int, opp: int, opened: bool, keep: int = 400):
+        from collections import OrderedDict
+        self.pol, self.root = _seat(store_path, own, opp, opened)
+        self.keep = keep
+        self.states: OrderedDict = OrderedDict()
+        self.resolves = 0
+
+    def __call__(self, history) -> np.ndarray | None:
+        history = tuple(int(c) for c in history)
+        start = None
+        for k in range(len(history), -1, -1):
+            start = self.states.get(history[:k])
+            if start is not None:
+                self.states.move_to_end(history[:k])
+                break
+        try:
+            new = chain(self.pol, self.root, history, start)
+        except OffPolicy:
+            return None
+        self.resolves += sum(1 for s in new if s.res is not self.root)
+        for st in new:
+            self.states[history[:st.k]] = st
+        while len(self.states) > self.keep:
+            self.states.popitem(last=False)
+        return (new[-1] if new else start).res.root_strategy
+
+
 def searched_strategy(store_path: str, own: int, opp: int, history, opened: bool) -> np.ndarray | None:
     """P[slot, roll] of the searched policy after ``history`` (slot 0 Dudo, slot j claim last + j), from the
     round's root; None off the policy's support (``searched_move``'s None).  The measurement's view of the

@@ -65,6 +65,19 @@ class ServedRounds:
     endgame: EndgamePolicy | None = None
 
 
+def served_rounds(manifest: dict, endgame: EndgamePolicy | None) -> ServedRounds:
+    """A store's ``ServedRounds`` from its manifest's per-round ``served`` labels (a store built before the labels:
+    endgames re-solved where the stated figure is not exact, ``resolves_round``)."""
+    from .bound import kind_of
+    labels = {tuple(int(x) for x in name.split("v")): st.get("served", served_label(kind_of(st)))
+              for name, st in manifest["rounds"].items()}
+    large = frozenset(r for r, lab in labels.items() if lab == SERVED_SEARCH_LARGE) \
+        if manifest.get("large_search") else frozenset()
+    exact = frozenset(r for r, lab in labels.items() if lab == SERVED_SEARCHED)
+    resolved = {r: lab == SERVED_RESOLVED for r, lab in labels.items()}
+    return ServedRounds(large, exact, lambda opener, other: resolved.get((opener, other), True), endgame)
+
+
 def decide(served: ServedRounds, strategy: str, own: int, opp: int, history, opened: bool) -> str:
     """The served policy's source at the requester's decision (``own`` dice against ``opp``; ``opened``: it
     opened the round) after the round's claims ``history``: ``SEARCH_LARGE``, ``SEARCH_EXACT``, ``ENDGAME``

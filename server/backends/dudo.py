@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -23,7 +24,8 @@ from games.dudo.large_search import ChainState, decisions_to_search, searched_mo
 from games.dudo.live import live_cost, solve_live
 from games.dudo.searched_store import search_seconds, searched_move_from_store, searched_rounds
 from games.dudo.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
-                               SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, ServedRounds, decide, served_label)
+                               SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, ServedRounds, decide, served_label,
+                               served_rounds)
 from games.dudo.review import TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
@@ -127,9 +129,9 @@ class DudoBackend:
         for r in self.searched:
             self.resolved_rounds[r] = False
         # large rounds served by search on the store's search tables (games.dudo.large_search)
+        self.served_rounds = served_rounds(m, self.endgame)
         self.large_spec = spec_of(m)
-        self.large_rounds = {tuple(int(x) for x in name.split("v")) for name, st in m["rounds"].items()
-                             if st.get("served") == SERVED_SEARCH_LARGE} if self.large_spec else set()
+        self.large_rounds = set(self.served_rounds.large)
         self.chains = ChainCache(CHAIN_CACHE_BYTES)
 
     def warm(self) -> None:
@@ -261,7 +263,7 @@ class DudoBackend:
 
     def served(self) -> ServedRounds:
         """What this store's strategies do round by round (``games.dudo.served.decide`` takes it)."""
-        return ServedRounds(frozenset(self.large_rounds), frozenset(self.searched), self.resolves, self.endgame)
+        return replace(self.served_rounds, resolves=self.resolves, endgame=self.endgame)
 
     def resolves(self, opener: int, other: int) -> bool:
         """Whether the round opened by ``opener`` dice against ``other`` gets its endgames re-solved."""
@@ -399,6 +401,11 @@ class DudoBackend:
                     s.figures[k] = float(val)
             s.labels["br_kind"] = kind_of(st)    # a store built before the kinds: "none" or missing
             op, oth = (int(x) for x in name.split("v"))
+            if (op, oth) in self.large_rounds:     # the served policy is the searched one: its figure apart
+                s.labels["served_kind"] = st.get("served_kind", "not measured (python -m builder.measure_search "
+                                                 "states it)")
+                s.labels["rows_figures"] = ("exploitability, improved_exploitability, br_opener, br_other: of the "
+                                            "stored rows (strategy fsicfr)")
             s.labels["served"] = (SERVED_SEARCH_LARGE if (op, oth) in self.large_rounds else
                                   SERVED_SEARCHED if (op, oth) in self.searched else
                                   SERVED_RESOLVED if self.resolves(op, oth) else SERVED_BOOK)

@@ -1,0 +1,132 @@
+"""State the served policy's figures of a Dudo store's searched rounds: the lookahead responder
+(``games.dudo.search_respond``) against the policy a server answers (``games.dudo.served.served_policy``: the same
+dispatch and tasks as the server, strategy ``search``), each round's own share, both seats summed; published as a
+new version of the store (its data unchanged, the figures added to its manifest's rounds), which a server swaps in.
+
+  python -m builder.measure_search [--root stores] [--variant dudo-5dice-default] [--rounds 5v5,4v4] [--games 40]
+
+Each measured round gets ``served_exploitability`` (a lower bound, in win probability, the responder's value
+summed over both seats less 1) with ``served_exploitability_stderr``, ``served_games`` (sampled rounds a seat),
+``served_responder`` and ``served_kind``; the stored rows' figures stay beside them under their own names.
+A bad argument exits 2 with one line.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+def served_seat_policy(store, opener: int, other: int):
+    """``policy_for_seat(resp_is_opener) -> policy(hist)`` of the served policy facing the responder in the round
+    ``opener`` v ``other`` (strategy ``search``)."""
+    from games.dudo import exact_check as xc
+    from games.dudo.endgame_store import store_blueprint, store_W
+    from games.dudo.infoset import history_window
+    from games.dudo.large_search import SearchedPolicy
+    from games.dudo.endgame import EndgamePolicy
+    from games.dudo.served import served_policy, served_rounds
+    from games.dudo.store import store_memories
+    path = str(store.path)
+    sr = served_rounds(store.manifest, EndgamePolicy())     # the server's policy (server.backends.dudo.ENDGAME)
+    seats: dict = {}
+
+    def large_round(own, opp, hist):
+        opened = len(hist) % 2 == 0
+        key = (own, opp, opened)
+        if key not in seats:
+            seats[key] = SearchedPolicy(path, own, opp, opened)
+        return seats[key](hist)
+
+    stored = xc.stored_policy(lambda key: store.get("windows", key), store_memories(store.manifest), history_window)
+    served = served_policy(stored, store_blueprint(store), store_W(store.manifest), sr.endgame,
+                           rounds=sr.resolves, large={r: large_round for r in sr.large})
+
+    def policy_for_seat(resp_is_opener: bool):
+        own, opp = (other, opener) if resp_is_opener else (opener, other)
+        return lambda hist: served(own, opp, tuple(hist))
+
+    return policy_for_seat, seats
+
+
+def measure(store, rounds, games: int, seed: int, depth: int, width: int, log=print) -> dict:
+    """{round name: manifest updates} of the served policy's figures in ``rounds``."""
+    from games.dudo.search_respond import respond_on_store
+    out = {}
+    for opener, other in rounds:
+        t0 = time.perf_counter()
+        policy_for_seat, seats = served_seat_policy(store, opener, other)
+        r = respond_on_store(policy_for_seat, (opener, other), store, games, seed, depth=depth, width=width)
+        resolves = sum(p.resolves for p in seats.values())
+        out[f"{opener}v{other}"] = dict(
+            served_exploitability=r["value"], served_exploitability_stderr=r["stderr"], served_games=float(games),
+            served_responder=r["responder"],
+            served_kind=f"lower bound: {r['responder']} against the searched policy, {games} sampled rounds a seat "
+                        f"(the round's own share)")
+        log(f"{opener}v{other}: {r['value']:.4f} +- {r['stderr']:.4f} ({r['responder']}, {games} rounds a seat, "
+            f"{resolves} re-solves, {time.perf_counter() - t0:.0f} s)")
+    return out
+
+
+def publish_with(store, root: Path, updates: dict) -> Path:
+    """A new version of ``store`` under ``root``: every database copied, the manifest's rounds updated."""
+    import json
+
+    from games.storage import StoreWriter
+    man = json.loads(json.dumps(store.manifest))
+    for name, upd in updates.items():
+        man["rounds"][name].update(upd)
+    for k in ("content_hash", "store_version", "build_time", "format_version"):
+        man.pop(k, None)
+    with store.env.begin() as txn:
+        names = sorted(k.decode() for k, _ in txn.cursor() if k != b"meta")
+    with StoreWriter(root, "dudo", man["variant"]) as writer:
+        for name in names:
+            writer.put_many(name, store.items(name))
+        return writer.publish(man)
+
+
+def _rounds(text: str):
+    try:
+        return [tuple(int(x) for x in r.split("v")) for r in text.split(",") if r]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: rounds as OPENERvOTHER, comma-separated (5v5,4v5)") from None
+
+
+def main(argv=None) -> int:
+    from games.storage import Store, StoreError, current_stores, stores_root
+    ap = argparse.ArgumentParser(prog="python -m builder.measure_search", description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, default=None, help="the store root (default: stores/)")
+    ap.add_argument("--variant", default="dudo-5dice-default")
+    ap.add_argument("--rounds", type=_rounds, default=None, help="rounds to measure (default: every searched one)")
+    ap.add_argument("--games", type=int, default=40, help="sampled rounds a seat")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--depth", type=int, default=1, help="the responder's lookahead depth")
+    ap.add_argument("--width", type=int, default=4, help="the responder's replies looked at")
+    a = ap.parse_args(argv)
+    root = a.root or stores_root()
+    path = current_stores(root, "dudo").get(a.variant)
+    if path is None:
+        print(f"measure_search: no Dudo store {a.variant!r} under {root}", file=sys.stderr)
+        return 2
+    try:
+        store = Store(path)
+    except StoreError as e:
+        print(f"measure_search: {e}", file=sys.stderr)
+        return 2
+    from games.dudo.endgame import EndgamePolicy
+    from games.dudo.served import served_rounds
+    large = sorted(served_rounds(store.manifest, EndgamePolicy()).large)
+    rounds = a.rounds or large
+    if not large or any(r not in large for r in rounds):
+        print(f"measure_search: {a.variant} searches the rounds {', '.join(f'{x}v{y}' for x, y in large) or 'none'}",
+              file=sys.stderr)
+        return 2
+    updates = measure(store, rounds, a.games, a.seed, a.depth, a.width)
+    print(f"published {publish_with(store, root, updates)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
