@@ -69,7 +69,7 @@ build-default-stores: $(STAMP)
 
 ## Print the performance tables (solver, the Dudo kernel's reference and vectorised order per iteration, in-process
 ## serving, the load benchmark against a server process, then normal calls beside each abuse of the network surface
-## under ulimit -n 1024).
+## under ulimit -n 1024, then searched Dudo games as served, idle and beside book callers).
 bench: $(STAMP)
 	$(BIN)/python -m bench.jotto $(ARGS)
 	$(BIN)/python -m bench.dudo_kernel $(DUDOARGS)
@@ -78,6 +78,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.liveload $(LIVEARGS)
 	$(BIN)/python -m bench.abuse $(ABUSEARGS)
 	$(BIN)/python -m bench.dudo_served $(DUDOARGS)
+	$(BIN)/python -m bench.dudo_search_served $(SEARCHARGS)
 
 ## 60 s of load at concurrency 16 with a new store published and swapped in half-way.
 bench-refresh: $(STAMP)

@@ -26,8 +26,15 @@ def _dudo(m: dict) -> tuple[str, str, str]:
     if worst:
         text += f"; worst exact round {worst}: {rounds[worst]['exploitability']:.4f}"
     kinds = "improved" if "improved_exploitability" in r else kind
-    return m.get("served", "fsicfr"), text, ("lower bound (perfect-recall improvement)" if kinds == "improved"
-                                                else kind)
+    kind = "lower bound (perfect-recall improvement)" if kinds == "improved" else kind
+    if m.get("large_search") and r.get("served", "").startswith("depth-limited"):     # the round is searched
+        searched = r.get("served_exploitability")
+        text = (f"round {top} as served (search): " + (f"exploitability {searched:.3f}" if searched is not None
+                                                       else "not measured")
+                + "; " + text.replace(f"round {top}: exploitability", f"the stored rows' {top}:"))
+        kind = (r["served_kind"] if searched is not None else "search: not measured") + f"; rows: {kind}"
+        return "search", text, kind
+    return m.get("served", "fsicfr"), text, kind
 
 
 def _jotto(m: dict) -> tuple[str, str, str]:
