@@ -20,7 +20,7 @@ from games.dudo.bound import EXACT, kind_of
 from games.dudo.endgame import EndgamePolicy
 from games.dudo.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
 from games.dudo.game import round_reachable
-from games.dudo.large_search import ChainState, decisions_to_search, searched_move, spec_of
+from games.dudo.large_search import ChainState, decisions_to_search, resolve_seconds, searched_move, spec_of
 from games.dudo.live import live_cost, solve_live
 from games.dudo.searched_store import search_seconds, searched_move_from_store, searched_rounds
 from games.dudo.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
@@ -52,23 +52,6 @@ PROCESS_BYTES = 300 << 20
 
 
 CHAIN_CACHE_BYTES = 512 << 20      # searched chain states kept per server process (each about 1-2 MB)
-# CPU seconds per leaf, CFR+ iteration and 252 x 252 rolls of an int8 re-solve (docs/dudo-search-serving.md
-# section 6: 1.18 s for 551 leaves and 100 iterations at 5v5)
-SECONDS_PER_LEAF_ITERATION = 2.2e-5
-
-
-def resolve_seconds(own: int, opp: int, history, spec) -> float:
-    """Modelled seconds of one searched re-solve after ``history``: its leaves (at most A own claims, then every
-    reply) times the iterations, scaled by the rolls."""
-    from games.dudo.rules import num_rolls
-    K = 6 * (own + opp)
-    last = history[-1] if history else -1
-    left = K - 1 - last
-    leaves = min(spec.A, left) * max(left - 1, 1) if history else left * max(left - 1, 1)
-    scale = num_rolls(own) * num_rolls(opp) / (252 * 252)
-    return leaves * spec.iterations * SECONDS_PER_LEAF_ITERATION * scale
-
-
 class ChainCache:
     """Searched chain states (``large_search.ChainState.plain``) by (seat, history prefix), least recently used
     dropped past ``max_bytes``.  A state is a function of its history, so which are kept changes no answer."""
