@@ -48,9 +48,10 @@ class _Handle:
         """Whether the served file was written or truncated since it was verified (one fstat; its status
         change time is left out: a chmod or an unlink leaves the bytes as they were)."""
         try:
-            return Identity.of(os.fstat(self.fd))[:4] != self.identity[:4]
+            st = os.fstat(self.fd)  # the descriptor's inode never changes: its size and time do
         except OSError:
             return True
+        return st.st_mtime_ns != self.identity.mtime_ns or st.st_size != self.identity.size
 
 
 def open_backend(path: Path, variant: str | None = None, warm: bool = True) -> Backend:

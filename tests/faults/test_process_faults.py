@@ -162,8 +162,16 @@ def test_a_served_file_truncated_under_the_workers_is_refused_and_the_rest_serve
         print(f"the truncated store refused and the other served {time.monotonic() - t0:.2f} s after the truncation; "
               f"workers replaced: {len(s.records('worker died: replacing it'))}")
         assert wrong == []  # no answer from damaged bytes
-        ready = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{info['http_port']}/readyz", timeout=10).read())
-        assert ready["status"] == "SERVING" and JOTTO in {r["variant"] for r in ready["refused"]}
+
+        def readyz():  # a fresh connection each time: either worker answers
+            return json.loads(urllib.request.urlopen(f"http://127.0.0.1:{info['http_port']}/readyz", timeout=10).read())
+
+        def both_refuse():  # a worker that served no Jotto call since notices at its next refresh (1 s)
+            return all(JOTTO in {r["variant"] for r in readyz()["refused"]} for _ in range(8))
+
+        assert _wait(both_refuse, 15)
+        ready = readyz()
+        assert ready["status"] == "SERVING"
         assert "truncated" in json.dumps(ready["refused"]) or "changed on disk" in json.dumps(ready["refused"])
 
 
