@@ -282,10 +282,6 @@ def _probes() -> dict:
     status = {"type": "string", "enum": ["SERVING", "NOT_SERVING"]}
     building = {"type": "array", "items": {"type": "object"},
                 "description": "stores a build beside the server is still making"}
-    refused = {"type": "array", "description": "store versions that failed their check, unreadable entries",
-               "items": {"type": "object", "required": ["variant", "version", "reason"],
-                         "properties": {"variant": {"type": "string"}, "version": {"type": ["string", "null"]},
-                                        "reason": {"type": "string"}}}}
     refused = {"type": "array", "description": "store versions that failed their check and unreadable entries of "
                "the store root, with the reason", "items": {
                    "type": "object", "required": ["variant", "version", "reason"],
