@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from clients.play.review import offer_review, save_transcript
+from games.jotto.dictionary import VariantError, list_rule, why_left_out
 from clients.play.service import Service, invalid
 from clients.play.ui import UI, YES, NO
 
@@ -77,6 +78,11 @@ class Jotto:
             for ch in x:
                 self.counts[i, ord(ch) - 97] += 1
         self.letters = ["".join(sorted(x)) for x in self.words]
+        self.D = len(self.words)
+        try:
+            self.rule = list_rule(variant)      # what the list holds, for the person's word
+        except VariantError:
+            self.rule = f"the words of {self.L} letters"
 
     # ---------------------------------------------------------------- helpers
     def jots_all(self, word: str) -> np.ndarray:
@@ -112,19 +118,12 @@ class Jotto:
         return w
 
     def unknown_word_hint(self, w: str) -> str:
-        """Why a word may be missing from the list: the variant's filter (its name's last part)."""
-        rule = self.variant.rsplit("-", 1)[-1]
-        if rule == "ganzfried":
-            if len(set(w)) < len(w):
-                why = f"{w.upper()} repeats a letter, and this list has only words of {self.L} different letters"
-            else:
-                why = (f"{w.upper()} is not in my list: it leaves out every word that has an anagram (a word of the "
-                       "same letters), as Ganzfried's game does, and uncommon words")
-        elif rule in ("anagram1", "distinct1"):
-            why = f"{w.upper()} is not in my list: it keeps one word of each set of anagrams, and no uncommon words"
-        else:
-            why = f"{w.upper()} is not in my list"
-        return why + "."
+        """Why a word is missing from the list (``games.jotto.dictionary.why_left_out``)."""
+        try:
+            why = why_left_out(self.variant, w)
+        except (VariantError, OSError):    # a list this client cannot read: say only that it is not in it
+            why = None
+        return f"{w.upper()} is not in my list" + (f": {why}." if why else ".")
 
     def board(self, g: Game) -> None:
         t = Table(title="Test words so far", show_lines=False)
@@ -309,7 +308,8 @@ class Jotto:
 
     def contradiction(self, g: Game) -> None:
         g.contradicted = True
-        self.ui.say("[bold red]YOUR ANSWERS CONTRADICT EACH OTHER:[/] NO WORD I KNOW HAS THEM ALL.")
+        self.ui.say("[bold red]NO WORD OF MY LIST FITS ALL YOUR ANSWERS:[/] EITHER YOUR WORD IS NOT IN MY LIST "
+                    f"({self.rule.upper()}), OR ONE OF YOUR ANSWERS IS WRONG.")
         for w, given, true, x in self.culprits(g)[:3]:
             if x == w:
                 self.ui.say(f"  IF YOUR WORD IS {x.upper()}, YOU SHOULD HAVE SAID YES WHEN I NAMED IT.")
@@ -331,7 +331,8 @@ class Jotto:
         seed = self.seed + n
         secret = self.service.jotto_secret(self.variant, self.strategy, seed).move
         g = Game(secret, seed)
-        self.ui.say(f"I HAVE A {self.L}-LETTER WORD. THINK OF YOURS (ANY WORD; DON'T TELL ME).")
+        self.ui.say(f"I HAVE A {self.L}-LETTER WORD. THINK OF YOURS, A WORD OF MY LIST ({self.rule.upper()}: "
+                    f"{self.D} WORDS); DON'T TELL ME. I FIND ONLY WORDS OF MY LIST.")
         person_next = self.ui.yes_no("WOULD YOU LIKE TO GO FIRST?", FIRST_HELP)
         while g.person is None or g.program is None:
             if person_next and g.person is None:
@@ -386,8 +387,8 @@ class Jotto:
             self.ui.say(f"YOU GAVE ME {j} JOT{'S' if j != 1 else ''} ON {x.upper()} AND THAT HAS "
                         f"[bold]{true}[/] JOT{'S' if true != 1 else ''} WITH {w.upper()}.")
         if not bad:
-            where = "" if w in self.index else f" {w.upper()} IS NOT IN MY DICTIONARY."
-            self.ui.say(f"ALL YOUR ANSWERS FIT {w.upper()}.{where}")
+            where = "" if w in self.index else f" {self.unknown_word_hint(w).upper()} SO I COULD NOT FIND IT."
+            self.ui.say(f"ALL YOUR ANSWERS FIT {w.upper()}: THEY WERE RIGHT.{where}")
         else:
             self.ui.say(f"{len(bad)} OF YOUR {len(g.history)} ANSWERS {'DOES' if len(bad) == 1 else 'DO'} NOT "
                         f"FIT {w.upper()}.")

@@ -135,6 +135,38 @@ def _source_words(source: str, length: int) -> dict[str, int]:
     return words
 
 
+def list_rule(name: str) -> str:
+    """What a variant's list holds, in a few words: 'the words of 5 different letters with no anagram'."""
+    v = Variant.parse(name)
+    return {"ganzfried": f"the words of {v.length} different letters that have no anagram",
+            "anagram1": f"one word of {v.length} letters of each set of anagrams",
+            "distinct1": f"one word of {v.length} different letters of each set of anagrams"}.get(
+                v.filter, f"the words of {v.length} letters")
+
+
+def why_left_out(name: str, word: str) -> str | None:
+    """Why ``word`` (of the variant's length, letters a-z) is not in variant ``name``'s list, as a phrase; None
+    when it is in the list. The reason is the first that holds: not a word of the source list at all, left out as
+    unfit, a repeated letter where the list has only distinct ones, an anagram of another word of the source."""
+    v = Variant.parse(name)
+    word = word.lower()
+    if word in load_dictionary(name).words:
+        return None
+    unfit = unfit_words().get(word)
+    if unfit is not None:
+        return f"it is left out of every list ({unfit})"
+    if v.filter in ("ganzfried", "distinct1") and len(set(word)) < len(word):
+        return f"it repeats a letter, and this list has only words of {v.length} different letters"
+    source = _source_words(v.source, v.length)
+    if word not in source:
+        return f"it is not a word of the {v.source} list I draw mine from"
+    others = sorted(w for w in source if w != word and _sort_key(w) == _sort_key(word))
+    if others:
+        kept = "leaves out every word that has one" if v.filter == "ganzfried" else "keeps one word of each set"
+        return f"it has an anagram ({', '.join(others[:3])}), and this list {kept}"
+    return "this list leaves it out"
+
+
 def _sort_key(w: str) -> str:
     return "".join(sorted(w))
 

@@ -332,7 +332,7 @@ def test_jotto_contradiction_is_reported(server, words):
     program = secret_of(client, 4, "beeler")
     jotto_game(c, person, ["ace", "bit"], program, lie=lie)
     out = finish(c)
-    assert "YOUR ANSWERS CONTRADICT EACH OTHER" in out and "I GIVE UP" in out
+    assert "NO WORD OF MY LIST FITS ALL YOUR ANSWERS: EITHER YOUR WORD IS NOT IN MY LIST" in out and "I GIVE UP" in out
     assert "IF YOUR WORD IS COB, " in out  # the answer that cannot be right, against the word it fits
     wrong = [(w, j) for w, j in told if j != jots(w, person)]
     assert wrong
@@ -340,6 +340,26 @@ def test_jotto_contradiction_is_reported(server, words):
         t = jots(w, person)
         assert f"YOU GAVE ME {j} JOT{'S' if j != 1 else ''} ON {w.upper()} AND THAT HAS {t} JOT" in out
     assert f"{len(wrong)} OF YOUR {len(told)} ANSWERS {'DOES' if len(wrong) == 1 else 'DO'} NOT FIT COB" in out
+
+
+def test_jotto_a_word_left_out_of_the_list_is_not_blamed_on_the_answers(server, words):
+    """The person's word is PEN (it has an anagram, so the 3-letter list leaves it out) and every answer is right:
+    the game says at the start that it finds only words of its list, says at the dead end that the word may not be
+    in it, and after the word is told, that the answers were right and why PEN is not in the list."""
+    port, client, _ = server
+    ws, _ = words
+    assert "pen" not in ws
+    c = spawn(port, "jotto", "--variant", J3, "--level", "beeler", "--seed", "4")
+    c.expect("WOULD YOU LIKE TO GO FIRST?")
+    intro = " ".join(ANSI.sub("", c.before).split())
+    assert (f"THINK OF YOURS, A WORD OF MY LIST (THE WORDS OF 3 DIFFERENT LETTERS THAT HAVE NO ANAGRAM: {len(ws)} "
+            "WORDS); DON'T TELL ME. I FIND ONLY WORDS OF MY LIST.") in intro, intro
+    c.sendline("n")
+    program = secret_of(client, 4, "beeler")
+    jotto_game(c, "pen", ["ace", "bit"], program)
+    out = finish(c)
+    assert "EITHER YOUR WORD IS NOT IN MY LIST" in out and "CONTRADICT" not in out
+    assert "ALL YOUR ANSWERS FIT PEN: THEY WERE RIGHT. PEN IS NOT IN MY LIST: IT HAS AN ANAGRAM (NEP)" in out
 
 
 # ------------------------------------------------------------------------------------------ Dudo
@@ -552,12 +572,17 @@ def test_jotto_an_unknown_word_is_told_why_it_may_be_missing(server, words):
     c.sendline("y")
     c.expect("YOUR TEST WORD:")
     c.sendline("zzq")
-    c.expect("ZZQ repeats a letter, and this list has only words of 3 different letters")
+    c.expect("ZZQ is not in my list: it repeats a letter, and this list has only words of 3 different letters")
     c.expect("ARE YOU SURE THAT'S A WORD\\?")
     c.sendline("n")
     c.expect("YOUR TEST WORD:")
     c.sendline("zqv")
-    c.expect("it leaves out every word that has an anagram")
+    c.expect("ZQV is not in my list: it is not a word of the en_US80 list I draw mine from")
+    c.expect("ARE YOU SURE THAT'S A WORD\\?")
+    c.sendline("n")
+    c.expect("YOUR TEST WORD:")
+    c.sendline("pen")
+    c.expect("PEN is not in my list: it has an anagram \\(nep\\), and this list leaves out every word that has one")
     c.expect("ARE YOU SURE THAT'S A WORD\\?")
     c.sendline("n")
     c.expect("YOUR TEST WORD:")
