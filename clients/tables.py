@@ -31,18 +31,39 @@ def building_lines(building) -> list[str]:
     return out
 
 
+def jotto_label(m) -> str:
+    """A reviewed word's label, saying so where the word named the secret (judged before its answer)."""
+    return f"{m.label} (it named the secret)" if m.label and m.after == 0 else m.label
+
+
 def table(rows: list[list[str]], right: set) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
             for r in rows]
 
 
+# what a review's labels judge and what its columns are (docs/review.md, docs/glossary.md)
+JOTTO_LEGEND = [
+    "  each word is judged before its answer, by the expected guesses to find the secret with it (the served",
+    "  hider's secret over the words still possible), not by whether it hit: a word that named the secret by luck",
+    "  can still be labelled. words: still possible before->after; guesses: expected with this word; best: the",
+    "  word with the fewest; loss = guesses - best guesses; uniform, best uniform: the same against a uniform",
+    "  secret over the words still possible; continuation: how the rest of the game is valued (exact: the best",
+    "  play from there; greedy: the greedy guesser's). docs/review.md, docs/glossary.md",
+]
+DUDO_LEGEND = [
+    "  each move is judged by your win probability after it (p: the strategy's probability of your move;",
+    "  before: your win probability under the strategy's mix; best: the move with the highest; loss = best",
+    "  value - after). docs/review.md, docs/glossary.md",
+]
+
+
 def review_lines(r: pb.AnalyzeGameReply) -> list[str]:
     """The review as a table: one row per reviewed move, then the costliest moves."""
     th = ", ".join(f"{k} >= {number(v)}" for k, v in sorted(r.thresholds.items(), key=lambda kv: kv[1]))
-    out = [f"{r.variant}  store {r.store_version}  strategy {r.strategy}  accuracy {r.accuracy:.1f}",
-           f"  losses in {r.unit}; {th}"]
     dudo = r.unit == "win probability"
+    out = [f"{r.variant}  store {r.store_version}  strategy {r.strategy}  accuracy {r.accuracy:.1f}",
+           f"  losses in {r.unit}; {th}"] + (DUDO_LEGEND if dudo else JOTTO_LEGEND)
     if dudo:
         rows = [["#", "round", "move", "p", "before", "after", "best", "best value", "loss", "label"]]
         for i, m in enumerate(r.moves):
@@ -55,7 +76,7 @@ def review_lines(r: pb.AnalyzeGameReply) -> list[str]:
         for i, m in enumerate(r.moves):
             rows.append([str(i + 1), m.move, f"{int(m.before)}->{int(m.after)}", f"{m.value:.3f}", m.best_move,
                          f"{m.best_value:.3f}", f"{m.loss:.3f}", f"{m.value_uniform:.3f}",
-                         f"{m.best_value_uniform:.3f}", m.continuation, m.label])
+                         f"{m.best_value_uniform:.3f}", m.continuation, jotto_label(m)])
         out += table(rows, {0, 2, 3, 5, 6, 7, 8})
     if r.costliest:
         out.append("  costliest: " + "; ".join(

@@ -48,6 +48,16 @@ export function renderReview(box, reply) {
   const th = Object.entries(reply.thresholds || {}).sort((a, b) => a[1] - b[1]).map(([k, v]) => `${k} ≥ ${v}`).join(", ");
   const head = el("p", "", `Accuracy ${reply.accuracy.toFixed(1)}; losses in ${reply.unit} (${th}).`);
   head.id = `${dudo ? "dudo" : "jotto"}-accuracy`;
+  const legend = el("p", "note", dudo
+    ? "Each move is judged by your win probability after it. p: the strategy's probability of your move; before: "
+      + "your win probability under the strategy's mix; best: the move with the highest; loss = best value − after. "
+      + "The words are defined in the glossary (docs/glossary.md) and docs/review.md."
+    : "Each word is judged before its answer, by the expected guesses to find the secret with it (the served hider's "
+      + "secret over the words still possible), not by whether it hit: a word that named the secret by luck can "
+      + "still be labelled. words: still possible before→after; guesses: expected with this word; best: the word with "
+      + "the fewest; loss = guesses − best guesses. The words are defined in the glossary (docs/glossary.md) and "
+      + "docs/review.md.");
+  legend.classList.add("review-legend");
   const table = el("table", "review-moves");
   const cols = dudo ? ["#", "round", "move", "p", "before", "after", "best", "best value", "loss", "label"]
     : ["#", "word", "words", "guesses", "best", "best guesses", "loss", "label"];
@@ -58,7 +68,8 @@ export function renderReview(box, reply) {
   reply.moves.forEach((m, i) => {
     const cells = dudo
       ? [i + 1, (m.round ?? 0) + 1, m.move, fmt(m.probability), fmt(m.before), fmt(m.after), m.bestMove, fmt(m.bestValue), fmt(m.loss), m.label || ""]
-      : [i + 1, m.move, `${m.before}→${m.after}`, fmt(m.value), m.bestMove, fmt(m.bestValue), fmt(m.loss), m.label || ""];
+      : [i + 1, m.move, `${m.before}→${m.after}`, fmt(m.value), m.bestMove, fmt(m.bestValue), fmt(m.loss),
+        m.label && m.after === 0 ? `${m.label} (it named the secret)` : m.label || ""];
     const row = el("tr", costly.has(i) ? "costly" : "");
     row.dataset.move = String(i);
     row.tabIndex = 0;
@@ -74,6 +85,6 @@ export function renderReview(box, reply) {
     table.append(row, alts);
   });
   const top = (reply.costliest || []).map((i) => `#${i + 1} ${reply.moves[i].move} −${fmt(reply.moves[i].loss)}`).join("; ");
-  box.replaceChildren(el("h3", "", "Review"), head, chart(reply, dudo), table, el("p", "", top ? `Costliest: ${top}` : "No move lost anything."));
+  box.replaceChildren(el("h3", "", "Review"), head, legend, chart(reply, dudo), table, el("p", "", top ? `Costliest: ${top}` : "No move lost anything."));
   box.hidden = false;
 }

@@ -287,3 +287,21 @@ def test_variants_and_stats_report_the_stores_still_being_built(capsys):
         assert out[-2].split() == ["dudo-5dice-default", "being", "built:", "about", "40%,", "about", "3", "min",
                                    "10", "s", "left;", "served", "when", "published"], out
         assert out[-1].split()[:4] == ["jotto-en_US80-5-ganzfried", "waiting", "to", "be"], out
+
+
+def test_a_review_says_what_its_labels_judge_and_marks_a_labelled_winning_word():
+    from clients.tables import review_lines
+
+    r = pb.AnalyzeGameReply(variant="jotto-en_US80-3-ganzfried", store_version="s", strategy="beeler",
+                            unit="guesses", accuracy=80.0, thresholds={"inaccuracy": 0.1})
+    r.moves.add(move="ace", best_move="ire", value=3.2, best_value=3.0, loss=0.2, label="inaccuracy", before=40,
+                after=3, continuation="greedy")
+    r.moves.add(move="elm", best_move="ern", value=1.4, best_value=1.3, loss=0.1, label="inaccuracy", before=3,
+                after=0, continuation="exact")
+    lines = review_lines(r)
+    text = " ".join(" ".join(lines).split())
+    assert "judged before its answer, by the expected guesses" in text and "not by whether it hit" in text
+    assert "uniform, best uniform: the same against a uniform secret" in text and "continuation:" in text
+    assert "docs/glossary.md" in text
+    rows = [line.split() for line in lines if line.split()[:1] in (["1"], ["2"])]
+    assert rows[0][-1] == "inaccuracy" and rows[1][-4:] == ["inaccuracy", "(it", "named", "the", "secret)"][-4:]

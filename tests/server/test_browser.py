@@ -225,6 +225,10 @@ def test_a_whole_jotto_game_by_keyboard_and_clicks(page, site):
     rows = pg.eval_on_selector_all("#jotto-review tr[data-move]", "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
     assert len(rows) == len(tried) and rows[-1][1] == secret and rows[-1][2].endswith("→0")
     assert all(float(r[6]) >= 0 for r in rows) and pg.inner_text("#jotto-accuracy").startswith("Accuracy ")
+    # the labels say what they judge (expected guesses, before the answer); a labelled winning word says it hit
+    legend = pg.inner_text("#jotto-review .review-legend")
+    assert "judged before its answer, by the expected guesses" in legend and "glossary" in legend
+    assert rows[-1][7] in ("", ) or rows[-1][7].endswith(" (it named the secret)"), rows[-1]
     shot(pg, "play-jotto-review")
 
 
@@ -297,6 +301,7 @@ def test_a_dudo_game_by_clicks_and_keys(page, site):
     assert [r[2] for r in rows] == mine and all(float(r[8]) >= 0 for r in rows)
     assert pg.inner_text("#dudo-accuracy").startswith("Accuracy ")
     assert pg.query_selector("#dudo-review svg polyline") is not None
+    assert "judged by your win probability after it" in pg.inner_text("#dudo-review .review-legend")
     pg.click("#dudo-review tr[data-move='0']")
     alts = pg.inner_text("#dudo-review tr.alternatives:not([hidden])")
     assert rows[0][6] in alts  # the best move is among the alternatives shown
