@@ -83,8 +83,11 @@ class StoreSteps:
         still gets its line: ``DudoWork`` reads its workers' files here)."""
 
     # ------------------------------------------------------------------ the steps
-    def step(self, name: str, total: int, desc: str | None = None, start: int = 0) -> "Step":
-        return Step(self, name, total, desc or name, start)
+    def step(self, name: str, total: int, desc: str | None = None, start: int = 0,
+             expected: int | None = None) -> "Step":
+        """A step of ``total`` counts at most; ``expected``: the counts it usually takes (a loop that stops early),
+        which its share of the store is counted against."""
+        return Step(self, name, total, desc or name, start, expected)
 
     def set_done(self, name: str, fraction: float) -> None:
         with self._lock:
@@ -108,8 +111,10 @@ class StoreSteps:
 class Step:
     """One step: tqdm's interface (``update``, ``set_postfix``, a context manager); a bar on a terminal only."""
 
-    def __init__(self, steps: StoreSteps, name: str, total: int, desc: str, start: int = 0):
+    def __init__(self, steps: StoreSteps, name: str, total: int, desc: str, start: int = 0,
+                 expected: int | None = None):
         self.steps, self.name, self.total, self.desc = steps, name, max(0, int(total)), desc
+        self.expected = expected or self.total
         self.n = 0
         self.postfix = ""
         self.bar = None
@@ -134,7 +139,7 @@ class Step:
 
     def update(self, n: int = 1) -> None:
         self.n += n
-        self.steps.set_done(self.name, self.n / self.total if self.total else 1.0)
+        self.steps.set_done(self.name, min(1.0, self.n / self.expected) if self.expected else 1.0)
         if self.bar is not None:
             self.bar.update(n)
         self.steps.line(f"{self.desc} {self.n}/{self.total}{self.postfix}")
