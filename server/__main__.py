@@ -92,6 +92,9 @@ def parse_args(argv):
     ap.add_argument("--live-estimate-scale", type=float, default=float(_env("LIVE_ESTIMATE_SCALE", "1")),
                     help="multiplies the live cost estimates' seconds (calibration to this machine)")
     ap.add_argument("--grace", type=float, default=float(_env("GRACE", "5")), help="seconds in-flight calls get on shutdown")
+    ap.add_argument("--drain-seconds", type=float, default=float(_env("DRAIN_SECONDS", "0")),
+                    help="on SIGTERM, keep answering calls this long while /readyz and gRPC health say NOT_SERVING "
+                         "(a load balancer's checks take the server out first), then stop as --grace says")
     ap.add_argument("--refresh-seconds", type=float, default=float(_env("REFRESH_SECONDS", "5")),
                     help="poll the store root for newly published versions this often (0 = only on SIGHUP)")
     ap.add_argument("--http-port", type=int, default=int(_env("HTTP_PORT", str(HTTP_PORT))),

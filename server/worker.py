@@ -41,7 +41,7 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
     if ready is not None:
         ready(bound, http.port if http else None)
     wait_for_stop(received, stop, wake)
-    shut_down(server, http, registry, args.grace, worker, wake)
+    shut_down(server, http, registry, args.grace, worker, wake, drain=args.drain_seconds)
     return 0
 
 
@@ -180,12 +180,18 @@ def wait_for_stop(received: list[int], stop: threading.Event, wake: threading.Ev
                 stop.set()
 
 
-def shut_down(server, http, registry, grace: float, worker: int, wake: threading.Event) -> None:
-    """Stop taking calls, give in-flight ones `grace` seconds, close the live pool and the stores."""
+def shut_down(server, http, registry, grace: float, worker: int, wake: threading.Event, drain: float = 0.0) -> None:
+    """Say NOT_SERVING (gRPC health, /readyz) and go on answering for `drain` seconds, so that load balancers
+    stop sending calls first; then stop taking calls, give in-flight ones `grace` seconds, close the live pool
+    and the stores."""
     from server import metrics
 
-    log.info("stopping", extra={"fields": {"grace_seconds": grace, "worker": worker}})
+    log.info("stopping", extra={"fields": {"grace_seconds": grace, "drain_seconds": drain, "worker": worker}})
     server.health.enter_graceful_shutdown()
+    if http is not None:
+        http.api.closing = True  # /readyz: 503 "stopping"
+    if drain > 0:
+        time.sleep(drain)
     if http is not None:
         http.stop(grace)
         http.api.close()

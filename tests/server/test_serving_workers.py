@@ -150,3 +150,57 @@ def test_sigterm_to_every_process_at_once_stops_the_server(tmp_path):
             p.kill()
             p.wait(30)
     assert sum(r.get("message") == "stopped" for r in _logs(log)) == 3    # two workers and the parent
+
+
+def test_drain_says_not_serving_while_it_still_answers(tmp_path):
+    """--drain-seconds: after SIGTERM, /readyz 503 and gRPC health NOT_SERVING while calls over both
+    transports are still answered; then the server stops as --grace says and exits 0."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    root = tmp_path / "stores"
+    build_jotto_store(SMALL_VARIANT, JottoParams(fp_iterations=20, do_iterations=2, book_threshold=6), root)
+    ports, log = tmp_path / "ports.json", tmp_path / "server.log"
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update(PYTHONPATH=str(REPO))
+    with open(log, "wb") as fh:
+        p = subprocess.Popen([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers", "1",
+                              "--metrics-port", "-1", "--http-port", "0", "--port-file", str(ports),
+                              "--refresh-seconds", "0", "--grace", "1", "--drain-seconds", "3"],
+                             cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT)
+    try:
+        assert _wait(ports.exists), log.read_text()[-3000:]
+        info = json.loads(ports.read_text())
+        base = f"http://127.0.0.1:{info['http_port']}"
+
+        def readyz():
+            try:
+                with urllib.request.urlopen(f"{base}/readyz", timeout=5) as r:
+                    return r.status, json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                return e.code, json.loads(e.read())
+
+        def http_move():
+            req = urllib.request.Request(f"{base}/v1/SampleMove", method="POST",
+                                         data=json.dumps({"variant": SMALL_VARIANT, "jotto": {"role": "GUESSER"}}).encode())
+            with urllib.request.urlopen(req, timeout=5) as r:
+                return r.status
+
+        assert _wait(lambda: readyz()[0] == 200), log.read_text()[-3000:]
+        with GameStrategyClient(f"127.0.0.1:{info['port']}", timeout=5) as c:
+            health = health_pb2_grpc.HealthStub(c.channel)
+            assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+            t0 = time.monotonic()
+            p.send_signal(signal.SIGTERM)
+            assert _wait(lambda: readyz()[0] == 503, 2), log.read_text()[-3000:]
+            assert readyz()[1]["message"] == "stopping"
+            assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == \
+                health_pb2.HealthCheckResponse.NOT_SERVING
+            assert c.jotto_move(SMALL_VARIANT, "guesser", seed=1).move  # still answered over gRPC
+            assert http_move() == 200  # and over HTTP
+            assert time.monotonic() - t0 < 3  # all of it within the drain
+        assert p.wait(30) == 0
+        assert time.monotonic() - t0 >= 3
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(30)
