@@ -16,7 +16,8 @@ the drill runs its phases:
 3. ``cut``: host 2's link goes down, then up again.
 4. ``roll``: a new store version is published on each host in turn (copied in, ``current`` switched,
    SIGHUP, the host answering the new version before the next host's turn).
-5. ``drain``: host 3's server gets SIGTERM (gRPC health and /readyz NOT_SERVING, in-flight calls finish).
+5. ``drain``: host 3's server gets SIGTERM: gRPC health and /readyz say NOT_SERVING while it still answers
+   for ``--drain-seconds`` (the balancer's checks take it out), then in-flight calls get ``--grace``.
 
 It prints, per phase, the calls sent, the failed ones (after retries; each with its error), p50 / p99 and
 the store versions of the replies that came in during the phase.
@@ -49,6 +50,7 @@ HOSTS = 3
 GRPC_PORT, HTTP_PORT = 50051, 8080
 CHECK_MS = 500  # HAProxy's health-check interval; a host is out after 2 failed checks, back after 2 good ones
 GRACE = 3.0  # the hosts' --grace
+DRAIN = 1.5  # the hosts' --drain-seconds: 2 failed checks at CHECK_MS take a draining host out before it stops
 # gRPC's retry policy (https://github.com/grpc/proposal/blob/master/A6-client-retries.md), in the service config
 SERVICE_CONFIG = json.dumps({"methodConfig": [{
     "name": [{"service": "gamestrategy.v1.GameStrategy"}],
@@ -154,7 +156,8 @@ class Host:
     def start(self) -> None:
         cmd = ["ip", "netns", "exec", self.net.ns(self.i), sys.executable, "-m", "server", "--host", self.address,
                "--port", str(GRPC_PORT), "--http-port", str(HTTP_PORT), "--metrics-port", "-1", "--workers", "1",
-               "--root", str(self.root), "--grace", str(GRACE), "--refresh-seconds", "0", "--log-format", "json"]
+               "--root", str(self.root), "--grace", str(GRACE), "--drain-seconds", str(DRAIN), "--refresh-seconds", "0",
+               "--log-format", "json"]
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
         self.proc = subprocess.Popen(cmd, stdout=self.log.open("ab"), stderr=subprocess.STDOUT, env=env,
                                      start_new_session=True)
@@ -373,6 +376,8 @@ class Drill:
         self.load: Load | None = None
         self.phase_times: dict[str, float] = {}
         self.roll_versions: list[tuple[int, str]] = []
+        self.drain: dict = {}
+        self.down_events: list[str] = []
 
     def run(self) -> list[PhaseReport]:
         try:
@@ -391,6 +396,14 @@ class Drill:
             return report(self.load.calls, list(self.phase_times))
         finally:
             self.tear_down()
+            self.down_events = self.balancer_down_events()
+
+    def balancer_down_events(self) -> list[str]:
+        """HAProxy's "host out" lines (``Server http_hosts/h3 is DOWN, reason: ...``), in order."""
+        path = self.work / "haproxy.log"
+        lines = path.read_text(errors="replace").splitlines() if path.exists() else []
+        return [line.split("Server ", 1)[1].split(". ")[0] for line in lines
+                if line.startswith("Server http_hosts/") and " is DOWN" in line]
 
     def build_store_versions(self) -> tuple[Path, Path]:
         from builder.jotto import JottoParams, build_jotto_store
@@ -477,11 +490,24 @@ class Drill:
             time.sleep(self.seconds / HOSTS)
 
     def drain_host_3(self) -> None:
+        """SIGTERM; the seconds until /readyz answers 503 (the balancer's cue) and until the process exits."""
         h = self.hosts[2]
+        t0 = time.monotonic()
         h.signal(signal.SIGTERM)
-        code = h.wait_exit(GRACE * 3 + 10)
+        self.drain = {"readyz_503_s": None, "exit_s": None}
+        while h.proc.poll() is None and time.monotonic() - t0 < DRAIN + GRACE * 3 + 10:
+            try:
+                if h.get("/readyz", timeout=0.5)[0] == 503:
+                    self.drain["readyz_503_s"] = time.monotonic() - t0
+                    break
+            except OSError:
+                break  # the HTTP listener closed before a 503 was seen
+            time.sleep(0.01)
+        code = h.wait_exit(DRAIN + GRACE * 3 + 10)
+        self.drain["exit_s"] = time.monotonic() - t0
         if code != 0:
             raise RuntimeError(f"host 3's server exited {code} on SIGTERM; see {h.log}")
+        self.log(f"drain: /readyz 503 after {self.drain['readyz_503_s']} s, exit after {self.drain['exit_s']:.2f} s")
         time.sleep(self.seconds)
 
     def tear_down(self) -> None:
@@ -505,11 +531,16 @@ def main(argv=None) -> int:
     if shutil.which("haproxy") is None:
         ap.error("needs Debian's haproxy (apt-get install haproxy)")
     with tempfile.TemporaryDirectory(prefix="gamestrategy-multihost-") as tmp:
-        reports = Drill(Path(tmp), args.rate, args.seconds).run()
+        drill = Drill(Path(tmp), args.rate, args.seconds)
+        reports = drill.run()
     print("| phase | calls | failed | p50 / p99 ms | store versions answering (replies in the phase) |")
     print("|---|---|---|---|---|")
     for r in reports:
         print(r.row())
+    print(f"drain: /readyz answered 503 {drill.drain['readyz_503_s']:.2f} s after SIGTERM, the process exited after "
+          f"{drill.drain['exit_s']:.2f} s")
+    for event in drill.down_events:
+        print(f"balancer: {event}")
     for r in reports:
         for e in r.errors:
             print(f"failed in {r.phase}: {e}")

@@ -46,9 +46,11 @@ def test_the_deployment_runs_the_server_with_options_it_takes():
     assert ports == {"grpc": args.port, "http": args.http_port, "metrics": args.metrics_port}
     assert args.host == "0.0.0.0" and args.metrics_host == "0.0.0.0" and str(args.root) == "/stores"
     assert c["readinessProbe"]["httpGet"]["path"] == "/readyz" and c["livenessProbe"]["httpGet"]["path"] == "/healthz"
-    # SIGKILL comes after the preStop pause and the server's own --grace for in-flight calls
+    # SIGKILL comes after the preStop pause, the server's drain and its --grace for in-flight calls
     pre_stop = c["lifecycle"]["preStop"]["sleep"]["seconds"]
-    assert deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] >= pre_stop + args.grace + 1
+    assert args.drain_seconds > 0
+    stop_seconds = pre_stop + args.drain_seconds + args.grace
+    assert deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] >= stop_seconds + 1
     mounts = {m["name"]: m for m in c["volumeMounts"]}
     assert mounts["stores"]["mountPath"] == "/stores" and mounts["stores"]["readOnly"]
 
