@@ -6,8 +6,8 @@ signals to them and replaces one that dies.
 - The parent's signal handlers are in place before the first fork, and each worker is forked with
   SIGINT, SIGTERM and SIGHUP blocked until it has its own handlers: a signal at any moment of start-up
   is acted on, never lost or run by the wrong handler.
-- A worker closes the listening sockets it inherits and does not serve (the parent's metrics listener
-  and the port reservations).
+- A worker drops every listening socket it inherits (the parent's metrics listener, also the copy uvloop
+  made of it) and the port reservations: it serves only the sockets it opens itself.
 - A worker that dies of a signal or exits with an error while the server runs (a SIGBUS from a store file
   truncated under its memory map, say) is forked again after a back-off that grows while it keeps dying
   young; the new one verifies the stores as it opens them, so a damaged version is refused.
@@ -59,6 +59,40 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def drop_inherited_listeners() -> None:
+    """Point every listening socket descriptor of this (just forked) process at /dev/null: the socket is
+    released, and the descriptor number stays taken, so that an object of the parent's that still holds
+    it (uvloop's server, never run here) cannot close another file later."""
+    try:
+        fds = [int(n) for n in os.listdir("/proc/self/fd")]
+    except OSError:  # not Linux
+        return
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        for fd in fds:
+            if fd == devnull:
+                continue
+            try:
+                dup = os.dup(fd)
+            except OSError:  # the descriptor that listed /proc/self/fd, closed since
+                continue
+            try:
+                probe = socket.socket(fileno=dup)
+            except OSError:  # not a socket
+                os.close(dup)
+                continue
+            try:
+                listening = probe.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+            except OSError:
+                listening = 0
+            finally:
+                probe.close()
+            if listening:
+                os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
 class Supervisor:
     """Forks and watches the workers. `run_worker(worker, ready)` is one worker's life (returns its exit
     code); `inherited`: sockets a worker closes at once (the parent's listeners it does not serve)."""
@@ -106,6 +140,7 @@ class Supervisor:
             die_with_parent(self.parent)
             for sock in self.inherited:
                 sock.close()
+            drop_inherited_listeners()
             for sig in FORWARDED:  # the worker records its own signals (server.worker.record_signals)
                 signal.signal(sig, signal.SIG_DFL)
 

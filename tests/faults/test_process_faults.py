@@ -15,7 +15,7 @@ import pytest
 
 from clients.client import GameStrategyClient, guesswho_request
 from server.interceptors import KNOWN_METHODS
-from tests.faults.conftest import GUESSWHO, JOTTO, REPO, served_file
+from tests.faults.conftest import GUESSWHO, JOTTO, REPO, served_file, truncate
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="workers fork")
 TOKEN = "fault-suite-token-0123"
@@ -62,6 +62,26 @@ def _servers_on(root) -> list[int]:
     return out
 
 
+def _listening_ports(pid: int) -> set[int]:
+    """The TCP ports a process holds listening sockets on (its descriptors against /proc/net/tcp*)."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                cols = line.split()
+                if cols[3] == "0A" and cols[9] in inodes:  # LISTEN
+                    ports.add(int(cols[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
 class Server:
     """``python -m server`` as a process, its log parsed, stopped (and killed if need be) on leaving."""
 
@@ -102,6 +122,11 @@ def test_kill_9_of_the_parent_takes_its_workers_and_a_restart_binds_every_port(r
     with Server(root, tmp_path) as first:
         ports = first.wait_ready()
         workers = {r["pid"] for r in first.records("listening")}
+        # no listening socket in a process that does not serve it: metrics in the parent only
+        assert ports["metrics_port"] in _listening_ports(first.p.pid)
+        for w in workers:
+            assert _listening_ports(w) & {ports["port"], ports["http_port"], ports["metrics_port"]} == \
+                {ports["port"], ports["http_port"]}
         first.p.kill()
         first.p.wait(10)
         t0 = time.monotonic()
@@ -128,6 +153,18 @@ def test_sigterm_during_start_up_stops_every_process(root, tmp_path, moment):
         s.p.send_signal(signal.SIGTERM)
         assert s.p.wait(30) == 0, s.log.read_text()[-3000:]
         assert _wait(lambda: not _servers_on(root), 10), _servers_on(root)
+
+
+def test_a_truncated_store_at_start_up_is_refused_and_the_good_one_served(root, tmp_path):
+    truncate(served_file(root))
+    with Server(root, tmp_path) as s:
+        info = s.wait_ready()
+        with GameStrategyClient(f"127.0.0.1:{info['port']}", timeout=20) as c:
+            assert c.sample_move(guesswho_request(GUESSWHO, 12, 12)).store_version
+            with pytest.raises(grpc.RpcError) as e:
+                c.jotto_move(JOTTO, "guesser", seed=1)
+        assert e.value.code() == grpc.StatusCode.UNAVAILABLE and "truncated" in e.value.details()
+        assert s.p.poll() is None and not s.records("worker died: replacing it")
 
 
 def test_a_served_file_truncated_under_the_workers_is_refused_and_the_rest_serves_within_seconds(root, tmp_path):

@@ -183,6 +183,10 @@ def test_transport_faults(client):
     assert status == 413 and out["status"] == "RESOURCE_EXHAUSTED" and "larger than max" in out["message"]
     status, out = client.post("Nope", "{}")
     assert status == 501 and out["status"] == "UNIMPLEMENTED" and "SampleMove" in out["message"]
+    status, out = client.post("N" * 10_000, "{}")  # a name a caller sends is echoed clipped
+    assert status == 501 and "(10000 characters)" in out["message"] and len(out["message"]) < 400
+    status, out = client.post("SampleMove/" + "p" * 10_000, "{}")  # no such path: echoed clipped too
+    assert status == 404 and "(10015 characters)" in out["message"] and len(out["message"]) < 400
     status, out = client.post("SampleMoveStream", "{}")
     assert status == 501 and "streaming" in out["message"]
     status, out = client.post("SampleMove", "{}", headers={"grpc-timeout": "soon"})
