@@ -46,7 +46,9 @@ def table(root: Path) -> str:
     row("Hedge seconds", lambda m: m["strategies"]["double_oracle"]["hedge_seconds"], "{:.1f}")
     row("Hedge LP guarantee", lambda m: m["strategies"]["double_oracle"]["hedge_guarantee"])
     row("DO hider selected against", lambda m: m["strategies"]["double_oracle"]["hider_selected_against"], "{}")
-    for strat in ("benchmark", "fp", "double_oracle", "beeler"):
+    row("exact_do rounds", lambda m: m["certified"]["rounds"] if "exact_do" in m["strategies"] else None, "{:d}")
+    row("exact_do seconds", lambda m: m["strategies"]["exact_do"]["seconds"], "{:.1f}")
+    for strat in ("benchmark", "fp", "double_oracle", "exact_do", "beeler"):
         for f in FIGS:
             row(f"{strat}: {f}", lambda m, s=strat, f=f: m["strategies"][s]["figures"][f])
     row("beeler: first test word", lambda m: m["strategies"]["beeler"]["first_test_word"], "{}")

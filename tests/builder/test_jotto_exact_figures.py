@@ -98,6 +98,11 @@ def test_certified_store_serves_the_exact_double_oracle_at_the_games_value(tmp_p
     got = {x.strategy: x for x in v.strategies}
     assert got["exact_do"].figures["value_lower"] == pytest.approx(cert["lower"])
     assert got["exact_do"].figures["value_upper"] == pytest.approx(cert["upper"])
+    # builder.report's table has the exact double oracle's rows beside the others'
+    from builder.report import table
+    rows = {line[:30].strip(): line[30:].split() for line in table(tmp_path / "stores").splitlines()[1:]}
+    assert float(rows["exact_do: guarantee"][0]) == pytest.approx(info["figures"]["guarantee"], abs=1e-3)
+    assert rows["exact_do rounds"] == [str(cert["rounds"])] and rows["served strategy"] == ["exact_do"]
     assert got["fp"].labels["value_bracket"].startswith("[")
     # the operations page's plot of the rounds
     from games.plots import plot_names, render
