@@ -116,8 +116,11 @@ def _timeout(text: str) -> float:
 
 def parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="gamestrategy", description="client of the game-strategy service")
-    ap.add_argument("--target", default="127.0.0.1:50051")
-    ap.add_argument("--timeout", type=_timeout, default=10.0)
+    ap.add_argument("--target", default="127.0.0.1:50051", metavar="HOST:PORT",
+                    help="the server's gRPC address (default: %(default)s, what `make serve` listens on)")
+    ap.add_argument("--timeout", type=_timeout, default=10.0, metavar="SECONDS",
+                    help="each call's deadline in seconds (default: %(default)s; review waits at least "
+                         f"{REVIEW_SECONDS:.0f})")
     ap.add_argument("--tls", action="store_true", help="TLS with the system roots (implied by --tls-ca/--tls-cert)")
     ap.add_argument("--tls-ca", help="PEM file of the CA that signed the server certificate")
     ap.add_argument("--tls-cert", help="client certificate (PEM), for mutual TLS")
@@ -130,7 +133,10 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("sample", help="sample a move of any game",
                         description="One move of the variant's strategy at a state of its game.")
     sp.add_argument("variant")
-    sp.add_argument("--seed", type=_seed, default=0, help="game seed, 0..2**64-1 (the same seed, the same move)")
+    sp.add_argument("--seed", type=_seed, default=0,
+                    help="game seed, 0..2**64-1 (default 0): the same seed and state give the same move, drawn from "
+                         "the strategy's distribution, so an unlikely move can come out; another seed draws again, "
+                         "--distribution shows every move's probability")
     sp.add_argument("--strategy", default="")
     sp.add_argument("--distribution", action="store_true", help="also the whole move distribution")
     sp.add_argument("--json", action="store_true", help="the SampleMove reply as JSON")
@@ -324,7 +330,7 @@ def run(c: GameStrategyClient, args) -> None:
         extra = f"  member={r.member}  consistent={r.consistent_words}" if game == "jotto" else \
             f"  consistent={r.consistent_words}" if game == "hangman" else ""
         print(f"{r.move}  p={r.probability:.4f}  source={pb.SampleMoveReply.Source.Name(r.source).lower()}"
-              f"  strategy={r.strategy}{extra}  store={r.store_version}")
+              f"  strategy={r.strategy}{extra}  seed={args.seed}  store={r.store_version}")
         for d in r.distribution[:20]:
             print(f"  {d.move:10s} {d.probability:.4f}")
     elif args.cmd == "review":

@@ -108,7 +108,11 @@ export class Jotto {
     this.root.dataset.state = "over";
     this.p.idle("Game over. Press New game to play again.");
     this.refresh();
-    if (g.tests.length) {
+    const unknown = g.tests.map(([w]) => w).filter((w) => !this.index.has(w));
+    if (g.tests.length && unknown.length) {   // the review values words of the list only: do not offer it
+      this.p.idle(`Game over. No review: ${unknown.map(U).join(", ")} ${unknown.length === 1 ? "is" : "are"} not in `
+        + "my list, and a review values words of the list only. Press New game to play again.");
+    } else if (g.tests.length) {
       await this.p.choose("The game is over.", [{ label: "Review this game", value: 1, primary: true }]);
       await this.review();
       this.p.idle("Game over: the review is below. Press New game to play again.");

@@ -35,7 +35,8 @@ function factsTable(v, s, f) {
   const rows = [["game", v.game], ["store version", v.storeVersion], ["build time", s?.buildTime || f?.build_time],
     ["build seconds", f?.build_seconds], ["code version", s?.codeVersion || f?.code_version], ["content hash", f?.content_hash],
     ["served strategy", s?.servedStrategy]];
-  if (v.words) rows.push(["words", v.words], ["dictionary sha256", v.dictionarySha256]);
+  if (v.words) rows.push([v.game === "guesswho" ? "candidates a player starts with" : "words", v.words]);
+  if (v.dictionarySha256) rows.push(["dictionary sha256", v.dictionarySha256]);  // word games only
   if (f?.infosets) rows.push(["information sets", f.infosets]);
   if (f?.windows) rows.push(["windows (row format " + f.row_format + ", units of 1/" + f.probability_unit + ")", f.windows]);
   if (f?.memory_by_group) rows.push(["memory by dice group", f.memory_by_group.map(([a, b, m]) => `${a}v${b} ${m}`).join(", ")]);

@@ -43,22 +43,36 @@ $(".tabs").addEventListener("keydown", (ev) => {
   }
 });
 
+const MAX_SEED = (1n << 64n) - 1n;
+
+// The game seed as a decimal string (the API's uint64), or null after saying what is wrong with it: a number
+// input reads 1e30 and 1.5 as numbers, which would round or fail in the parser.
 function seedOf(input) {
   if (input.value === "") input.value = String(Math.floor(Math.random() * 1e6));
-  return Number(input.value);
+  const text = input.value.trim();
+  if (!/^\d+$/.test(text) || BigInt(text) > MAX_SEED) {
+    status.textContent = `The seed ${JSON.stringify(input.value)} is not a whole number from 0 to ${MAX_SEED}: type one, `
+      + "or leave it empty for a random one.";
+    input.focus();
+    return null;
+  }
+  status.textContent = "";
+  return BigInt(text).toString();
 }
 
 $("#jotto-setup").addEventListener("submit", (ev) => {
   ev.preventDefault();
+  const seed = seedOf($("#jotto-seed"));
+  if (seed === null) return;
   games.jotto.p.clear();
-  status.textContent = "";
-  games.jotto.newGame($("#jotto-variant").value, $("#jotto-level").value, seedOf($("#jotto-seed"))).catch(report);
+  games.jotto.newGame($("#jotto-variant").value, $("#jotto-level").value, seed).catch(report);
 });
 $("#dudo-setup").addEventListener("submit", (ev) => {
   ev.preventDefault();
+  const seed = seedOf($("#dudo-seed"));
+  if (seed === null) return;
   games.dudo.p.clear();
-  status.textContent = "";
-  games.dudo.newGame($("#dudo-variant").value, seedOf($("#dudo-seed"))).catch(report);
+  games.dudo.newGame($("#dudo-variant").value, seed).catch(report);
 });
 
 const BUILDING_POLL_MS = 5000;

@@ -102,6 +102,7 @@ def test_sample_every_game_is_the_services_move(targets, capsys, name):
     assert code == 0 and not err
     move, p = out.split()[:2]
     assert move == want.move and p == f"p={want.probability:.4f}" and f"strategy={want.strategy}" in out
+    assert f"  seed={request.game_seed}  " in out    # the seed that drew the move, default 0 included
     if name.startswith("dudo"):
         assert re.fullmatch(r"\d+x[1-6]|dudo", move) and (name == "dudo answering" or move != "dudo")
     elif name.startswith("jotto"):
@@ -305,3 +306,16 @@ def test_a_review_says_what_its_labels_judge_and_marks_a_labelled_winning_word()
     assert "docs/glossary.md" in text
     rows = [line.split() for line in lines if line.split()[:1] in (["1"], ["2"])]
     assert rows[0][-1] == "inaccuracy" and rows[1][-4:] == ["inaccuracy", "(it", "named", "the", "secret)"][-4:]
+
+
+def test_every_option_says_what_it_does_and_the_seed_its_default(capsys):
+    """--target and --timeout have help; sample's --seed says its default and that the move is drawn."""
+    from clients.cli import parser
+
+    for argv in (["--help"], ["sample", "--help"]):
+        with pytest.raises(SystemExit):
+            parser().parse_args(argv)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--target HOST:PORT the server's gRPC address (default: 127.0.0.1:50051" in out
+    assert "--timeout SECONDS each call's deadline in seconds (default: 10.0" in out
+    assert "game seed, 0..2**64-1 (default 0): the same seed and state give the same move, drawn from" in out

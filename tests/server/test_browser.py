@@ -378,6 +378,8 @@ def test_operations_page_renders_every_variant(page, site):
             if s["headline"] and not v.startswith("dudo"):
                 assert f"{s['headline']} = " in sec.inner_text() and s["headlineKind"] in sec.inner_text()
     gw = next(v for v in variants if v.startswith("guesswho"))
+    gw_facts = pg.locator(f"section[aria-label='{gw}'] table.facts").inner_text()
+    assert "dictionary sha256" not in gw_facts and "candidates a player starts with\t24" in gw_facts, gw_facts
     assert "vs_optimal (win probability)" in pg.locator(f"section[aria-label='{gw}']").inner_text()
     # no header of any table overlaps its neighbour: each stays within its cell
     over = pg.eval_on_selector_all("section.variant th", "hs => hs.filter(h => h.scrollWidth > h.clientWidth + 1)"
@@ -474,3 +476,85 @@ def test_the_operations_page_shows_the_build_and_adds_the_stores_published_later
         pg.wait_for_function("() => document.querySelector('#building').hidden", timeout=30_000)
     finally:
         progress_path(web_root).unlink(missing_ok=True)
+
+
+def test_a_bad_seed_is_said_plainly_and_a_huge_one_is_kept_whole(page, site):
+    """1e30 is no seed: the page says so in a sentence (not the parser's error) and starts no game; the largest
+    seed, 2**64 - 1, is kept to the last digit."""
+    pg = page
+    pg.goto(site + "/play#jotto")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.select_option("#jotto-variant", SMALL_VARIANT)
+    pg.fill("#jotto-seed", "1e30")
+    pg.click("#jotto-new")
+    status = pg.inner_text("#status")
+    assert status.startswith('The seed "1e30" is not a whole number from 0 to 18446744073709551615'), status
+    assert pg.get_attribute("#jotto", "data-state") == "idle" and pg.inner_text("#jotto-log") == ""
+    pg.fill("#jotto-seed", "7")
+    pg.click("#jotto-new")
+    pg.wait_for_selector("#jotto-prompt button[data-answer='yes']")
+    assert pg.inner_text("#status") == ""      # the message goes once the seed is right
+    pg.click("#tab-dudo")
+    pg.select_option("#dudo-variant", DUDO)
+    pg.fill("#dudo-seed", str(2**64 - 1))
+    pg.click("#dudo-new")
+    pg.wait_for_selector("#dudo-prompt button[data-answer='yes']")
+    assert f"seed {2**64 - 1}." in pg.inner_text("#dudo-log")
+
+
+def test_no_review_is_offered_for_a_game_with_a_word_outside_the_list(page, site):
+    """A test word not in the list (the person insisted it is a word): the review values words of the list only,
+    so the game ends without offering one and says why."""
+    from games.jotto.dictionary import load_dictionary
+
+    words = list(load_dictionary(SMALL_VARIANT).words)
+    mine = words[len(words) // 3]
+    outside = next(a + b for a in "qxz" for b in "jvw" if a + b not in words)
+    pg = page
+    pg.goto(site + "/play")
+    pg.wait_for_selector("body[data-ready='1']")
+    pg.select_option("#jotto-variant", SMALL_VARIANT)
+    pg.fill("#jotto-seed", "5")
+    pg.click("#jotto-new")
+    box = "#jotto-prompt"
+    pg.wait_for_selector(f"{box} button[data-answer='yes']")
+    pg.keyboard.press("y")
+    tried = set()
+    for _ in range(300):
+        if pg.get_attribute("#jotto", "data-state") == "over":
+            break
+        pg.wait_for_selector(f"{box} .q")
+        q = pg.inner_text(f"{box} .q")
+        before = pg.get_attribute(box, "data-seq")
+        if q == "YOUR TEST WORD:":
+            if outside not in tried:
+                guess = outside
+            else:
+                cands = pg.eval_on_selector_all("#jotto-cands-mine li", "ls => ls.map(l => l.textContent.toLowerCase())")
+                guess = next(w for w in cands if w not in tried)
+            tried.add(guess)
+            pg.keyboard.type(guess.upper())
+            pg.keyboard.press("Enter")
+        elif m := re.fullmatch(r"JOTS IN (\w+) \(0-\d\):", q):
+            w = m.group(1).lower()
+            if w == mine:
+                pg.click(f"{box} button[name='mine']")
+            else:
+                pg.keyboard.type(str(jots(w, mine)))
+                pg.keyboard.press("Enter")
+        elif m := re.fullmatch(r"(?:IS YOUR WORD|\d JOTS: SO) (\w+)(?: IS YOUR WORD)?\?", q):
+            pg.keyboard.press("y" if m.group(1).lower() == mine else "n")
+        elif m := re.fullmatch(r"HOW MANY JOTS DOES (\w+) HAVE\?", q):
+            pg.keyboard.type(str(jots(m.group(1).lower(), mine)))
+            pg.keyboard.press("Enter")
+        elif q == "ARE YOU SURE THAT'S A WORD?":
+            pg.keyboard.press("y")
+        elif q.startswith("DO YOU WANT"):
+            pg.click(f"{box} button[data-answer='no']")
+        else:
+            raise AssertionError(f"unexpected question {q!r}")
+        wait_changed(pg, box, before)
+    assert pg.get_attribute("#jotto", "data-state") == "over"
+    after = pg.inner_text(box)
+    assert pg.query_selector(f"{box} button:has-text('Review this game')") is None, after
+    assert f"No review: {outside.upper()} is not in my list" in after, after
