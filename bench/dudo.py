@@ -18,12 +18,12 @@ import time
 
 import numpy as np
 
-from games.dudo.exploit import best_response_value, cross_play_value, exploitability_1v1
-from games.dudo.solver import FastSolver, evaluate
-from games.dudo.fsicfr import FSICFR
-from games.dudo.game import make_group
-from games.dudo.infoset import is_perfect_recall
-from games.dudo.lp import sequence_form_value
+from games.dudo.measure.exploit import best_response_value, cross_play_value, exploitability_1v1
+from games.dudo.solvers.abstract_cfr import FastSolver, evaluate
+from games.dudo.reference.fsicfr import FSICFR
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import is_perfect_recall
+from games.dudo.reference.lp import sequence_form_value
 
 EXACT_1V1 = -7 / 258
 FAKE_W = None
@@ -131,7 +131,7 @@ def fig4(max_dice=5, m=3, fsicfr_iters=1000, fsicfr_seconds=4.0, fast_mem_gb=2.5
 
 
 def _structural_reach(g):
-    from games.dudo.kernels import forward_reach, regret_matching
+    from games.dudo.solvers.kernels import forward_reach, regret_matching
     nrows = g.nrows
     reg = np.zeros(nrows)
     strat = np.zeros(nrows)
@@ -195,7 +195,7 @@ def fig5(iters=3000, ref=None):
 
 
 def game(max_dice=3, m=3, iterations=None, perfect_recall_total=2, max_total=None):
-    from games.dudo.solve import solve_game
+    from games.dudo.build.solve_game import solve_game
     its = iterations or (lambda a, b: {2: 6000, 3: 2000, 4: 1000, 5: 600, 6: 400}.get(a + b, 300))
     t0 = time.perf_counter()
     sol = solve_game(max_dice=max_dice, m=m, iterations=its, progress=False, log=None,
@@ -219,7 +219,7 @@ def game(max_dice=3, m=3, iterations=None, perfect_recall_total=2, max_total=Non
 
 def fig3(budgets=(1, 2, 4, 8, 16, 32, 64), m=3):
     """2v2: FSICFR vs CFR and full-width vs FSICFR at equal training seconds (exact win rates)."""
-    from games.dudo.cfr import CFR
+    from games.dudo.reference.cfr import CFR
     W = {}
     g11 = make_group(1, 1, None)
     W[(1, 1)] = 0.5 * (1 + FastSolver(g11).solve(3000, progress=False).root_values()[0])
@@ -258,8 +258,8 @@ def fig3(budgets=(1, 2, 4, 8, 16, 32, 64), m=3):
 
 def fixedpoint(seconds=60.0, m=3):
     """1v1 with memory m: where do the full-width solver, FSICFR and CFR end up?"""
-    from games.dudo.cfr import CFR
-    from games.dudo.solver import abstract_best_response
+    from games.dudo.reference.cfr import CFR
+    from games.dudo.solvers.abstract_cfr import abstract_best_response
     g = make_group(1, 1, m)
     gs = make_group(1, 1, m, split=True)
 
@@ -299,7 +299,7 @@ def _round_exploitability(g, strat, W, br_open, br_other, m_resp="exact", opener
     ``g`` (win probability; ``openers``: only the rounds these dice open), by the exact perfect-recall best
     response (``m_resp="exact"``) or the responder-memory lower bound (``bound.memory_best_response`` with
     memory ``m_resp``)."""
-    from games.dudo.bound import memory_best_response
+    from games.dudo.measure.bound import memory_best_response
     a, b = g.dice[0], g.dice[-1]
     vals = evaluate(FastSolver(g, train=False), strat)
     out = {}
@@ -318,8 +318,8 @@ def _round_exploitability(g, strat, W, br_open, br_other, m_resp="exact", opener
 def _solve_to_floor(a, b, m, W, br_open, br_other, cap, first, log=print):
     """Train group {a, b} with memory m (None: perfect recall) to its floor (``train_to_floor``,
     exact best response at every doubling); returns (rounds, curve, reason, solver)."""
-    from games.dudo.training import train_to_floor
-    from games.dudo.tree import TreeSolver
+    from games.dudo.solvers.training import train_to_floor
+    from games.dudo.solvers.tree_cfr import TreeSolver
     g = make_group(a, b, m, W)
     pr = is_perfect_recall(g.K, m)
     s = TreeSolver(g) if (pr and a + b > 2) else FastSolver(g)
@@ -408,7 +408,7 @@ def rules(group=(2, 2), m=3, budgets=(4, 16, 64, 256), m_resps=("exact",), alter
     response; an int k: the responder-memory lower bound with memory k, k = m being the
     abstraction's own bound, which the solver drives down).  Continuations: placeholder values
     (``fake_W``), the same for every rule (speed of convergence, not the game's values)."""
-    from games.dudo.bound import br_kind
+    from games.dudo.measure.bound import br_kind
     a, b = group
     W = fake_W(5)
     bo, bn = dict(W), {k: 1 - v for k, v in W.items()}
@@ -443,7 +443,7 @@ def rules(group=(2, 2), m=3, budgets=(4, 16, 64, 256), m_resps=("exact",), alter
 def perfect_recall_continuations(its_1v2: int = 400, log=None):
     """W, best response as opener and as other of 1v1, 1v2 and 2v1, solved with perfect recall by CFR+
     (4000 iterations at 1v1): the continuations of the rounds with 4 dice in play."""
-    from games.dudo.tree import TreeSolver
+    from games.dudo.solvers.tree_cfr import TreeSolver
     W, bo, bn = {}, {}, {}
     for a, b, n in ((1, 1, 4000), (1, 2, its_1v2)):
         g = make_group(a, b, None, W)
@@ -480,7 +480,7 @@ def bounds(groups=((2, 2), (1, 3)), m=3, its=256, m_resps=(3, 4, 5, 6), large=((
 
 def _bound_rows(g, st, W, bo, bn, m_resps):
     """One row per round of group ``g`` and kind of best response ("exact", or a responder memory)."""
-    from games.dudo.bound import br_kind
+    from games.dudo.measure.bound import br_kind
     for mr in m_resps:
         t0 = time.perf_counter()
         r = _round_exploitability(g, st, W, bo, bn, mr)
@@ -498,9 +498,9 @@ def largebounds(profile="default", extra=(1, 2), min_total=5, work=None, max_gb=
     the smaller ones.  Wall seconds; the process's peak memory after each row."""
     import resource
     from builder.profiles import PROFILES
-    from games.dudo.bound import br_kind, memory_best_response
-    from games.dudo.budget import bound_cost
-    from games.dudo.solve import solve_params
+    from games.dudo.measure.bound import br_kind, memory_best_response
+    from games.dudo.build.budget import bound_cost
+    from games.dudo.build.solve_game import solve_params
     params = next(p for v, p in PROFILES[profile].items() if v.startswith("dudo"))
     t0 = time.perf_counter()
     sol = solve_params(params, progress=False, checkpoint_dir=work)
@@ -538,7 +538,7 @@ def largebounds(profile="default", extra=(1, 2), min_total=5, work=None, max_gb=
 def threads(groups=((3, 3, "3"), (4, 4, "4-16-3"), (5, 5, "3-20-2")), iters=3, counts=(1, 2)):
     """Wall seconds per FSICFR iteration of the blocked kernel on 1 and more threads
     (``FastSolver(threads=k)``), same group, same process, and whether the regrets have the same bits."""
-    from games.dudo.infoset import parse_memory
+    from games.dudo.abstraction.infoset import parse_memory
     print(f"\nthreads: wall seconds per iteration ({iters} after one warm-up), ratio to 1 thread")
     print(f"{'group':>6} {'memory':>8} " + " ".join(f"{f'{k} thr s/it':>11}" for k in counts)
           + " " + " ".join(f"{f'x{k}':>6}" for k in counts[1:]) + "  same bits")

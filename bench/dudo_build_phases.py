@@ -5,8 +5,8 @@
 One process, one thread (``builder.dudo.build_dudo_store`` with ``map``, ``cores=1``); with an empty numba cache
 directory numba's compile lands in the first group that uses each kernel. Per group (``time.process_time``, so
 other load on the machine distorts it less than wall time): training (the solver's own CPU seconds), figures
-(``solve._round_figures``: exact best responses up to 4 dice in play, else the memory-m' bounds), improvement
-(``solve.round_improved_best_response``), the whole group task and its wall; then the store writing. The table goes
+(``solve_game._round_figures``: exact best responses up to 4 dice in play, else the memory-m' bounds), improvement
+(``solve_game.round_improved_best_response``), the whole group task and its wall; then the store writing. The table goes
 to ``<root>.phases.json`` too; the store's content hash is printed (it does not depend on the kernels' speed).
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from builder.dudo import build_dudo_store
 from builder.profiles import DUDO_DEFAULT
-from games.dudo import solve as S
+from games.dudo.build import solve_game as S
 from games.storage import Store
 
 

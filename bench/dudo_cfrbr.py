@@ -1,6 +1,6 @@
 """Abstract equilibrium against least-exploitable abstract strategy: the same memory m trained by CFR+ on
 the abstract game (the builder's ``FastSolver``) and against responders that remember more
-(``games.dudo.cfrbr``: CFR+ responders, or best responses as in CFR-BR), on rounds with an exact best
+(``games.dudo.build.cfrbr``: CFR+ responders, or best responses as in CFR-BR), on rounds with an exact best
 response.  One process, same machine; continuations: the smaller rounds solved with perfect recall.
 
     .venv/bin/python -m bench.dudo_cfrbr --runs 1v1:2:perfect,1v2:3:perfect,2v2:3:6 --points 100,400
@@ -11,10 +11,10 @@ import argparse
 import time
 
 from bench.dudo import _round_exploitability, perfect_recall_continuations
-from games.dudo.cfrbr import CFRBR
-from games.dudo.game import make_group
-from games.dudo.infoset import memory_json, parse_memory
-from games.dudo.solver import FastSolver
+from games.dudo.build.cfrbr import CFRBR
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import memory_json, parse_memory
+from games.dudo.solvers.abstract_cfr import FastSolver
 
 
 def worst(g, strat, W, bo, bn) -> float:

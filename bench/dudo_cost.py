@@ -1,4 +1,4 @@
-"""Calibrate the Dudo group cost model (games.dudo.budget) against measurement.
+"""Calibrate the Dudo group cost model (games.dudo.build.budget) against measurement.
 
   python -m bench.dudo_cost [--quick]
 
@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 
-from games.dudo.budget import group_cost
-from games.dudo.game import make_group
-from games.dudo.solver import FastSolver
-from games.dudo.tree import TreeSolver
+from games.dudo.build.budget import group_cost
+from games.dudo.abstraction.dag import make_group
+from games.dudo.solvers.abstract_cfr import FastSolver
+from games.dudo.solvers.tree_cfr import TreeSolver
 
 CASES = [(1, 1, None, 50), (1, 2, None, 4), (1, 2, 3, 100), (2, 2, 3, 20), (1, 3, 3, 20), (2, 3, 2, 20),
          (2, 3, 3, 5), (3, 3, 2, 10), (2, 4, 2, 10), (3, 3, 3, 3), (4, 4, 1, 5), (4, 4, 2, 3), (3, 5, 2, 2),

@@ -27,12 +27,12 @@ import numpy as np
 
 from bench.dudo import _round_exploitability
 from bench.dudo_lbr import store_inputs
-from games.dudo.cfrbr import CFRBR
-from games.dudo.game import make_group, round_reachable
-from games.dudo.infoset import dominates, memory_json, parse_memory, remembers_more
-from games.dudo.lbr import round_improved_best_response
-from games.dudo.solver import FastSolver
-from games.dudo.training import train
+from games.dudo.build.cfrbr import CFRBR
+from games.dudo.abstraction.dag import make_group, round_reachable
+from games.dudo.abstraction.infoset import dominates, memory_json, parse_memory, remembers_more
+from games.dudo.measure.lbr import round_improved_best_response
+from games.dudo.solvers.abstract_cfr import FastSolver
+from games.dudo.solvers.training import train
 from games.storage import StoreError
 
 
@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     ap.add_argument("--memory", required=True, help="the group's memory: an int or a schedule like 3-28-2")
     ap.add_argument("--responder", default="", help="the improvement's responder memory (default: --memory)")
     ap.add_argument("--points", required=True, help="comma-separated increasing iteration counts")
-    ap.add_argument("--fine", default="", help="train against CFR+ responders with this memory (games.dudo.cfrbr)"
+    ap.add_argument("--fine", default="", help="train against CFR+ responders with this memory (games.dudo.build.cfrbr)"
                     " instead of on the abstract game")
     ap.add_argument("--update", choices=("cfr+", "pcfr+", "dcfr"), default="cfr+",
                     help="the regret update (default: the builds' CFR+)")

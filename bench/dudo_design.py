@@ -4,7 +4,7 @@
         [--depths 2,4] [--iterations 200] [--gadget resolve] [--baseline 1:200,2:200,3:200,perfect:200]
 
 One table, one row per (round, design): the stored strategy of memory m after N CFR+ iterations
-(``stored m=M``), and continual depth-limited re-solving (``games.dudo.continual``) on a memory-m
+(``stored m=M``), and continual depth-limited re-solving (``games.dudo.search.continual``) on a memory-m
 blueprint (``search m=M d=D``).  Every figure is the round's exploitability by the exact perfect-recall
 best response, both seats summed, in game-winning probability; the continuation values of later
 rounds are those of a perfect-recall solve of the smaller rounds (1v1 at 4000 CFR+ iterations; 1v2 and
@@ -24,10 +24,10 @@ import time
 
 import numpy as np
 
-from games.dudo.continual import ContinualResolver, continuation_values, seat_best_response
-from games.dudo.game import make_group
-from games.dudo.solver import FastSolver
-from games.dudo.tree import TreeSolver
+from games.dudo.search.continual import ContinualResolver, continuation_values, seat_best_response
+from games.dudo.abstraction.dag import make_group
+from games.dudo.solvers.abstract_cfr import FastSolver
+from games.dudo.solvers.tree_cfr import TreeSolver
 
 from .dudo import _round_exploitability
 from .endgame import payoff_tables

@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from games.dudo.game import make_group
-from games.dudo.infoset import parse_memory
-from games.dudo.solver import FastSolver
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import parse_memory
+from games.dudo.solvers.abstract_cfr import FastSolver
 
 W = {(a, b): min(0.95, max(0.05, 0.5 + 0.1 * (a - b))) for a in range(1, 6) for b in range(1, 6)}
 

@@ -1,4 +1,4 @@
-"""The perfect-recall improvement of the memory-m' best response (``games.dudo.lbr``) against a built
+"""The perfect-recall improvement of the memory-m' best response (``games.dudo.measure.lbr``) against a built
 Dudo store's served (quantised) strategy, beside the store's own figure: every round with more than
 ``--min-dice`` dice in play.
 
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from games.dudo.bound import kind_memory
-from games.dudo.budget import improvement_bytes
-from games.dudo.endgame_store import store_W, stored_group
-from games.dudo.infoset import dominates, memory_json, parse_memory
-from games.dudo.lbr import round_improved_best_response
+from games.dudo.measure.bound import kind_memory
+from games.dudo.build.budget import improvement_bytes
+from games.dudo.serving.endgame_store import store_W, stored_group
+from games.dudo.abstraction.infoset import dominates, memory_json, parse_memory
+from games.dudo.measure.lbr import round_improved_best_response
 from games.dudo.rules import claim
 from games.dudo.store import store_memories
 from games.storage import Store, StoreError

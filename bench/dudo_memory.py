@@ -6,7 +6,7 @@ by the strength of the last claim.
     .venv/bin/python -m bench.dudo_memory --root stores --variant dudo-5dice-default --group 4v4 \\
         --memories 4-16-3,5-10-4-16-3-28-2 --work /tmp/mem4v4 [--games 30] [--profile full]
 
-Per memory: windows, modelled table bytes and seconds per iteration (games.dudo.budget), iterations and
+Per memory: windows, modelled table bytes and seconds per iteration (games.dudo.build.budget), iterations and
 why training stopped, training seconds, the abstraction's own exact-valued bound, the improvement with its
 standard error, and the improvement's gain summed over buckets of the last claim's strength (each bucket
 named by its first claim). A finished (group, memory) is kept under ``--work`` and not trained again.
@@ -22,11 +22,11 @@ import numpy as np
 
 from bench.dudo_lbr import gain_buckets, store_inputs
 from builder.profiles import PROFILES
-from games.dudo.budget import group_cost, improvement_bytes
-from games.dudo.game import make_group
-from games.dudo.infoset import Faces, Schedule, memory_at, memory_json, num_windows, parse_memory
-from games.dudo.lbr import round_improved_best_response
-from games.dudo.solve import solve_group
+from games.dudo.build.budget import group_cost, improvement_bytes
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import Faces, Schedule, memory_at, memory_json, num_windows, parse_memory
+from games.dudo.measure.lbr import round_improved_best_response
+from games.dudo.build.solve_game import solve_group
 from games.storage import StoreError
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from builder import dudo as builder_dudo
 from builder.executor import make_executor
 from builder.profiles import DUDO_DEFAULT
-from games.dudo import solve
+from games.dudo.build import solve_game as solve
 from games.storage import Store
 
 

@@ -3,14 +3,14 @@
     NUMBA_NUM_THREADS=1 nice -n 10 .venv/bin/python -m bench.dudo_responder validate [--group 1v2]
         [--blueprint 2:200] [--A 6] [--iterations 100] [--widths 2,4,8] [--width 4] [--games 20000]
 
-On the group's rounds (both orders), against the searched policy (``search5.AbstractResolver`` chained:
+On the group's rounds (both orders), against the searched policy (``abstract_resolve.AbstractResolver`` chained:
 depth 2, ``--A`` own claims, ``--iterations`` CFR+ iterations a re-solve, int8 leaves, max-margin gadget) on a
 blueprint trained here, and against the blueprint's stored rows: the exact best-response figure (both seats
 summed, win probability: ``continual.seat_best_response`` / ``exploit.best_response_value``), then each
-responder's own figure computed exactly (``search_lbr.strategy_value``: every roll and every reply of the
+responder's own figure computed exactly (``responder.strategy_value``: every roll and every reply of the
 policy enumerated; no sampling error) and its share of the exact one: the rows' responder (``search_lbr``)
 and the lookahead responder (``search_lookahead``, depth 1) at each of ``--widths``; last, the sampled figure
-``search_respond.respond`` states (width ``--width``, ``--games`` a seat, mean +- standard error).
+``respond.respond`` states (width ``--width``, ``--games`` a seat, mean +- standard error).
 """
 from __future__ import annotations
 
@@ -19,13 +19,13 @@ import time
 
 import numpy as np
 
-from games.dudo.continual import continuation_values, seat_best_response
-from games.dudo.exploit import best_response_value
-from games.dudo.lbr import responder_tables
-from games.dudo.search5 import AbstractResolver, int8_continuations, top_claims
-from games.dudo.search_lbr import SearchedPolicy, rows_choice, stored_policy, strategy_value
-from games.dudo.search_lookahead import LookaheadChooser
-from games.dudo.search_respond import respond
+from games.dudo.search.continual import continuation_values, seat_best_response
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.measure.lbr import responder_tables
+from games.dudo.search.abstract_resolve import AbstractResolver, int8_continuations, top_claims
+from games.dudo.measure.responder import SearchedPolicy, rows_choice, stored_policy, strategy_value
+from games.dudo.measure.lookahead import LookaheadChooser
+from games.dudo.serving.respond import respond
 
 from .dudo_design import continuations, train
 from .endgame import payoff_tables

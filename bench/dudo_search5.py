@@ -1,4 +1,4 @@
-"""What one abstracted re-solve (``games.dudo.search5``) costs on a large round, and what the abstraction
+"""What one abstracted re-solve (``games.dudo.search.abstract_resolve``) costs on a large round, and what the abstraction
 keeps on the exact rounds.
 
     nice -n 10 .venv/bin/python -m bench.dudo_search5 timing [--round 5v5] [--memory 1] [--A 3,6]
@@ -33,10 +33,10 @@ import time
 
 import numpy as np
 
-from games.dudo.continual import ContinualResolver, continuation_values, seat_best_response
-from games.dudo.endgame_store import store_W, stored_group
+from games.dudo.search.continual import ContinualResolver, continuation_values, seat_best_response
+from games.dudo.serving.endgame_store import store_W, stored_group
 from games.dudo.rules import roll_arrays
-from games.dudo.search5 import AbstractResolver, float32_continuations, int8_continuations, top_claims
+from games.dudo.search.abstract_resolve import AbstractResolver, float32_continuations, int8_continuations, top_claims
 
 from .dudo_design import continuations, train
 from .endgame import payoff_tables
@@ -88,7 +88,7 @@ def exact(a, b, m, its, depths, As, iterations, gadget, policies=("full", "chain
     """Exact exploitability (both seats) of each policy: ``full`` continual.py's full-width chain, ``chain``
     the abstracted chain, ``targets`` / ``ranges`` the one-re-solve policies (max-margin gadget for
     ``targets``); the abstracted ones read ``leaves`` value matrices (float32 or int8)."""
-    from games.dudo.search5 import BlueprintRangeResolver, BlueprintTargetResolver
+    from games.dudo.search.abstract_resolve import BlueprintRangeResolver, BlueprintTargetResolver
     W, bo, bn = continuations(a + b, log=lambda *x: None)
     g, st, _ = train(a, b, m, its, W)
     top = top_claims(st, g, max(As))
@@ -125,8 +125,8 @@ def exact(a, b, m, its, depths, As, iterations, gadget, policies=("full", "chain
 def check(a, b, m, its, depth, A, iterations, games, m_resp, log=print):
     """The sampled responder (``search_lbr``) against the abstracted chain and against the stored rows,
     beside the exact best response against the chain (``continual.seat_best_response``), per seat."""
-    from games.dudo.lbr import responder_tables
-    from games.dudo.search_lbr import SearchedPolicy, sample_response, stored_policy
+    from games.dudo.measure.lbr import responder_tables
+    from games.dudo.measure.responder import SearchedPolicy, sample_response, stored_policy
     W, bo, bn = continuations(a + b, log=lambda *x: None)
     g, st, _ = train(a, b, m, its, W)
     top = top_claims(st, g, A)
@@ -150,18 +150,18 @@ def check(a, b, m, its, depth, A, iterations, games, m_resp, log=print):
 
 def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, seed, train_missing=None,
             leaves="float32", threads=1, log=print):
-    """The sampled responder (``games.dudo.search_lbr``) against the stored rows and against search on
+    """The sampled responder (``games.dudo.measure.responder``) against the stored rows and against search on
     them, one table row per (round, policy); the responder plays on at the store's values once the round
     is over (the round's own share)."""
     from pathlib import Path
 
-    from games.dudo.endgame import EndgamePolicy
-    from games.dudo.endgame_store import store_blueprint
-    from games.dudo.served import served_policy
-    from games.dudo.game import make_group
-    from games.dudo.lbr import responder_tables
-    from games.dudo.search5 import BlueprintRangeResolver, BlueprintTargetResolver
-    from games.dudo.search_lbr import SearchedPolicy, sample_response, stored_policy
+    from games.dudo.search.endgame import EndgamePolicy
+    from games.dudo.serving.endgame_store import store_blueprint
+    from games.dudo.policy.served import served_policy
+    from games.dudo.abstraction.dag import make_group
+    from games.dudo.measure.lbr import responder_tables
+    from games.dudo.search.abstract_resolve import BlueprintRangeResolver, BlueprintTargetResolver
+    from games.dudo.measure.responder import SearchedPolicy, sample_response, stored_policy
     from games.dudo.store import store_memories
     from games.storage import Store
 

@@ -29,7 +29,7 @@ def decisions(root: Path, variant: str, games: int, rng: np.random.Generator) ->
     """(dice a player at the start, [(dice, SampleMoveRequest)]) for every decision of ``games`` self-played
     games."""
     from bench.review import dudo_game
-    from games.dudo import review as dr
+    from games.dudo.serving import review as dr
     from games.storage import current_stores
     from protos import gamestrategy_pb2 as pb
     from games.storage import Store

@@ -7,7 +7,7 @@
     nice -n 10 .venv/bin/python -m bench.dudo_sparse reach --round 5v5 --memory 2 --iterations 20 \\
         --fine 3 --eps 1e-2,1e-4,1e-6,0
 
-``memory`` (design c, memory that keeps older claims coarsely): CFR+ (``solver.FastSolver``, as the stores
+``memory`` (design c, memory that keeps older claims coarsely): CFR+ (``abstract_cfr.FastSolver``, as the stores
 train) on each memory's windows, the exact perfect-recall best response of every round of the group at each
 point of the curve (``exploit.best_response_value``, both seats summed, win probability).
 ``prune`` (design b, tables sparse by reach with regret-based pruning, ``games.dudo.pruning``): Linear CFR
@@ -26,9 +26,9 @@ import time
 
 import numpy as np
 
-from games.dudo.game import make_group
-from games.dudo.infoset import parse_memory
-from games.dudo.solver import FastSolver
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import parse_memory
+from games.dudo.solvers.abstract_cfr import FastSolver
 from games.dudo.summary import Summary
 
 from .dudo import _round_exploitability

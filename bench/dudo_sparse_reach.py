@@ -1,7 +1,7 @@
 """``python -m bench.dudo_sparse reach``: how many windows of a longer memory a shorter memory's strategy reaches
 on a large round, so what a table sparse by reach (``games.dudo.pruning``) would hold there.
 
-The round's group is trained with CFR+ (``solver.FastSolver``) on placeholder continuation values
+The round's group is trained with CFR+ (``abstract_cfr.FastSolver``) on placeholder continuation values
 (``bench.dudo.fake_W``: the count depends on the strategy's sparsity, which these only roughly imitate), lifted to
 each longer memory (``pruning.lift_shorter``), and one forward pass (``pruning.active_reach`` in warm-start mode)
 gives per window the reach of each roll; a window counts when its mover's opponent reaches it with a total
@@ -15,9 +15,9 @@ import time
 
 import numpy as np
 
-from games.dudo.game import make_group
+from games.dudo.abstraction.dag import make_group
 from games.dudo.pruning import active_reach, lift_shorter
-from games.dudo.solver import FastSolver
+from games.dudo.solvers.abstract_cfr import FastSolver
 
 from .dudo import fake_W
 

@@ -1,4 +1,4 @@
-"""Search on the profiles' blueprints, measured exactly with the numba walk (``games.dudo.search_walk``).
+"""Search on the profiles' blueprints, measured exactly with the numba walk (``games.dudo.measure.search_walk``).
 
     nice -n 10 .venv/bin/python -m bench.dudo_walk compare --groups 1v2 --profile default --depths 2,4 \
         [--iterations 200] [--gadget maxmargin] [--cap 0]
@@ -8,7 +8,7 @@
 
 ``compare``: one row per (round, design): the stored strategy the profile builds for the group (its memory,
 its iteration count: ``DudoParams.memories`` and ``group_iterations``; ``--cap`` caps the iterations) and
-continual re-solving (``games.dudo.continual``) on that blueprint at each depth.  Exploitability: the round's
+continual re-solving (``games.dudo.search.continual``) on that blueprint at each depth.  Exploitability: the round's
 exact perfect-recall best response, both seats summed, win probability; later rounds' continuations are a
 perfect-recall solve of the smaller rounds (``bench.dudo_design.continuations``), so a row is its own
 round's share.  Columns as ``bench.dudo_design`` (``move s``: CPU seconds per re-solve, mean over every
@@ -27,8 +27,8 @@ import time
 
 import numpy as np
 
-from games.dudo import continual as C
-from games.dudo.search_walk import _subgame_nodes, timed_search_best_response
+from games.dudo.search import continual as C
+from games.dudo.measure.search_walk import _subgame_nodes, timed_search_best_response
 
 from .dudo import _round_exploitability
 from .dudo_design import continuations, fmt, stored_mb, train
@@ -187,8 +187,8 @@ def timed_cost(a: int, b: int, depth: int, iterations: int, r_max: int = 12, log
     (those decisions are few)."""
     from math import comb
 
-    from games.dudo.endgame import GADGETS
-    from games.dudo.search_walk import resolve_at
+    from games.dudo.search.endgame import GADGETS
+    from games.dudo.measure.search_walk import resolve_at
     from .dudo import fake_W
     W = fake_W(5)
     g, st, _ = train(a, b, 1, 5, W)

@@ -14,12 +14,12 @@ group abstracted; cached in ``--work``), then each seat of each round is evaluat
 the round's claim histories:
 
 * above the threshold the seat plays the blueprint; at each endgame root (the first history with at
-  most ``threshold`` claims left) it re-solves the endgame (``games.dudo.endgame``: gadget, CFR+,
+  most ``threshold`` claims left) it re-solves the endgame (``games.dudo.search.endgame``: gadget, CFR+,
   the policy's iterations) when its blueprint reach there is at least ``--min-reach``, and plays the
   re-solved strategy below it;
 * the responder best-responds with perfect recall (its values per roll, maximised at its own
   decisions), in win-probability units with the continuation values of the later rounds' best
-  responses, bottom-up, exactly as ``games.dudo.exploit`` / ``solve.solve_group`` define the
+  responses, bottom-up, exactly as ``games.dudo.measure.exploit`` / ``solve_game.solve_group`` define the
   stored rounds' exploitability (the blueprint-only column reproduces those figures: a check).
 
 The policy's defaults are the served ones (``EndgamePolicy()``, as ``server.backends.dudo`` uses it):
@@ -46,9 +46,9 @@ from pathlib import Path
 
 import numpy as np
 
-from games.dudo import endgame as eg
-from games.dudo.exploit import _resp_tables
-from games.dudo.game import make_group
+from games.dudo.search import endgame as eg
+from games.dudo.measure.exploit import _resp_tables
+from games.dudo.abstraction.dag import make_group
 from games.dudo.rules import roll_arrays
 
 
@@ -323,7 +323,7 @@ def serve(root, variant: str, rounds: int, deadline: float, seed: int = 0) -> No
     store = Store(path)
     rounds_m = store.manifest["rounds"]
     pairs = sorted({tuple(int(x) for x in r.split("v")) for r in rounds_m}, key=lambda r: (sum(r), r))
-    # a round whose endgames the policy re-solves (games.dudo.served: not one with an exact figure)
+    # a round whose endgames the policy re-solves (games.dudo.policy.served: not one with an exact figure)
     resolved = [p for p in pairs if rounds_m[f"{p[0]}v{p[1]}"].get("served") != "stored rows"] or pairs[:1]
     store.close()
     lat: dict[str, list] = {"book": [], "live": [], "fallback": [], "degraded": []}
@@ -416,7 +416,7 @@ def main(argv=None):
     ap.add_argument("--serve-rounds", type=int, default=40, help="serve: rounds of self-play")
     ap.add_argument("--deadline", type=float, default=5.0, help="serve: each move's deadline (s)")
     a = ap.parse_args(argv)
-    from games.dudo.solve import solve_game
+    from games.dudo.build.solve_game import solve_game
     policy = eg.EndgamePolicy(a.threshold, a.iterations, a.gadget, a.min_reach, a.budget)
     print(f"# Dudo endgame re-solving: {policy}; load {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")

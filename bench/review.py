@@ -96,7 +96,7 @@ def _store_games(root: Path, dudo_variant: str, jotto_variant: str, n: int, roun
     dudo = current_stores(root, "dudo").get(dudo_variant)
     jotto = current_stores(root, "jotto").get(jotto_variant)
     if dudo is not None:
-        from games.dudo import review as dr
+        from games.dudo.serving import review as dr
         store = Store(dudo)
         tables = dr.StoreTables.of_store(store)
         md = int(store.manifest["parameters"]["max_dice"])
@@ -231,7 +231,7 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(args.seed)
     print(f"{'reviews (seconds a game)':34s} {'games':>6s} {'moves':>8s} {'p50':>9s} {'p99':>9s} {'max':>9s}")
     if args.dudo:
-        from games.dudo import review as dr
+        from games.dudo.serving import review as dr
         from games.storage import Store
         store = Store(args.dudo)
         tables = dr.StoreTables.of_store(store)

@@ -168,8 +168,8 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
     from builder.executor import ExecutorError, make_executor
     from builder.progress import ProgressReporter
     from builder.steps import on_terminal
-    from games.dudo.solve import SharedCores
-    from games.dudo.training import TrainingStopped
+    from games.dudo.build.solve_game import SharedCores
+    from games.dudo.solvers.training import TrainingStopped
     from builder.summary import PeakMemory, StoreResult, format_summary
 
     journal = Journal(args.root, plan, args.fresh)

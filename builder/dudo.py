@@ -9,12 +9,12 @@ from pathlib import Path
 
 from builder import interrupt
 from builder.dudo_progress import DudoWork
-from games.dudo.search_tables import LargeSearchSpec, group_tables, searched_groups
-from games.dudo.searched import state_searched_rounds
-from games.dudo.served import SERVED_SEARCH_LARGE
-from games.dudo.solve import clear_running, solve_params
+from games.dudo.search.tables import LargeSearchSpec, group_tables, searched_groups
+from games.dudo.policy.searched import state_searched_rounds
+from games.dudo.policy.served import SERVED_SEARCH_LARGE
+from games.dudo.build.solve_game import clear_running, solve_params
 from builder.recorded import recorded_parameters
-from games.dudo.warmup import compile_kernels
+from games.dudo.build.warmup import compile_kernels
 from games.dudo.store import DudoParams, format_fields, iter_rows, round_curves, round_stats
 from games.storage import StoreWriter, code_version
 
@@ -24,7 +24,7 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
     """Solve (groups of one total of dice through ``map_fn``, sharing ``cores`` threads where its tasks
     run on this machine with the other work marked in ``busy``; finished groups in the work directory are
     reused) and publish the store. With an ``executor`` of local workers and a core to spare, the kernels
-    the build needs late are compiled beside its groups once the first has trained (``games.dudo.warmup``, nice 19)."""
+    the build needs late are compiled beside its groups once the first has trained (``games.dudo.build.warmup``, nice 19)."""
     t0 = time.perf_counter()
     work = Path(root) / ".work" / "dudo" / params.variant
     work.mkdir(parents=True, exist_ok=True)

@@ -4,10 +4,10 @@ them.
 
 The build solves the groups of one total of dice (a level) through the executor's ``map`` (2 workers on 2
 cores): the level's groups in order, each on the next free worker, the next level after the last one ends
-(``games.dudo.solve.solve_game``). A group that shares the machine with another runs on one core, so its wall
-is its CPU; a group alone in its level trains on every core (``solve.SharedCores``), ``THREAD_SPEEDUP`` times
+(``games.dudo.build.solve_game.solve_game``). A group that shares the machine with another runs on one core, so its wall
+is its CPU; a group alone in its level trains on every core (``solve_game.SharedCores``), ``THREAD_SPEEDUP`` times
 faster, and measures (best responses, bounds, improvement) on one; groups training against CFR+ responders
-start first (``solve.started_first``). ``level_seconds`` schedules that;
+start first (``solve_game.started_first``). ``level_seconds`` schedules that;
 ``dudo_default_seconds`` adds the store writing. Checked against the fresh clone's build of the brief that
 asked for this (docs/dudo-speed.md): its own group walls, scheduled as it ran them (the levels' order, before
 ``started_first``), give 828 s against the 834 s it took. (That is the level-by-level build, before the builder
@@ -23,7 +23,7 @@ the progress estimate is the measured build.
 """
 from __future__ import annotations
 
-from games.dudo.solve import started_first
+from games.dudo.build.solve_game import started_first
 
 # (a, b) -> (training CPU s, the rest of the group's CPU s: exact best responses, memory-m' bounds, the
 # improvement, numba's compile of the kernels it used first), one process and one thread, cold numba cache: the
@@ -64,8 +64,8 @@ TRAINED_FIRST = frozenset({(2, 3), (3, 3)})
 
 
 def levels(groups, first=frozenset()) -> list[list[tuple[int, int]]]:
-    """The groups by total dice in the order the builder hands them to ``map`` (``solve.groups_in_order``: by
-    total, then a; ``solve.started_first``: those in ``first`` first)."""
+    """The groups by total dice in the order the builder hands them to ``map`` (``solve_game.groups_in_order``: by
+    total, then a; ``solve_game.started_first``: those in ``first`` first)."""
     out: dict[int, list] = {}
     for a, b in sorted(groups, key=lambda ab: (ab[0] + ab[1], ab[0])):
         out.setdefault(a + b, []).append((a, b))

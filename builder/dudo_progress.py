@@ -1,12 +1,12 @@
 """How far a Dudo store's build is, read from its work directory while its groups run in worker processes.
 
-The build (``games.dudo.solve.solve_game``, pipelined) runs in steps: step D trains the groups of D dice in play
+The build (``games.dudo.build.solve_game.solve_game``, pipelined) runs in steps: step D trains the groups of D dice in play
 and measures those of D - 1 (best responses, bounds, improvement), each group's task on the next free worker.
 A group's files say how far it is: ``<stem>.npz.progress.json`` its training's iterations (written as it trains,
-``games.dudo.training``), ``<stem>.trained.json`` its training done, ``<stem>.json`` the group done. Each task
+``games.dudo.solvers.training``), ``<stem>.trained.json`` its training done, ``<stem>.json`` the group done. Each task
 is weighted by its expected wall (the default store: the walls of a fresh clone's build,
 ``builder.dudo_estimate.FRESH_CLONE_SPLIT``; other parameters: the solver's cost model,
-``games.dudo.budget.group_cost``, times the group's iterations) and each step by its expected wall scheduled on
+``games.dudo.build.budget.group_cost``, times the group's iterations) and each step by its expected wall scheduled on
 the workers (``dudo_estimate.level_seconds``), so that the fraction follows the build's time, not its count of
 groups: the last two steps (5v4 and 5v5) are about a third of the default build.
 """
@@ -21,14 +21,14 @@ from games.dudo.store import DudoParams
 
 # a group's measuring (figures, bounds, improvement) against its training, where no measured wall says it
 MEASURE_SHARE = 0.3
-PROGRESS_SUFFIX = ".npz.progress.json"    # games.dudo.training.PROGRESS_SUFFIX of the solver's .npz checkpoint
+PROGRESS_SUFFIX = ".npz.progress.json"    # games.dudo.solvers.training.PROGRESS_SUFFIX of the solver's .npz checkpoint
 
 
 def group_walls(params: DudoParams, default: bool) -> dict[tuple[int, int], tuple[float, float]]:
     """(a, b) -> expected (training, measuring) walls of every group of the store."""
     if default:
         return dict(FRESH_CLONE_SPLIT)
-    from games.dudo.budget import group_cost
+    from games.dudo.build.budget import group_cost
     out = {}
     for (a, b), m in params.memories().items():
         train = group_cost(a, b, m).seconds_per_iteration * params.group_iterations(a, b)

@@ -8,12 +8,12 @@
 value = the opener's game-winning probability under the stored strategies; exploitability = the
 sum of both seats' best-response gains (win probability), by the best response named in "BR kind"
 (exact-perfect-recall: responder with perfect recall; "lower bound: best response with memory m'":
-a responder that remembers the last m' > m claims, ``games.dudo.bound``, a lower bound; "lower bound:
+a responder that remembers the last m' > m claims, ``games.dudo.measure.bound``, a lower bound; "lower bound:
 abstraction": the same with m' = the abstraction's m, the weakest; not measured; stores built before
 these kinds say abstract-local and none, read as the abstraction's bound and not measured).  A memory
 written a-L-b remembers a claims while the last claim is below strength L, then b
-(``games.dudo.infoset.Schedule``).  "improved":
-the perfect-recall improvement of a memory-m'' responder (``games.dudo.lbr``; m'' in the table), a
+(``games.dudo.abstraction.infoset.Schedule``).  "improved":
+the perfect-recall improvement of a memory-m'' responder (``games.dudo.measure.lbr``; m'' in the table), a
 sampled lower bound at least the memory-m'' one, with its standard error; "-" where not measured.  A round opened by a player with fewer than max dice against max dice
 cannot happen (the winner of a challenge opens, and a max-dice player has lost nothing): those
 pairs are listed as unreachable; their groups are solved (the max-dice side opens) but no value
@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from games.dudo.bound import kind_memory, kind_of
+from games.dudo.measure.bound import kind_memory, kind_of
 from games.storage import Store, current_stores, stores_root
 
 
@@ -61,7 +61,7 @@ def table(manifest: dict) -> str:
                 f" {st.get('br_opener', float('nan')):>10.5f} {st.get('br_other', float('nan')):>9.5f}"
                 f" {(f'{e:.2e}' if e is not None else '-'):>9} {_improved(st)}  {kind_of(st)}")
     lines.append("memory: the stored strategy's; 'm vs m2': trained against responders remembering m2 claims"
-                 " (games.dudo.cfrbr)")
+                 " (games.dudo.build.cfrbr)")
     lines.append("stop: floor (a doubling of the iterations improved the group's exploitability by less than"
                  f" {manifest['parameters'].get('stop_rel', 0):g}), cap (the iteration cap), - (fixed iterations);"
                  " train s / cpu s: training wall / CPU seconds; group s: training, measurements and best responses (wall)")
@@ -88,15 +88,15 @@ def curves(manifest: dict) -> str:
 
 
 def plan(params, workers: int = 2) -> str:
-    """A Dudo profile's plan from the cost model (``games.dudo.budget``, one core, modelled seconds):
+    """A Dudo profile's plan from the cost model (``games.dudo.build.budget``, one core, modelled seconds):
     per group its memory (``m vs m'``: trained against responders remembering m', ``budget.cfrbr_cost``),
     iteration cap, table bytes and training seconds at the cap, the bound's responder memory with its bytes
     and seconds (one round, both seats; computed at every measurement of the floor rule), and the build's
     modelled wall time on ``workers`` processes (the groups of one total of dice run in parallel, the
     totals one after another)."""
-    from games.dudo.budget import bound_cost, cfrbr_cost, group_cost, store_bytes
-    from games.dudo.solve import FLOOR_DOUBLINGS, groups_in_order
-    from games.dudo.game import round_reachable
+    from games.dudo.build.budget import bound_cost, cfrbr_cost, group_cost, store_bytes
+    from games.dudo.build.solve_game import FLOOR_DOUBLINGS, groups_in_order
+    from games.dudo.abstraction.dag import round_reachable
     mems, bmems, tmems = params.memories(), params.bound_memories(), params.train_memories()
     label = {g: "perfect" if m is None else f"{m} vs {tmems[g]}" if g in tmems else str(m) for g, m in mems.items()}
     mw = max(7, *map(len, label.values()))
@@ -145,7 +145,7 @@ def plan(params, workers: int = 2) -> str:
 
 def unfinished(work: Path) -> dict:
     """A manifest-like dict of the groups an unfinished (or interrupted) build has solved so far, from
-    its work directory (``<root>/.work/dudo/<variant>``: each finished group's JSON, ``solve.solve_group``)."""
+    its work directory (``<root>/.work/dudo/<variant>``: each finished group's JSON, ``solve_game.solve_group``)."""
     import json
     rounds, params = {}, dict(max_dice=1)
     for p in sorted(Path(work).glob("dudo_*v*_m*.json")):

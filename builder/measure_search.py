@@ -1,5 +1,5 @@
 """State the served policy's figures of a Dudo store's searched rounds: the lookahead responder
-(``games.dudo.search_respond``) against the policy a server answers (``games.dudo.served.served_policy``: the same
+(``games.dudo.serving.respond``) against the policy a server answers (``games.dudo.policy.served.served_policy``: the same
 dispatch and tasks as the server, strategy ``search``), each round's own share, both seats summed; published as a
 new version of the store (its data unchanged, the figures added to its manifest's rounds), which a server swaps in.
 
@@ -21,12 +21,12 @@ from pathlib import Path
 def served_seat_policy(store, opener: int, other: int):
     """``policy_for_seat(resp_is_opener) -> policy(hist)`` of the served policy facing the responder in the round
     ``opener`` v ``other`` (strategy ``search``)."""
-    from games.dudo import exact_check as xc
-    from games.dudo.endgame_store import store_blueprint, store_W
-    from games.dudo.infoset import history_window
-    from games.dudo.large_search import SearchedPolicy
-    from games.dudo.endgame import EndgamePolicy
-    from games.dudo.served import served_policy, served_rounds
+    from games.dudo.reference import exact_check as xc
+    from games.dudo.serving.endgame_store import store_blueprint, store_W
+    from games.dudo.abstraction.infoset import history_window
+    from games.dudo.serving.large_search import SearchedPolicy
+    from games.dudo.search.endgame import EndgamePolicy
+    from games.dudo.policy.served import served_policy, served_rounds
     from games.dudo.store import store_memories
     path = str(store.path)
     sr = served_rounds(store.manifest, EndgamePolicy())     # the server's policy (server.backends.dudo.ENDGAME)
@@ -52,7 +52,7 @@ def served_seat_policy(store, opener: int, other: int):
 
 def measure(store, rounds, games: int, seed: int, depth: int, width: int, log=print) -> dict:
     """{round name: manifest updates} of the served policy's figures in ``rounds``."""
-    from games.dudo.search_respond import respond_on_store
+    from games.dudo.serving.respond import respond_on_store
     out = {}
     for opener, other in rounds:
         t0 = time.perf_counter()
@@ -115,8 +115,8 @@ def main(argv=None) -> int:
     except StoreError as e:
         print(f"measure_search: {e}", file=sys.stderr)
         return 2
-    from games.dudo.endgame import EndgamePolicy
-    from games.dudo.served import served_rounds
+    from games.dudo.search.endgame import EndgamePolicy
+    from games.dudo.policy.served import served_rounds
     large = sorted(served_rounds(store.manifest, EndgamePolicy()).large)
     rounds = a.rounds or large
     if not large or any(r not in large for r in rounds):

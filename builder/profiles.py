@@ -2,7 +2,7 @@
 from games.dudo.store import DudoParams
 from builder.jotto import JottoParams
 
-# the real game (5 dice a player) with a memory per dice group chosen by budget (games.dudo.budget): at
+# the real game (5 dice a player) with a memory per dice group chosen by budget (games.dudo.build.budget): at
 # most 25 s of modelled training (one core) and 1.5 GB per group, so perfect recall at 1v1, m = 4 at 1v2,
 # 3 at 1v3 and 2v2, 2 at 1v4, 2v3 and 3v3, 1 elsewhere (1v5 and 6 or more dice); iterations per total of dice
 # in play, fewer where an iteration costs more (README, "Dudo", has its measured figures). Beyond 4 dice in
@@ -11,7 +11,7 @@ from builder.jotto import JottoParams
 # run with m = 1 from 6 dice in play, a responder remembering 2 claims gained 0.19 at 3v3, 0.53 at 4v4 and 0.65
 # at 5v5 (the abstraction's own bounds said 0.06, 0.18 and 0.24). So the groups from 6 dice in play that had
 # m = 1 get m = 2 (memory_by_group), in the minutes the first run had left. Each of those rounds also gets
-# the perfect-recall improvement of that responder (games.dudo.lbr), 30 sampled rounds per responder roll and
+# the perfect-recall improvement of that responder (games.dudo.measure.lbr), 30 sampled rounds per responder roll and
 # seat: about a minute of CPU for every round together (bench.dudo_lbr), standard errors about 0.001.
 # 5v4 and 5v5 train 60 iterations (were 30) and 2v2 remembers 4 claims (was 3), by measurement (default builds
 # of this profile and of variants on one quiet machine, 2 workers; improvement figures, 30 games): the 5v5
@@ -20,7 +20,7 @@ from builder.jotto import JottoParams
 # groups of 5-6 dice in play (1v4, 2v3, 3v3) bought 0.296 for 70 s, and memory 3 or 3-24-2 up to 4v4 bought
 # 0.280 for 380 s. 2v2 with m = 4 trains beside 1v3 in the same level and takes no wall time: its exact
 # figure goes from 0.042 to 0.025.
-# 2v3 and 3v3 keep memory 2 but train against CFR+ responders remembering 3 claims (games.dudo.cfrbr: the
+# 2v3 and 3v3 keep memory 2 but train against CFR+ responders remembering 3 claims (games.dudo.build.cfrbr: the
 # least exploitable memory-2 strategy instead of the equilibrium of the memory-2 game), 100 and 50 iterations:
 # a default build on one quiet machine took 3v3's improvement from 0.192 to 0.076 and 2v3 / 3v2's from
 # 0.088 / 0.097 to 0.047 / 0.048, and the rounds above them inherit it: 4v4 0.263 -> 0.224, 5v5 (the whole
@@ -52,7 +52,7 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
                           train_memory_by_group=(((2, 3), 3), ((3, 3), 3)),
                           iterations_by_group=(((2, 3), 100), ((3, 3), 50)),
                           large_search=LARGE_SEARCH)
-# the real game with a memory per dice group chosen by budget (games.dudo.budget; `python -m
+# the real game with a memory per dice group chosen by budget (games.dudo.build.budget; `python -m
 # builder.dudo_report --plan full` prints the plan): at most 2.5 GiB of tables and 900 s of modelled
 # training (one core, at the iteration cap) per group, so perfect recall at 1v1 and 1v2, m = 5 at 2v2,
 # 4 at 1v3 and 2v3 (but see below), 3 at 1v4, 1v5, 2v4 and 3v3, 2 elsewhere; beyond 4 dice in play each round's
@@ -71,13 +71,13 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # 653bf0f measured 0.0102 at 512, 0.0051 at 1024 and 0.0022 at 2048 (in 632 and 1,334 s of training), so 1536
 # stays below 0.005 and frees about 350 s of the build's wall for 3v4 below.
 # Four more take one claim more than the time budget gave them, by measurement with the perfect-recall
-# improvement (games.dudo.lbr, the same responder class for both): 3v3 with m = 4 (this profile's rule, the
+# improvement (games.dudo.measure.lbr, the same responder class for both): 3v3 with m = 4 (this profile's rule, the
 # full store's continuations) reaches 0.046 against 0.114 with m = 3, in 528 s of one core for 300 iterations
 # (the cost model said 1,218 s: it overestimates these groups about twofold); 3v4, 4v4 and 2v5 go from m = 2 to
 # 3 on the same evidence (m = 1 -> 2 halved the default store's bounds there); every one fits the table budget
 # (1.7-2.0 GB modelled). Their bound's m + 1 does not fit, so their exact-valued figure is the abstraction's
 # own and the improvement is the comparable one.
-# Beyond 5 dice in play the groups remember by claim strength (games.dudo.infoset.Schedule): one claim more
+# Beyond 5 dice in play the groups remember by claim strength (games.dudo.abstraction.infoset.Schedule): one claim more
 # while the last claim is low, where windows are few (C(L, k - 1) windows of k claims end at strength L). On
 # 3v3 (this profile's rule, the full store's continuations, improvement of the memory-4 responder) m = 3 reaches
 # 0.114 with 7,807 windows, 4-18-3 0.079 with 10,867, 4-24-3 0.056 with 18,433 and m = 4 0.046 with 66,712:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import psutil
 
-from games.dudo.bound import kind_of
+from games.dudo.measure.bound import kind_of
 
 
 class PeakMemory:

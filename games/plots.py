@@ -158,7 +158,7 @@ def jotto_guessers(store: Store):
 
 
 def _kind(br_kind: str) -> str:
-    """games.dudo.solve's br_kind, shortly: exact best response, a lower bound, or not measured."""
+    """games.dudo.build.solve_game's br_kind, shortly: exact best response, a lower bound, or not measured."""
     if br_kind.startswith("exact"):
         return "exact"
     if br_kind == "abstract-local" or br_kind.startswith("lower bound: abstraction"):

@@ -7,7 +7,7 @@ import time
 
 import grpc
 
-from games.dudo import review as dudo_review
+from games.dudo.serving import review as dudo_review
 from games.jotto import review as jotto_review
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc

@@ -141,8 +141,8 @@ def assert_served_rows_follow_the_dag(g, st, m, max_claims: int, seed: int = 5, 
 def assert_solver_values_the_strategy_as_the_history_walk_does(g, st):
     """The solver's root value of ``st`` on 1v1 group ``g`` equals ``exploit.cross_play_value``'s, which
     looks every claim history up by ``infoset.history_window`` instead of walking the DAG."""
-    from games.dudo.exploit import cross_play_value
-    from games.dudo.solver import FastSolver
+    from games.dudo.measure.exploit import cross_play_value
+    from games.dudo.solvers.abstract_cfr import FastSolver
     v = FastSolver(g, train=False).root_values(st)[0]
     T = g.terminal[0]
     assert v == pytest.approx(cross_play_value(1, 1, g, st, g, st, (T, -T)), abs=1e-12)

@@ -247,9 +247,9 @@ class DudoStore:
         self._live: dict = {}
 
     def distribution(self, own: int, opp: int, roll, history, opened: bool):
-        from games.dudo.game import round_reachable
+        from games.dudo.abstraction.dag import round_reachable
         from games.dudo.rules import MAX_DICE
-        from games.dudo.solve import solve_params
+        from games.dudo.build.solve_game import solve_params
         from games.dudo.store import DudoParams, read_row
 
         opener, other = (own, opp) if opened else (opp, own)

@@ -1,11 +1,11 @@
-# Issue 35: the builder's stated figures against games.dudo.exact_check on the stored rows (default profile, groups up to argv[1] dice in play).
+# Issue 35: the builder's stated figures against games.dudo.reference.exact_check on the stored rows (default profile, groups up to argv[1] dice in play).
 import time, sys, json
 import numpy as np
 from builder.profiles import DUDO_DEFAULT
-from games.dudo.solve import solve_game
+from games.dudo.build.solve_game import solve_game
 from games.dudo.store import iter_rows
-from games.dudo.infoset import history_window
-from games.dudo import exact_check as xc
+from games.dudo.abstraction.infoset import history_window
+from games.dudo.reference import exact_check as xc
 p = DUDO_DEFAULT
 mt = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 t0 = time.time()

@@ -1,11 +1,11 @@
-# Issue 35: a built store's stated figures against games.dudo.exact_check on its rows, round by round up to
+# Issue 35: a built store's stated figures against games.dudo.reference.exact_check on its rows, round by round up to
 # argv[2] dice in play; argv[3:] (e.g. 2v2) limits the largest rounds walked (the smaller ones are always walked:
 # the larger rounds' best responses continue into them).  python docs/dudo-exact-check/default_store_figures.py
 # <store version dir> 4 2v2
 import sys, time
 from pathlib import Path
-from games.dudo import exact_check as xc
-from games.dudo.infoset import history_window
+from games.dudo.reference import exact_check as xc
+from games.dudo.abstraction.infoset import history_window
 from games.dudo.store import store_memories
 from games.storage import Store
 

@@ -1,11 +1,11 @@
 # Issue 35: exact_check with a changed challenge rule (argv[1]: onedie = the loser loses one die; loseropens = the loser opens the next round).
 import time, sys, pickle
 import numpy as np
-from games.dudo.solve import solve_game
+from games.dudo.build.solve_game import solve_game
 from builder.profiles import DUDO_DEFAULT as p
 from games.dudo.store import iter_rows
-from games.dudo.infoset import history_window
-from games.dudo import exact_check as xc
+from games.dudo.abstraction.infoset import history_window
+from games.dudo.reference import exact_check as xc
 sol = solve_game(max_dice=p.max_dice, m=p.memories(), iterations=p.group_iterations, perfect_recall_total=p.perfect_recall_total,
                  exact_br_total=p.exact_br_total, progress=False, log=None, max_total=3, checkpoint_dir="/tmp/dx/ck3")
 rows = dict(iter_rows(sol))

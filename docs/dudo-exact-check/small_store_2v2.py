@@ -1,9 +1,9 @@
 # Issue 35: stated figures of a max_dice 2, memory 4, 30-iteration solve against exact_check on its rows, 2v2 included (minutes of CPU).
 import time, sys, json, numpy as np
-from games.dudo.solve import solve_game
+from games.dudo.build.solve_game import solve_game
 from games.dudo.store import iter_rows
-from games.dudo.infoset import history_window
-from games.dudo import exact_check as xc
+from games.dudo.abstraction.infoset import history_window
+from games.dudo.reference import exact_check as xc
 t0=time.time()
 sol = solve_game(max_dice=2, m=4, iterations=30, progress=False, log=None, checkpoint_dir="/tmp/dx/ckq")
 rows = dict(iter_rows(sol))

@@ -1,12 +1,12 @@
 # Issue 35: exact_check figures of the stored rows (argv[2] = stored), of the served policy (served: rows + endgame re-solving, SolutionBlueprint of the quantised strategy) or the same with the rows as blueprint (rows), default profile up to argv[1] dice in play.
 import time, sys, json, numpy as np
 from builder.profiles import DUDO_DEFAULT as p
-from games.dudo.solve import solve_game
+from games.dudo.build.solve_game import solve_game
 from games.dudo.store import iter_rows, lookup_row
-from games.dudo.infoset import history_window
-from games.dudo import exact_check as xc
-from games.dudo.endgame import EndgamePolicy, SolutionBlueprint, RowBlueprint
-from games.dudo.served import served_policy
+from games.dudo.abstraction.infoset import history_window
+from games.dudo.reference import exact_check as xc
+from games.dudo.search.endgame import EndgamePolicy, SolutionBlueprint, RowBlueprint
+from games.dudo.policy.served import served_policy
 mt = int(sys.argv[1]); which = sys.argv[2]
 t0 = time.time()
 sol = solve_game(max_dice=p.max_dice, m=p.memories(), iterations=p.group_iterations, perfect_recall_total=p.perfect_recall_total,

@@ -33,9 +33,9 @@ import time
 import numpy as np
 from numba import njit
 
-from .game import Group
-from .infoset import is_perfect_recall, window_from_index, window_index
-from .tree import regret_match
+from games.dudo.abstraction.dag import Group
+from games.dudo.abstraction.infoset import is_perfect_recall, window_from_index, window_index
+from games.dudo.solvers.tree_cfr import regret_match
 
 
 @njit(cache=True)
@@ -256,9 +256,9 @@ def pruned_backward(strat, reg, ssum, V, mreach, oreach, active, exact_average, 
 
 
 class PrunedSolver:
-    """Linear CFR with regret-based pruning on one group (``game.Group``, any memory the window tables take,
+    """Linear CFR with regret-based pruning on one group (``dag.Group``, any memory the window tables take,
     perfect recall included); ``prune=False`` is plain Linear CFR (every claim visited).  Alternating updates
-    where the seats own separate nodes (two sides, or perfect recall), as ``solver.FastSolver``."""
+    where the seats own separate nodes (two sides, or perfect recall), as ``abstract_cfr.FastSolver``."""
 
     def __init__(self, group: Group, prune: bool = True, partial: bool = True, exact_average: bool = False,
                  eps: float = 0.0, value_dtype=None):
@@ -325,7 +325,7 @@ class PrunedSolver:
         self.cpu_seconds += time.process_time() - c0
 
     def solve(self, iterations: int, progress: bool = False, desc: str = "", **kw):
-        from .training import train
+        from games.dudo.solvers.training import train
         return train(self, iterations, None, 0, progress, desc or f"dudo pruned {self.g.dice}")
 
     def warm_start(self, strat: np.ndarray, weight: float):

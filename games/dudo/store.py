@@ -18,10 +18,10 @@ from numba import njit
 from games.quantise import UNIT, largest_remainder
 from games.storage import StoreManifest
 
-from .budget import cfrbr_cost, choose_bound_memory, choose_improvement_memory, choose_memories, group_cost
-from .infoset import block_memory, dominates, history_window, memory_json, parse_memory, remembers_more
-from .kernels import structural_reach
-from .rules import num_rolls, roll_index
+from games.dudo.build.budget import cfrbr_cost, choose_bound_memory, choose_improvement_memory, choose_memories, group_cost
+from games.dudo.abstraction.infoset import block_memory, dominates, history_window, memory_json, parse_memory, remembers_more
+from games.dudo.solvers.kernels import structural_reach
+from games.dudo.rules import num_rolls, roll_index
 
 WINDOW_KEY = struct.Struct(">BBI")  # own dice, opponent dice, window index (big-endian: key order)
 ROW_FORMAT = 2  # one entry per (own, opp, window) holding every roll's quantised row (``encode_window``)
@@ -36,7 +36,7 @@ class DudoParams:
     exact_br_total: int = 4  # exact perfect-recall best response up to this many dice in play
     # (total dice in play, iterations) overriding ``iterations`` for the groups of that total
     iterations_by_total: tuple = ()
-    # memory per group by budget (``games.dudo.budget``): perfect recall where it fits, else the largest m
+    # memory per group by budget (``games.dudo.build.budget``): perfect recall where it fits, else the largest m
     # whose tables fit ``memory_budget`` bytes and whose planned iterations fit ``time_budget`` seconds
     # (cost model, one core); 0 = every group uses ``memory`` (perfect recall up to perfect_recall_total)
     memory_budget: int = 0
@@ -72,11 +72,11 @@ class DudoParams:
     # rather than the equilibrium of the abstract game); its responders' tables are not stored
     train_memory_by_group: tuple = ()
     # ((opener, other), depth, iterations, gadget): rounds with an exact figure where the server answers
-    # continual re-solving on the stored rows (``games.dudo.searched``) if the builder's exact figure of
+    # continual re-solving on the stored rows (``games.dudo.policy.searched``) if the builder's exact figure of
     # it is lower than the stored rows' (``served.serves_search``); chosen by measurement (bench.dudo_walk)
     search_by_round: tuple = ()
     # (min_total, depth, iterations, claims): the rounds with at least min_total dice in play are served by
-    # depth-limited continual re-solving on the stored rows (``search_tables``, ``large_search``), with the
+    # depth-limited continual re-solving on the stored rows (``search.tables``, ``serving.large_search``), with the
     # store holding their leaves and round-start re-solves; () = none
     large_search: tuple = ()
 
@@ -261,7 +261,7 @@ def quantised_strategy(g, strat, in_place: bool = False) -> np.ndarray:
 
 
 def store_group_strategy(get, g) -> np.ndarray:
-    """The stored (quantised) strategy of group ``g`` (``game.make_group`` with the store's memory of
+    """The stored (quantised) strategy of group ``g`` (``dag.make_group`` with the store's memory of
     that group) in the solvers' layout; windows the store lacks stay zero.  ``get(key)`` reads the
     ``windows`` database."""
     strat = np.zeros(g.nrows)

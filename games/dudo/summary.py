@@ -87,7 +87,7 @@ def _step(m: Summary, faces, state, c: int):
 
 @lru_cache(maxsize=None)
 def _states(K: int, m: Summary):
-    from .infoset import claim_faces
+    from games.dudo.abstraction.infoset import claim_faces
     faces = claim_faces(K)
     root = ((), 0, 0)
     seen = {root}
@@ -110,7 +110,7 @@ def _states(K: int, m: Summary):
 def summary_tables(K: int, m: Summary):
     """(last[NW], size[NW], act_off[NW + 1], child[...]) over the windows some history reaches (root 0),
     in ``infoset.window_tables``' layout: slot 0 Dudo, slot j the claim last + j."""
-    from .infoset import claim_faces
+    from games.dudo.abstraction.infoset import claim_faces
     faces = claim_faces(K)
     states, index = _states(K, m)
     nw = len(states)
@@ -128,7 +128,7 @@ def summary_tables(K: int, m: Summary):
 def summary_state(history, K: int, m: Summary):
     """The window (claims, mover's summary, opponent's summary) of a claim history (strengths, oldest
     first), from the history itself: each player's claims before the last ``m.base``, read in order."""
-    from .infoset import claim_faces
+    from games.dudo.abstraction.infoset import claim_faces
     faces = claim_faces(K)
     h = list(history)
     cut = max(0, len(h) - m.base)
@@ -154,6 +154,6 @@ def summary_window(history, K: int, m: Summary) -> int:
 def base_window_map(K: int, m: Summary) -> np.ndarray:
     """Index of each summary window's claims among the plain window of ``m.base`` (``infoset.window_index``):
     a memory-m strategy lifted to the summary memory plays the same at every history."""
-    from .infoset import window_index
+    from games.dudo.abstraction.infoset import window_index
     states, _ = _states(K, m)
     return np.array([window_index(s[0], K, m.base) for s in states], dtype=np.int64)

@@ -1,10 +1,10 @@
 """Answers Dudo requests from a store of abstract information sets. Late in a round (few claims left) the
 rest of the round is re-solved with perfect recall from the store (safe endgame re-solving,
-games/dudo/endgame.py) and answered LIVE; from the store (BOOK) where the policy keeps the store's row, and
+games/dudo/search/endgame.py) and answered LIVE; from the store (BOOK) where the policy keeps the store's row, and
 marked DEGRADED where the re-solve cannot finish before the caller's deadline or the live pool refuses (an
 idle server answers it LIVE). Rounds whose stated figure is exact are always answered from the store
-(games.dudo.served.resolves_round: re-solving raised their measured exploitability), so their figure is the
-served policy's; rounds the builder measured lower under search (games.dudo.searched: continual re-solving on
+(games.dudo.policy.served.resolves_round: re-solving raised their measured exploitability), so their figure is the
+served policy's; rounds the builder measured lower under search (games.dudo.policy.searched: continual re-solving on
 the stored rows, its exact figure stated) are answered by search (LIVE, DEGRADED with the store's row where it
 cannot be had); rounds the store's game never plays are solved live. Live work runs in the server's live
 pool (a worker process, within the caller's deadline and the caps)."""
@@ -16,17 +16,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from games.dudo.bound import EXACT, kind_of
-from games.dudo.endgame import EndgamePolicy
-from games.dudo.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
-from games.dudo.game import round_reachable
-from games.dudo.large_search import ChainState, decisions_to_search, resolve_seconds, searched_move, spec_of
-from games.dudo.live import live_cost, solve_live
-from games.dudo.searched_store import search_seconds, searched_move_from_store, searched_rounds
-from games.dudo.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
+from games.dudo.measure.bound import EXACT, kind_of
+from games.dudo.search.endgame import EndgamePolicy
+from games.dudo.serving.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
+from games.dudo.abstraction.dag import round_reachable
+from games.dudo.serving.large_search import ChainState, decisions_to_search, resolve_seconds, searched_move, spec_of
+from games.dudo.serving.live_solve import live_cost, solve_live
+from games.dudo.serving.searched_store import search_seconds, searched_move_from_store, searched_rounds
+from games.dudo.policy.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
                                SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, ServedRounds, decide, served_label,
                                served_rounds)
-from games.dudo.review import TranscriptError, parse_rounds, review_from_store
+from games.dudo.serving.review import TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
 from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
 from games.quantise import UNIT
@@ -41,7 +41,7 @@ log = logging.getLogger("gamestrategy.server.dudo")
 FIVE_DICE = DudoParams(max_dice=MAX_DICE, iterations=1, memory_budget=1, label="default").variant
 FIVE_DICE_FULL = DudoParams(max_dice=MAX_DICE, iterations=1, memory_budget=1, label="full").variant
 
-ENDGAME = EndgamePolicy()  # when and how a late decision is re-solved (games.dudo.endgame)
+ENDGAME = EndgamePolicy()  # when and how a late decision is re-solved (games.dudo.search.endgame)
 BOOK, DEGRADED = "book", "degraded"   # the sources of a move answered from the store (server.service.SOURCES)
 # a re-solve must end this long before the caller's deadline: the store's answer is the fallback
 ENDGAME_MARGIN_SECONDS = 0.05
@@ -88,8 +88,8 @@ class ChainCache:
 
 class DudoBackend:
     game = "dudo"
-    live_modules = ("games.dudo.live", "games.dudo.endgame_store", "games.dudo.live_warm", "games.dudo.review",
-                    "games.dudo.searched_store", "games.dudo.large_search")
+    live_modules = ("games.dudo.serving.live_solve", "games.dudo.serving.endgame_store", "games.dudo.serving.warm",
+                    "games.dudo.serving.review", "games.dudo.serving.searched_store", "games.dudo.serving.large_search")
     endgame: EndgamePolicy | None = ENDGAME  # None: every decision the store holds is answered from it
 
     def __init__(self, store: Store):
@@ -111,7 +111,7 @@ class DudoBackend:
         self.searched = searched_rounds(m)
         for r in self.searched:
             self.resolved_rounds[r] = False
-        # large rounds served by search on the store's search tables (games.dudo.large_search)
+        # large rounds served by search on the store's search tables (games.dudo.serving.large_search)
         self.served_rounds = served_rounds(m, self.endgame)
         self.large_spec = spec_of(m)
         self.large_rounds = set(self.served_rounds.large)
@@ -182,7 +182,7 @@ class DudoBackend:
         return np.array(out[0]), np.array(out[1])
 
     def _searched(self, own, opp, roll, history, opened: bool, spec, live: LiveCall):
-        """(actions, probs) of the searched policy (``games.dudo.searched_store``, in the live pool: each worker
+        """(actions, probs) of the searched policy (``games.dudo.serving.searched_store``, in the live pool: each worker
         keeps the round's re-solves by history prefix, so the answer is the same bits whether cached or
         not); ``DEGRADED`` (the store's row) where it cannot be had: no live pool, no free slot or worker, the
         deadline, or a fault. A caller gone (CANCELLED) raises."""
@@ -206,7 +206,7 @@ class DudoBackend:
         return np.array(out[0]), np.array(out[1])
 
     def _large_searched(self, own, opp, roll, history, opened: bool, live: LiveCall):
-        """(actions, probs) of the searched policy of a large round (``games.dudo.large_search``, in the live
+        """(actions, probs) of the searched policy of a large round (``games.dudo.serving.large_search``, in the live
         pool, from the longest history prefix whose chain state this process holds); ``BOOK`` where the history
         holds a claim of the requester's that the searched policy never makes (its answer there is the store's);
         ``DEGRADED`` (the store's row) where it cannot be had in time: no live pool, no free slot or worker, the
@@ -245,7 +245,7 @@ class DudoBackend:
         return DEGRADED if would_resolve(self.store, self.memories, own, opp, history, opened, self.endgame) else BOOK
 
     def served(self) -> ServedRounds:
-        """What this store's strategies do round by round (``games.dudo.served.decide`` takes it)."""
+        """What this store's strategies do round by round (``games.dudo.policy.served.decide`` takes it)."""
         return replace(self.served_rounds, resolves=self.resolves, endgame=self.endgame)
 
     def resolves(self, opener: int, other: int) -> bool:
@@ -333,7 +333,7 @@ class DudoBackend:
     # ------------------------------------------------------------------ review
     def analyze(self, request, live: LiveCall = NO_LIVE) -> dict:
         """AnalyzeGame: the transcript checked here (BadRequest naming the first bad move), the review
-        (``games.dudo.review``) run in the live pool."""
+        (``games.dudo.serving.review``) run in the live pool."""
         if request.strategy not in ("", ROWS, SEARCH):
             raise BadRequest(f"unknown strategy {quote(request.strategy)} for {self.variant} (known: "
                              f"{', '.join(self.strategies())})")

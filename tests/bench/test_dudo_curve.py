@@ -5,11 +5,11 @@ import pytest
 
 from bench import dudo_curve
 from bench.dudo_lbr import store_continuations
-from games.dudo.endgame_store import store_W
-from games.dudo.exploit import best_response_value
-from games.dudo.game import make_group
-from games.dudo.infoset import parse_memory
-from games.dudo.solver import FastSolver
+from games.dudo.serving.endgame_store import store_W
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import parse_memory
+from games.dudo.solvers.abstract_cfr import FastSolver
 from games.dudo.store import DudoParams
 from tests.conftest import built_dudo_manifest
 

@@ -3,7 +3,7 @@ the bench on a tiny built store (its improvement never above the exact best resp
 import pytest
 
 from bench import dudo_memory
-from games.dudo.infoset import Schedule, dominates, memory_at, parse_memory
+from games.dudo.abstraction.infoset import Schedule, dominates, memory_at, parse_memory
 from games.dudo.store import DudoParams
 from tests.conftest import built_dudo_manifest
 

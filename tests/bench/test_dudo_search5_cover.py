@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from bench.dudo_search5 import claims_cover
-from games.dudo.game import make_group
+from games.dudo.abstraction.dag import make_group
 
 
 def _uniform_and_single(g):

@@ -21,7 +21,7 @@ def test_endgame_bench_prints_the_exact_exploitability_table(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def endgame_root(tmp_path_factory):
     """A store root whose rounds of 3 and 4 dice have no exact figure: their endgames are re-solved
-    (games.dudo.served)."""
+    (games.dudo.policy.served)."""
     from builder.dudo import build_dudo_store
     from games.dudo.store import DudoParams
 
@@ -52,7 +52,7 @@ def test_endgame_bench_serve_plays_rounds_against_a_server(endgame_root, capsys)
 
 def test_endgame_bench_timing_prints_seconds_against_claims_left(capsys):
     from bench.endgame import timing
-    from games.dudo.endgame import EndgamePolicy
+    from games.dudo.search.endgame import EndgamePolicy
 
     timing(EndgamePolicy(iterations=5), pairs=((1, 1),), claims=(4, 6), repeats=1)
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 1v1 |")]
@@ -67,8 +67,8 @@ def test_fast_evaluation_matches_the_direct_one_and_resumes(tmp_path):
     import numpy as np
 
     from bench.endgame import payoff_tables, seat_values, seat_values_direct
-    from games.dudo import endgame as eg
-    from games.dudo.solve import solve_game
+    from games.dudo.search import endgame as eg
+    from games.dudo.build.solve_game import solve_game
 
     sol = solve_game(max_dice=2, m=1, iterations=30, perfect_recall_total=0, exact_br_total=3, progress=False,
                      log=None, max_total=3, checkpoint_dir=str(tmp_path / "bp"))

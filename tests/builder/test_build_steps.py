@@ -115,7 +115,7 @@ def test_a_dudo_build_reports_its_groups_as_they_train(tmp_path, capsys):
         work.append((self.fraction(), self.describe()))
         real_poll(self)
 
-    from games.dudo import training
+    from games.dudo.solvers import training
     real_report = training._ProgressFile.__call__
 
     def report(self, t, force=False):

@@ -1,14 +1,14 @@
 """The builder records the stronger lower bound (DudoParams.bound_memory: a responder remembering m' > m
-claims, games.dudo.bound) per round with its kind, in the manifest, the report and GetStats; checked
+claims, games.dudo.measure.bound) per round with its kind, in the manifest, the report and GetStats; checked
 on a tiny game against the exact best response and the abstraction's bound computed here."""
 from dataclasses import replace
 
 import pytest
 
 from builder import dudo_report
-from games.dudo.bound import kind_of, memory_best_response
-from games.dudo.exploit import best_response_value
-from games.dudo.solve import solve_params
+from games.dudo.measure.bound import kind_of, memory_best_response
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.build.solve_game import solve_params
 from games.dudo.store import DudoParams
 from protos import gamestrategy_pb2 as pb
 from tests.conftest import built_dudo_manifest, stub_on

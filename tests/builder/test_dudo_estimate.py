@@ -4,7 +4,7 @@ is the model's."""
 from builder.dudo_estimate import (FRESH_CLONE_SPLIT, GROUP_CPU, TRAINED_FIRST, dudo_default_seconds,
                                    first_build_seconds, level_seconds, levels, pipelined_seconds)
 from builder.profiles import DUDO_DEFAULT, EXPECTED_SECONDS
-from games.dudo.solve import groups_in_order
+from games.dudo.build.solve_game import groups_in_order
 
 # group walls of a fresh clone's `make serve` (2 workers, cold numba cache) whose Dudo store took 834 s
 # (docs/dudo-speed.md, "Before")

@@ -5,8 +5,8 @@ import pytest
 
 from builder import dudo_report
 from builder.dudo import build_dudo_store
-from games.dudo.exploit import best_response_value
-from games.dudo.game import make_group
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.abstraction.dag import make_group
 from games.dudo.store import DudoParams
 from games.storage import Store
 from protos import gamestrategy_pb2 as pb
@@ -41,7 +41,7 @@ def test_manifest_records_the_floor_and_the_curve(floor_store):
     assert st["iterations"] == c["iterations"][c["exploitability"].index(min(c["exploitability"]))]
     # the recorded exploitability is the exact best response's, recomputed here from a fresh solve
     # of the same iterations (the solve is deterministic), quantised as the store holds it
-    from games.dudo.solver import FastSolver
+    from games.dudo.solvers.abstract_cfr import FastSolver
     from games.dudo.store import quantised_strategy
     g = make_group(1, 1, 1)
     strat = quantised_strategy(g, FastSolver(g).solve(int(st["iterations"]), progress=False).average_strategy())

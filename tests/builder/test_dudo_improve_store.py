@@ -1,4 +1,4 @@
-"""The builder records the perfect-recall improvement (DudoParams.improve_games, games.dudo.lbr) per round
+"""The builder records the perfect-recall improvement (DudoParams.improve_games, games.dudo.measure.lbr) per round
 beyond the exact best response, with its kind and standard error, in the manifest, the report and
 GetStats; ``bench.dudo_lbr`` measures it on a built store's quantised rows.  Checked on a tiny game
 against the exact best response computed here."""
@@ -8,9 +8,9 @@ import pytest
 
 from bench import dudo_lbr
 from builder import dudo_report
-from games.dudo.endgame_store import store_W
-from games.dudo.exploit import best_response_value
-from games.dudo.solve import solve_params
+from games.dudo.serving.endgame_store import store_W
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.build.solve_game import solve_params
 from games.dudo.store import DudoParams
 from protos import gamestrategy_pb2 as pb
 from tests.conftest import built_dudo_manifest, stub_on
@@ -90,7 +90,7 @@ def test_bench_measures_the_stored_rows(improve_store, capsys, tmp_path):
 def test_bench_takes_the_responders_memory(improve_store, capsys):
     """``--responder`` replaces the store's bound memory (a responder that remembers more gets at least as much);
     a store's schedule is read whole from its kind, not as its first number."""
-    from games.dudo.infoset import parse_memory
+    from games.dudo.abstraction.infoset import parse_memory
     root, m = improve_store
     args = ["--root", str(root), "--variant", IMPROVE.variant, "--games", "10", "--min-dice", "2", "--rounds", "2v2"]
     assert dudo_lbr.main(args) == 0

@@ -147,9 +147,9 @@ def test_serial_executor_is_plain_python():
 
 
 def test_dudo_training_stops_at_an_iteration_boundary_and_resumes_identically(tmp_path):
-    from games.dudo.solver import FastSolver
-    from games.dudo.training import TrainingStopped
-    from games.dudo.game import make_group
+    from games.dudo.solvers.abstract_cfr import FastSolver
+    from games.dudo.solvers.training import TrainingStopped
+    from games.dudo.abstraction.dag import make_group
 
     def solver():
         return FastSolver(make_group(1, 1, None, {}, max_dice=1))
@@ -167,7 +167,7 @@ def test_dudo_training_stops_at_an_iteration_boundary_and_resumes_identically(tm
 def test_dudo_store_same_hash_on_every_executor(tmp_path):
     """A small Dudo store with a memory per group (budgets) built serially, on the process pool and on
     Dask: one content hash (every float that reaches it is computed in a fixed order, no BLAS, no
-    fastmath, then quantised; see games/dudo/kernels.py)."""
+    fastmath, then quantised; see games/dudo/solvers/kernels.py)."""
     from builder.dudo import build_dudo_store
     from games.dudo.store import DudoParams
     params = DudoParams(max_dice=2, iterations=4, exact_br_total=2, memory_budget=1 << 30, time_budget=0.05,

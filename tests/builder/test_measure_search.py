@@ -1,12 +1,12 @@
 """builder.measure_search: the responder's figure of the served searched policy, published as a new version of
-the store with the data unchanged; checked against the served policy's exact figure (games.dudo.exact_check,
+the store with the data unchanged; checked against the served policy's exact figure (games.dudo.reference.exact_check,
 independent of the solvers and of the responder): a lower bound that finds a large share of it."""
 
 import pytest
 
 from builder.dudo import build_dudo_store
 from builder.measure_search import main, served_seat_policy
-from games.dudo import exact_check as xc
+from games.dudo.reference import exact_check as xc
 from games.storage import Store, current_stores
 from tests.server.test_dudo_large_search_serving import PARAMS
 

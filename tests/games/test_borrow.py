@@ -52,8 +52,8 @@ def test_kept_scratch_survives_other_allocations():
 
 _KERNELS_ON_BORROWED_ARRAYS = """
 import numpy as np
-from games.dudo.game import make_group
-from games.dudo.solver import FastSolver
+from games.dudo.abstraction.dag import make_group
+from games.dudo.solvers.abstract_cfr import FastSolver
 from games.jotto.bitset_bb import BitsetExactSolver
 from games.jotto.dictionary import load_dictionary
 from games.jotto.oracle import JottoOracle

@@ -3,11 +3,11 @@ reference kernel ``fsicfr_backward``, and the group-task form of ``solve_game`` 
 import numpy as np
 import pytest
 
-from games.dudo.solver import FastSolver, abstract_best_response, suffix_classes
-from games.dudo.game import make_group
-from games.dudo.infoset import window_index
+from games.dudo.solvers.abstract_cfr import FastSolver, abstract_best_response, suffix_classes
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import window_index
 from games.dudo.rules import roll_index, rolls
-from games.dudo.solve import solve_game
+from games.dudo.build.solve_game import solve_game
 
 W = {(a, b): 0.5 + 0.1 * (a - b) / max(a, b) for a in range(1, 4) for b in range(1, 4)}
 
@@ -71,7 +71,7 @@ def test_solve_game_resume_is_bit_identical(tmp_path):
     # interrupted run: 1v1 finished, 1v2 stopped after a checkpoint (10 of its 20 iterations)
     part = tmp_path / "b"
     solve_game(checkpoint_dir=str(part), max_total=2, **kw)
-    from games.dudo import solve as S
+    from games.dudo.build import solve_game as S
     g = make_group(1, 2, 3, {(1, 1): full.W[(1, 1)]}, 2)
     FastSolver(g).solve(10, checkpoint=str(part / "dudo_1v2_m3.npz"), progress=False)
     calls = []

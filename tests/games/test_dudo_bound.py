@@ -1,13 +1,13 @@
-"""The responder-memory lower bound (games.dudo.bound) against the exact perfect-recall best
-response (games.dudo.exploit, an independent depth-first walk over every claim history)."""
+"""The responder-memory lower bound (games.dudo.measure.bound) against the exact perfect-recall best
+response (games.dudo.measure.exploit, an independent depth-first walk over every claim history)."""
 import numpy as np
 import pytest
 
-from games.dudo.bound import br_kind, lift_strategy, memory_best_response
-from games.dudo.exploit import best_response_value
-from games.dudo.solver import FastSolver
-from games.dudo.game import make_group
-from games.dudo.infoset import window_from_index, window_index
+from games.dudo.measure.bound import br_kind, lift_strategy, memory_best_response
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.solvers.abstract_cfr import FastSolver
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import window_from_index, window_index
 
 W = {(1, 1): 0.486}
 BR_OPEN, BR_OTHER = {(1, 1): 0.49}, {(1, 1): 0.52}

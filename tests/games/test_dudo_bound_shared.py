@@ -4,8 +4,8 @@ checked bit for bit against ``bound.memory_best_response`` computed on its own, 
 remembers more than the bound still gets the bound's own pass."""
 import numpy as np
 
-from games.dudo.bound import memory_best_response
-from games.dudo.solve import solve_game
+from games.dudo.measure.bound import memory_best_response
+from games.dudo.build.solve_game import solve_game
 
 KW = dict(max_dice=3, m={(1, 1): None, (1, 2): 1, (1, 3): 1, (2, 2): 1, (2, 3): 1, (3, 3): 1}, iterations=8,
           progress=False, log=None, exact_br_total=2, br_memory=2, improve_games=2, improve_seed=3)

@@ -1,13 +1,13 @@
-"""CFR+ against responders that remember more (games.dudo.cfrbr), checked against independent computations:
+"""CFR+ against responders that remember more (games.dudo.build.cfrbr), checked against independent computations:
 the coarse DAG's own regrets, the sequence-form LP value of 1v1 and the exact perfect-recall best response."""
 import numpy as np
 import pytest
 
-from games.dudo.bound import lift_strategy
-from games.dudo.cfrbr import CFRBR
-from games.dudo.exploit import exploitability_1v1
-from games.dudo.game import make_group
-from games.dudo.solver import FastSolver
+from games.dudo.measure.bound import lift_strategy
+from games.dudo.build.cfrbr import CFRBR
+from games.dudo.measure.exploit import exploitability_1v1
+from games.dudo.abstraction.dag import make_group
+from games.dudo.solvers.abstract_cfr import FastSolver
 
 EXACT_1V1 = -7 / 258      # the opener's value in +-1 units (sequence-form LP, test_dudo_solvers)
 W12 = {(1, 1): 0.5 - 7 / 516}
@@ -83,7 +83,7 @@ def test_the_fine_group_must_remember_more():
 def test_solve_game_trains_a_group_against_responders_that_remember_more(tmp_path):
     """The builder's path: a group with a train memory is less exploitable (exact best response, computed
     by the solver's own figures) than the same memory trained on its abstract game, and says so."""
-    from games.dudo.solve import solve_game
+    from games.dudo.build.solve_game import solve_game
     plan = {(1, 1): None, (1, 2): 1, (2, 2): 1}
     runs = {}
     for name, tm in (("plain", None), ("fine", {(1, 2): 3})):
@@ -136,7 +136,7 @@ def test_threads_give_the_same_bits():
 @pytest.mark.parametrize("a,b,m,m_fine", [(1, 2, 1, 3), (2, 2, 1, 2), (1, 2, 2, 4)])
 def test_cost_model_bytes_cover_the_arrays(a, b, m, m_fine):
     """``budget.cfrbr_cost``: the fine group's arrays (split seats) and the abstract strategy's."""
-    from games.dudo.budget import cfrbr_cost
+    from games.dudo.build.budget import cfrbr_cost
     W = {(x, y): 0.5 for x in range(1, 4) for y in range(1, 4)}
     cb = CFRBR(make_group(a, b, m, W), make_group(a, b, m_fine, W, split=a == b))
     arrays = sum(v.nbytes for obj in (cb, cb.fine) for v in vars(obj).values() if isinstance(v, np.ndarray))
@@ -146,7 +146,7 @@ def test_cost_model_bytes_cover_the_arrays(a, b, m, m_fine):
 
 def test_the_plan_models_trained_groups_and_the_budget_holds_them(capsys):
     from builder import dudo_report
-    from games.dudo.budget import cfrbr_cost, group_cost
+    from games.dudo.build.budget import cfrbr_cost, group_cost
     from games.dudo.store import DudoParams
     assert dudo_report.main(["--plan", "default"]) == 0
     rows = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines() if ln[:1].isdigit()}
@@ -173,10 +173,10 @@ def test_a_trained_group_is_measured_by_a_responder_remembering_as_much_as_its_t
 
 
 def test_groups_training_against_responders_start_first_and_the_order_changes_nothing(tmp_path):
-    """``solve.started_first``: a level's CFR-BR groups go to ``map`` first (the longest, so they do not wait behind
+    """``solve_game.started_first``: a level's CFR-BR groups go to ``map`` first (the longest, so they do not wait behind
     the others on 2 workers); the result is the same whatever order the tasks run in."""
     import numpy as np
-    from games.dudo.solve import solve_game, started_first
+    from games.dudo.build.solve_game import solve_game, started_first
     assert started_first([(1, 5), (2, 4), (3, 3)], {(2, 3): 3, (3, 3): 3}) == [(3, 3), (1, 5), (2, 4)]
     assert started_first([(1, 4), (2, 3)], None) == [(1, 4), (2, 3)]
     seen = []

@@ -1,16 +1,16 @@
-"""Continual depth-limited re-solving (games.dudo.continual) checked against independent computations
+"""Continual depth-limited re-solving (games.dudo.search.continual) checked against independent computations
 on 1v1: the sequence-form LP value and exploit.py's perfect-recall best response."""
 import numpy as np
 import pytest
 
 from bench.endgame import payoff_tables
-from games.dudo.continual import (ContinualResolver, continuation_values,
+from games.dudo.search.continual import (ContinualResolver, continuation_values,
                                   seat_best_response)
-from games.dudo.exploit import best_response_value
-from games.dudo.game import make_group
-from games.dudo.infoset import history_window
-from games.dudo.lp import sequence_form_value
-from games.dudo.solver import FastSolver
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import history_window
+from games.dudo.reference.lp import sequence_form_value
+from games.dudo.solvers.abstract_cfr import FastSolver
 
 
 @pytest.fixture(scope="module")

@@ -1,19 +1,19 @@
-"""Endgame re-solving (games.dudo.endgame) checked against independent computations on 1v1."""
+"""Endgame re-solving (games.dudo.search.endgame) checked against independent computations on 1v1."""
 import itertools
 
 import numpy as np
 import pytest
 
-from games.dudo import endgame as eg
-from games.dudo.exploit import best_response_value
-from games.dudo.solver import FastSolver
-from games.dudo.game import challenge_win_prob, make_group
-from games.dudo.infoset import Faces, Schedule
+from games.dudo.search import endgame as eg
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.solvers.abstract_cfr import FastSolver
+from games.dudo.abstraction.dag import challenge_win_prob, make_group
+from games.dudo.abstraction.infoset import Faces, Schedule
 from games.dudo.rules import claim, roll_arrays, rolls
-from games.dudo.solve import DudoSolution
-from games.dudo.tree import TreeSolver
+from games.dudo.build.solve_game import DudoSolution
+from games.dudo.solvers.tree_cfr import TreeSolver
 
-LP_VALUE = -7 / 258      # 1v1 opener's value (+-1), sequence-form LP (games/dudo/lp.py, NOTES.md)
+LP_VALUE = -7 / 258      # 1v1 opener's value (+-1), sequence-form LP (games/dudo/reference/lp.py, NOTES.md)
 
 
 def _solution(m, solver_cls, iterations):

@@ -1,10 +1,10 @@
-"""Endgame re-solving read from a built Dudo store (games.dudo.endgame_store)."""
+"""Endgame re-solving read from a built Dudo store (games.dudo.serving.endgame_store)."""
 import pytest
 
 from builder.dudo import build_dudo_store
-from games.dudo import endgame as eg
-from games.dudo.endgame_store import resolve_from_store, store_W
-from games.dudo.solve import solve_params
+from games.dudo.search import endgame as eg
+from games.dudo.serving.endgame_store import resolve_from_store, store_W
+from games.dudo.build.solve_game import solve_params
 from games.dudo.store import DudoParams
 from games.storage import Store
 

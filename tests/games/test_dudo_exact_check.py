@@ -1,12 +1,12 @@
 """The exact figures a Dudo store states (value, each seat's perfect-recall best response, exploitability)
-are those of the rows it serves, checked by an independent computation (games.dudo.exact_check: the
+are those of the rows it serves, checked by an independent computation (games.dudo.reference.exact_check: the
 paper's rules, every claim history walked in plain numpy) against the rows read back from a built store;
 the independent best response is itself checked against the sequence-form LP's equilibrium of 1v1."""
 import numpy as np
 import pytest
 
-from games.dudo import exact_check as xc
-from games.dudo.infoset import history_window
+from games.dudo.reference import exact_check as xc
+from games.dudo.abstraction.infoset import history_window
 from games.dudo.rules import claim_table
 from games.dudo.store import DudoParams, iter_rows
 from games.storage import Store
@@ -41,9 +41,9 @@ def test_challenge_outcomes_are_the_papers():
 
 
 def test_a_best_response_to_the_lp_equilibrium_gains_nothing():
-    """The opener's sequence-form LP strategy of 1v1 (games.dudo.lp, exact) guarantees the game value:
+    """The opener's sequence-form LP strategy of 1v1 (games.dudo.reference.lp, exact) guarantees the game value:
     the independent perfect-recall best responder in the other seat wins exactly 1 - value."""
-    from games.dudo.lp import sequence_form_value
+    from games.dudo.reference.lp import sequence_form_value
     v, plan = sequence_form_value(1, 1)
     assert v == pytest.approx(-7 / 258, abs=1e-9)
 
@@ -104,7 +104,7 @@ def test_stated_exact_figures_are_those_of_the_served_rows(small_store, stored_f
 def test_stated_1v2_figures_are_those_of_its_rows(tmp_path):
     """1v2 (a round only a game of 3 or more dice a player opens with 1 die against 2), solved as the
     builder does up to 3 dice in play; its rows as a store holds them (``store.iter_rows``)."""
-    from games.dudo.solve import solve_game
+    from games.dudo.build.solve_game import solve_game
     sol = solve_game(max_dice=3, m=4, iterations=20, progress=False, log=None, max_total=3,
                      checkpoint_dir=str(tmp_path))
     rows = dict(iter_rows(sol))
@@ -125,8 +125,8 @@ def test_served_exact_figures_are_no_worse_than_the_stored(small_store, stored_f
     live wherever the backend would (``DudoBackend.resolves``, the served module's functions in-process, no
     deadline); its exact figure, measured independently, is at most the stored rows' (here equal: the exact
     rounds are served from the store), and equals the stated one."""
-    from games.dudo.endgame_store import store_blueprint, store_W
-    from games.dudo.served import served_policy
+    from games.dudo.serving.endgame_store import store_blueprint, store_W
+    from games.dudo.policy.served import served_policy
     from server.backends.dudo import ENDGAME, DudoBackend
     store, manifest = small_store
     backend = DudoBackend(store)

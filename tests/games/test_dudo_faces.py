@@ -6,15 +6,15 @@ import random
 import numpy as np
 import pytest
 
-from games.dudo.bound import lift_strategy
-from games.dudo.budget import window_actions
-from games.dudo.exploit import _resp_tables, best_response_value
-from games.dudo.game import make_group
-from games.dudo.infoset import (Faces, Schedule, claim_faces, dominates, face_window, history_window,
+from games.dudo.measure.bound import lift_strategy
+from games.dudo.build.budget import window_actions
+from games.dudo.measure.exploit import _resp_tables, best_response_value
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import (Faces, Schedule, claim_faces, dominates, face_window, history_window,
                                 last_claims, memory_json, memory_plus, num_windows, parse_memory, window_index,
                                 window_tables)
 from games.dudo.rules import roll_arrays
-from games.dudo.solver import FastSolver
+from games.dudo.solvers.abstract_cfr import FastSolver
 from tests.conftest import assert_served_rows_follow_the_dag, assert_solver_values_the_strategy_as_the_history_walk_does
 
 W = {(1, 1): 0.486, (1, 2): 0.3, (2, 1): 0.7}
@@ -70,7 +70,7 @@ def test_face_windows_follow_every_history(K, text):
 def test_the_endgame_finds_the_window_of_every_node_by_the_dag():
     """The endgame's blueprint window at each requester node (``endgame_windows_dag``, the layout's preorder)
     holds that node's last claims and the faces before them; the opponent's nodes get -1."""
-    from games.dudo.endgame import endgame_windows_dag
+    from games.dudo.search.endgame import endgame_windows_dag
     K, m = 24, parse_memory("3-12-2+1f12")
     face = claim_faces(K)
     root = [2, 9, 13, 15]

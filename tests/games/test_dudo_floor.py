@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from games.dudo.training import TrainingStopped, doubling_targets, floor_reached, train_to_floor
-from games.dudo.solve import solve_group
+from games.dudo.solvers.training import TrainingStopped, doubling_targets, floor_reached, train_to_floor
+from games.dudo.build.solve_game import solve_group
 
 
 class Counter:
@@ -72,8 +72,8 @@ def test_resume_repeats_no_measurement():
 def test_group_trains_to_its_floor_and_records_the_curve(tmp_path):
     # 1v1 with memory 1 stops improving at once (its floor is about 0.33); perfect recall keeps
     # improving until the cap; the stats carry the curve of the exact best response
-    from games.dudo.exploit import best_response_value
-    from games.dudo.game import make_group
+    from games.dudo.measure.exploit import best_response_value
+    from games.dudo.abstraction.dag import make_group
     res = solve_group((1, 1), 1, {}, 5, 512, str(tmp_path), perfect_recall_total=0, stop_rel=0.1)
     st = res["stats"][(1, 1)]
     trained = st.get("iterations_trained", st["iterations"])

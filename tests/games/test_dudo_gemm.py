@@ -6,10 +6,10 @@ stay within 1e-9 of the independent per-node kernel (``fsicfr_backward``, ``test
 import numpy as np
 import pytest
 
-from games.dudo.game import make_group
-from games.dudo.infoset import parse_memory
-from games.dudo.solver import FastSolver, abstract_best_response
-from games.dudo.kernels import _gemm_fixed
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import parse_memory
+from games.dudo.solvers.abstract_cfr import FastSolver, abstract_best_response
+from games.dudo.solvers.kernels import _gemm_fixed
 from games.fixedmath import dot_fixed
 
 W = {(a, b): 0.5 + 0.1 * (a - b) / max(a, b) for a in range(1, 4) for b in range(1, 4)}

@@ -1,15 +1,15 @@
-"""The perfect-recall improvement of the memory-m' responder (games.dudo.lbr) against independent
-computations: the memory-m' bound (games.dudo.bound, the blocked kernel), the exact perfect-recall best
-response (games.dudo.exploit) and, on 1v1, the improved responder's value by walking every claim
+"""The perfect-recall improvement of the memory-m' responder (games.dudo.measure.lbr) against independent
+computations: the memory-m' bound (games.dudo.measure.bound, the blocked kernel), the exact perfect-recall best
+response (games.dudo.measure.exploit) and, on 1v1, the improved responder's value by walking every claim
 history in plain Python (no sampling, no performance-difference identity)."""
 import numpy as np
 import pytest
 
-from games.dudo.bound import memory_best_response
-from games.dudo.exploit import best_response_value
-from games.dudo.game import make_group
-from games.dudo.lbr import improved_best_response, responder_tables
-from games.dudo.solver import FastSolver
+from games.dudo.measure.bound import memory_best_response
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.abstraction.dag import make_group
+from games.dudo.measure.lbr import improved_best_response, responder_tables
+from games.dudo.solvers.abstract_cfr import FastSolver
 
 W = {(1, 1): 0.486, (1, 2): 0.21, (2, 1): 0.79}
 BR_OPEN = {(1, 1): 0.49, (1, 2): 0.22, (2, 1): 0.80}

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from games.dudo import infoset as I
+from games.dudo.abstraction import infoset as I
 from games.dudo.rules import num_rolls
 
 FIG1A = {1: 57626, 2: 2069336, 3: 21828536, 4: 380033636, 5: 2751474854}

@@ -3,12 +3,12 @@ against the full solve of the same game."""
 import numpy as np
 import pytest
 
-from games.dudo.game import make_group
-from games.dudo.infoset import window_tables
-from games.dudo.budget import window_actions
-from games.dudo.live import group_cost, live_cost, solve_live
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import window_tables
+from games.dudo.build.budget import window_actions
+from games.dudo.serving.live_solve import group_cost, live_cost, solve_live
 from games.dudo.rules import rolls
-from games.dudo.solve import solve_game
+from games.dudo.build.solve_game import solve_game
 
 
 @pytest.mark.parametrize("K,m", [(12, 3), (18, 3), (24, 2), (12, None), (30, 4)])

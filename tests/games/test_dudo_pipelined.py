@@ -4,8 +4,8 @@ training again what it trained."""
 import numpy as np
 import pytest
 
-from games.dudo import solve as solve_mod
-from games.dudo.solve import solve_game
+from games.dudo.build import solve_game as solve_mod
+from games.dudo.build.solve_game import solve_game
 
 # exact best responses up to 3 dice in play, the memory-2 bound and the perfect-recall improvement beyond, a group
 # training against a CFR+ responder: every kind of figure a level hands to the next

@@ -3,7 +3,7 @@ challenge outcomes."""
 import pytest
 
 from games.dudo import rules
-from games.dudo.game import challenge_win_prob
+from games.dudo.abstraction.dag import challenge_win_prob
 
 
 def test_strength_matches_paper_one_vs_one_table():

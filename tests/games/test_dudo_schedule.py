@@ -6,15 +6,15 @@ import random
 import numpy as np
 import pytest
 
-from games.dudo.bound import lift_strategy, memory_best_response
-from games.dudo.budget import group_cost, window_actions
-from games.dudo.endgame import endgame_windows
-from games.dudo.exploit import best_response_value
-from games.dudo.game import make_group
-from games.dudo.infoset import (Schedule, _binom_tables, dominates, last_claims, memory_json, memory_plus, memory_size,
+from games.dudo.measure.bound import lift_strategy, memory_best_response
+from games.dudo.build.budget import group_cost, window_actions
+from games.dudo.search.endgame import endgame_windows
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import (Schedule, _binom_tables, dominates, last_claims, memory_json, memory_plus, memory_size,
                                 num_windows, parse_memory, window_from_index, window_index,
                                 window_index_tables, window_tables)
-from games.dudo.solver import FastSolver
+from games.dudo.solvers.abstract_cfr import FastSolver
 from games.dudo.store import DudoParams, format_fields, store_memories
 from tests.conftest import assert_served_rows_follow_the_dag, assert_solver_values_the_strategy_as_the_history_walk_does
 

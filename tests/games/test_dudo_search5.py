@@ -1,19 +1,19 @@
-"""The abstracted re-solver (games.dudo.search5) and the sampled responder against a policy
-(games.dudo.search_lbr), checked on 1v1 against independent computations: continual.py's full-width
+"""The abstracted re-solver (games.dudo.search.abstract_resolve) and the sampled responder against a policy
+(games.dudo.measure.responder), checked on 1v1 against independent computations: continual.py's full-width
 re-solver (itself checked against the sequence-form LP in test_dudo_continual.py), exploit.py's exact
 best response and lbr.py's estimator of the same responder (value of pi plus its exact-per-turn advantage)."""
 import numpy as np
 import pytest
 
 from bench.endgame import payoff_tables
-from games.dudo.continual import ContinualResolver, continuation_values, seat_best_response
-from games.dudo.exploit import best_response_value
-from games.dudo.game import make_group
-from games.dudo.infoset import history_window
-from games.dudo.lbr import improved_best_response, responder_tables
-from games.dudo.search5 import AbstractResolver, BlueprintTargetResolver, blueprint_ranges, top_claims
-from games.dudo.search_lbr import SearchedPolicy, sample_response, stored_policy
-from games.dudo.solver import FastSolver
+from games.dudo.search.continual import ContinualResolver, continuation_values, seat_best_response
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import history_window
+from games.dudo.measure.lbr import improved_best_response, responder_tables
+from games.dudo.search.abstract_resolve import AbstractResolver, BlueprintTargetResolver, blueprint_ranges, top_claims
+from games.dudo.measure.responder import SearchedPolicy, sample_response, stored_policy
+from games.dudo.solvers.abstract_cfr import FastSolver
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,7 @@ def test_int8_leaves_are_the_float_resolve_on_the_rounded_values(coarse):
     explicitly rounded values (the step applied at every leaf, in both seats' passes and the targets)."""
     from dataclasses import replace
 
-    from games.dudo.search5 import INT8_STEP, int8_continuations
+    from games.dudo.search.abstract_resolve import INT8_STEP, int8_continuations
 
     g, st = coarse
     V = payoff_tables(1, 1, {}, {}, {})

@@ -1,5 +1,5 @@
-"""The lookahead responder (games.dudo.search_lookahead) and the round figure the server states with it
-(games.dudo.search_respond), checked on 1v1 against independent computations: exploit.py's exact best response
+"""The lookahead responder (games.dudo.measure.lookahead) and the round figure the server states with it
+(games.dudo.serving.respond), checked on 1v1 against independent computations: exploit.py's exact best response
 to the stored rows and continual.seat_best_response's exact best response to the searched policy (the serving
 setting: depth 2, A = 6 (every 1v1 round has 12 claims, fewer than serving's 14), 100 CFR+ iterations, int8
 leaves, max-margin gadget, on a memory-2 blueprint of 200 iterations)."""
@@ -8,13 +8,13 @@ import pytest
 
 from bench.dudo_design import continuations, train
 from bench.endgame import payoff_tables
-from games.dudo.continual import continuation_values, seat_best_response
-from games.dudo.exploit import best_response_value
-from games.dudo.lbr import responder_tables
-from games.dudo.search5 import AbstractResolver, int8_continuations, top_claims
-from games.dudo.search_lbr import SearchedPolicy, rows_choice, sample_response, stored_policy, strategy_value
-from games.dudo.search_lookahead import LookaheadChooser
-from games.dudo.search_respond import respond
+from games.dudo.search.continual import continuation_values, seat_best_response
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.measure.lbr import responder_tables
+from games.dudo.search.abstract_resolve import AbstractResolver, int8_continuations, top_claims
+from games.dudo.measure.responder import SearchedPolicy, rows_choice, sample_response, stored_policy, strategy_value
+from games.dudo.measure.lookahead import LookaheadChooser
+from games.dudo.serving.respond import respond
 
 # the lookahead responder (depth 1, width 4) finds 0.925 of the exact figure of search on this round
 # (bench.dudo_responder validate --group 1v1); the rows' responder 0.577

@@ -1,14 +1,14 @@
-"""The stored search tables (games.dudo.search_tables) against the research path they replace: the leaves
+"""The stored search tables (games.dudo.search.tables) against the research path they replace: the leaves
 computed once per group for both seats are, row for row, the int8 continuations ``continual.continuation_values``
 computes per seat, and a resolver on them re-solves to the same bits."""
 import numpy as np
 import pytest
 
-from games.dudo.continual import continuation_values
-from games.dudo.game import make_group
-from games.dudo.search5 import AbstractResolver, int8_continuations, top_claims
-from games.dudo.search_tables import LargeSearchSpec, leaf_tables, resolver
-from games.dudo.solver import FastSolver
+from games.dudo.search.continual import continuation_values
+from games.dudo.abstraction.dag import make_group
+from games.dudo.search.abstract_resolve import AbstractResolver, int8_continuations, top_claims
+from games.dudo.search.tables import LargeSearchSpec, leaf_tables, resolver
+from games.dudo.solvers.abstract_cfr import FastSolver
 
 
 def _solved(a, b, m, W):

@@ -1,4 +1,4 @@
-"""The numba evaluation walk of continual re-solving (games.dudo.search_walk) against independent
+"""The numba evaluation walk of continual re-solving (games.dudo.measure.search_walk) against independent
 computations: on a fixed table, exploit.py's best response over the window DAG and exact_check's best
 response written from the rules; with re-solving, continual.seat_best_response (the Python walk calling
 ContinualResolver.resolve at each decision)."""
@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from bench.endgame import payoff_tables
-from games.dudo import exact_check
-from games.dudo.continual import ContinualResolver, continuation_values, seat_best_response
-from games.dudo.exploit import best_response_value
-from games.dudo.game import make_group
-from games.dudo.infoset import history_window
-from games.dudo.search_walk import search_best_response, table_best_response
-from games.dudo.solver import FastSolver
+from games.dudo.reference import exact_check
+from games.dudo.search.continual import ContinualResolver, continuation_values, seat_best_response
+from games.dudo.measure.exploit import best_response_value
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import history_window
+from games.dudo.measure.search_walk import search_best_response, table_best_response
+from games.dudo.solvers.abstract_cfr import FastSolver
 
 # later rounds' worth to the responder (arbitrary, so that the round's payoffs are not symmetric)
 RESP_OPEN = {(1, 1): 0.61}

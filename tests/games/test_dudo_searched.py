@@ -1,15 +1,15 @@
-"""A round served by search (games.dudo.searched): the exact figure the builder states for it is the
-independent exact best response (games.dudo.exact_check, written from the rules) against the policy the
-server answers (games.dudo.searched_store, the live worker's task, run here in-process)."""
+"""A round served by search (games.dudo.policy.searched): the exact figure the builder states for it is the
+independent exact best response (games.dudo.reference.exact_check, written from the rules) against the policy the
+server answers (games.dudo.serving.searched_store, the live worker's task, run here in-process)."""
 from pathlib import Path
 
 import pytest
 
-from games.dudo import exact_check as xc
-from games.dudo.searched import SearchSpec
-from games.dudo.searched_store import searched_move_from_store, searched_strategy
-from games.dudo.served import SERVED_SEARCHED
-from games.dudo.infoset import history_window
+from games.dudo.reference import exact_check as xc
+from games.dudo.policy.searched import SearchSpec
+from games.dudo.serving.searched_store import searched_move_from_store, searched_strategy
+from games.dudo.policy.served import SERVED_SEARCHED
+from games.dudo.abstraction.infoset import history_window
 from games.dudo.store import DudoParams
 from games.storage import Store
 from tests.conftest import built_dudo_manifest
@@ -63,7 +63,7 @@ def test_bad_search_specs_are_refused():
 def test_search_by_round_round_trips_through_the_manifest():
     import json
 
-    from games.dudo.searched import search_specs
+    from games.dudo.policy.searched import search_specs
     from games.dudo.store import manifest_parameters
     back = json.loads(json.dumps(manifest_parameters(PARAMS)))       # as a backend reads the manifest
     assert back["search_by_round"] == [[[1, 1], 2, 40, "maxmargin"]]

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from games.dudo import rules
-from games.dudo.cfr import CFR
-from games.dudo.exploit import best_response_value, exploitability_1v1
-from games.dudo.solver import FastSolver
-from games.dudo.fsicfr import FSICFR
-from games.dudo.game import make_group
-from games.dudo.lp import sequence_form_value
-from games.dudo.solve import solve_game
+from games.dudo.reference.cfr import CFR
+from games.dudo.measure.exploit import best_response_value, exploitability_1v1
+from games.dudo.solvers.abstract_cfr import FastSolver
+from games.dudo.reference.fsicfr import FSICFR
+from games.dudo.abstraction.dag import make_group
+from games.dudo.reference.lp import sequence_form_value
+from games.dudo.build.solve_game import solve_game
 
 EXACT = -7 / 258
 
@@ -125,7 +125,7 @@ def test_two_dice_game_bottom_up():
     # more dice is better
     assert sol.W[(2, 1)] > 0.5
     # store rows: IDs decode back to what they describe and agree with action_distribution
-    from games.dudo.infoset import decode_infoset_id
+    from games.dudo.abstraction.infoset import decode_infoset_id
     rows = list(sol.iter_infosets())
     assert len({r[0] for r in rows}) == len(rows)
     for iid, own, opp, roll, win, actions, probs in rows[::997]:
@@ -138,7 +138,7 @@ def test_two_dice_game_bottom_up():
 
 def test_abstract_best_response_is_exact_on_a_tree(g11):
     # with perfect recall the DAG is a tree, so the DAG best response is the exact one
-    from games.dudo.solver import abstract_best_response
+    from games.dudo.solvers.abstract_cfr import abstract_best_response
     st = FastSolver(g11).solve(200, progress=False).average_strategy()
     gs = make_group(1, 1, None, split=True)
     both = np.concatenate([st, st])
@@ -157,7 +157,7 @@ def test_abstract_best_response_is_exact_on_a_tree(g11):
 def test_tree_solver_matches_full_width_solver(g11):
     # same algorithm (alternating CFR+, linear averaging), two implementations: identical first
     # iteration; later, regret matching amplifies rounding at zero regret, so compare quality
-    from games.dudo.tree import TreeSolver
+    from games.dudo.solvers.tree_cfr import TreeSolver
     a = FastSolver(g11).solve(1, progress=False)
     b = TreeSolver(g11).solve(1, progress=False)
     np.testing.assert_allclose(a.reg, b.reg, atol=1e-12)
@@ -174,6 +174,6 @@ def test_tree_solver_matches_full_width_solver(g11):
 def test_the_sampling_cfr_reference_refuses_a_memory_it_cannot_index(memory):
     """CFR walks histories and indexes windows by their last claims: a schedule or a face memory is refused
     by name instead of being indexed wrongly."""
-    from games.dudo.infoset import parse_memory
+    from games.dudo.abstraction.infoset import parse_memory
     with pytest.raises(ValueError, match=memory.replace("+", r"\+")):
         CFR(make_group(1, 1, parse_memory(memory), {}), seed=3)

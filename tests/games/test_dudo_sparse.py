@@ -4,13 +4,13 @@ discounted CFR, the sequence-form LP and a walk over every claim history."""
 import numpy as np
 import pytest
 
-from games.dudo import exact_check
-from games.dudo.exploit import best_response_value, exploitability_1v1
-from games.dudo.game import make_group
-from games.dudo.infoset import num_windows
-from games.dudo.lp import sequence_form_value
+from games.dudo.reference import exact_check
+from games.dudo.measure.exploit import best_response_value, exploitability_1v1
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import num_windows
+from games.dudo.reference.lp import sequence_form_value
 from games.dudo.pruning import PrunedSolver, lift_shorter
-from games.dudo.solver import FastSolver
+from games.dudo.solvers.abstract_cfr import FastSolver
 from games.dudo.summary import KINDS, Summary, base_window_map, summary_state, summary_tables, summary_window
 
 W = {(1, 1): 0.486, (1, 2): 0.3, (2, 1): 0.7}

@@ -6,10 +6,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from games.dudo.budget import choose_memory, group_cost, window_actions
-from games.dudo.game import make_group
-from games.dudo.infoset import decode_infoset_id, infoset_id, memory_plan, num_windows, window_tables
-from games.dudo.solver import FastSolver
+from games.dudo.build.budget import choose_memory, group_cost, window_actions
+from games.dudo.abstraction.dag import make_group
+from games.dudo.abstraction.infoset import decode_infoset_id, infoset_id, memory_plan, num_windows, window_tables
+from games.dudo.solvers.abstract_cfr import FastSolver
 from games.dudo.store import (DudoParams, decode_window_row, encode_window, manifest_parameters,
                               store_group_strategy, window_key)
 from games.quantise import UNIT, quantise
@@ -127,8 +127,8 @@ def test_improvement_starts_from_the_bound_responder_where_it_fits():
     """The improvement starts from the bound's responder when its value matrices fit, even a schedule
     that the ladder m + 1, m + 2 never names (3-28-2 over memory 2); below that, the ladder's largest
     that fits; the abstraction's own memory if none does."""
-    from games.dudo.budget import choose_improvement_memory, improvement_bytes
-    from games.dudo.infoset import parse_memory
+    from games.dudo.build.budget import choose_improvement_memory, improvement_bytes
+    from games.dudo.abstraction.infoset import parse_memory
     s = parse_memory("3-28-2")
     assert choose_improvement_memory(5, 5, 2, s, improvement_bytes(5, 5, s)) == s
     assert choose_improvement_memory(5, 5, 2, s, improvement_bytes(5, 5, s) - 1) == 2

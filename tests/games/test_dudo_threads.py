@@ -1,18 +1,18 @@
 """The blocked kernel on several threads (``kernels.blocked_backward_threads``) gives the serial kernel's
-bits, and a build's groups share the machine's cores (``solve.SharedCores``) without changing results."""
+bits, and a build's groups share the machine's cores (``solve_game.SharedCores``) without changing results."""
 import numpy as np
 import pytest
 
-from games.dudo.game import make_group
-from games.dudo.solve import RUNNING, SharedCores, clear_running, solve_game
-from games.dudo.solver import FastSolver
+from games.dudo.abstraction.dag import make_group
+from games.dudo.build.solve_game import RUNNING, SharedCores, clear_running, solve_game
+from games.dudo.solvers.abstract_cfr import FastSolver
 
 W = {(a, b): 0.5 + 0.1 * (a - b) / max(a, b) for a in range(1, 4) for b in range(1, 4)}
 
 
 @pytest.mark.parametrize("dice, m, threads", [((1, 2), 2, 2), ((2, 2), 3, 2), ((2, 3), "3-8-2", 3)])
 def test_threads_give_the_serial_bits(dice, m, threads):
-    from games.dudo.infoset import parse_memory
+    from games.dudo.abstraction.infoset import parse_memory
     g = make_group(*dice, parse_memory(str(m)), W, max_dice=3)
     one, many = FastSolver(g), FastSolver(g, threads=threads)
     for _ in range(6):

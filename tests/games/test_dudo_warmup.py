@@ -1,9 +1,12 @@
-"""games.dudo.warmup compiles the kernels a build needs late, with the types the build calls them with: the
+"""games.dudo.build.warmup compiles the kernels a build needs late, with the types the build calls them with: the
 two-thread pass, the float32 node values of the largest groups (solver, best response, improvement), training
 against CFR+ responders, the bound and the store's row encoder; and no float32 variant a build never calls
 (the reference kernel of 1v1, the lifted strategies of the bound stay float64)."""
-from games.dudo import bound, cfrbr, kernels, lbr, store
-from games.dudo.warmup import compile_kernels
+from games.dudo import store
+from games.dudo.measure import bound, lbr
+from games.dudo.build import cfrbr
+from games.dudo.solvers import kernels
+from games.dudo.build.warmup import compile_kernels
 
 
 def _value_types(dispatcher, position: int) -> set:
@@ -29,7 +32,7 @@ def test_the_warmup_waits_for_the_builds_first_group(tmp_path):
     directory (the kernels every group trains with are in the cache then), and no longer."""
     import threading
 
-    from games.dudo.warmup import wait_for_first_group
+    from games.dudo.build.warmup import wait_for_first_group
 
     assert wait_for_first_group(str(tmp_path), seconds=0.3, poll=0.05) >= 0.3      # nothing trained: the whole wait
     (tmp_path / "dudo_1v1_mNone.json").write_text("{}")
@@ -46,8 +49,8 @@ def test_a_build_leaves_the_file_the_warmup_waits_for(tmp_path):
     import glob
     import os
 
-    from games.dudo.solve import solve_game
-    from games.dudo.warmup import FIRST_TRAINED
+    from games.dudo.build.solve_game import solve_game
+    from games.dudo.build.warmup import FIRST_TRAINED
 
     solve_game(checkpoint_dir=str(tmp_path), max_dice=2, m={(1, 1): None, (1, 2): 1, (2, 2): 1}, iterations=1,
                progress=False, log=None, exact_br_total=2, pipelined=True)

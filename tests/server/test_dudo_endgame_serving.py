@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from games.dudo.endgame_store import STOPPED, resolve_from_store, would_resolve
+from games.dudo.serving.endgame_store import STOPPED, resolve_from_store, would_resolve
 from games.dudo.rules import claim
 from games.dudo.store import DudoParams
 from protos import gamestrategy_pb2 as pb
@@ -163,7 +163,7 @@ def exact_service(tmp_path_factory):
 
 
 def test_a_round_with_an_exact_figure_is_served_from_the_store(exact_service):
-    """Its endgames are not re-solved (games.dudo.served.resolves_round), so the exact figure GetStats
+    """Its endgames are not re-solved (games.dudo.policy.served.resolves_round), so the exact figure GetStats
     states is the served policy's; the manifest and GetStats say so."""
     stub, server, registry = exact_service
     r = stub.SampleMove(pb.SampleMoveRequest(variant=EXACT_PARAMS.variant, game_seed=0, want_distribution=True,

@@ -1,4 +1,4 @@
-"""Large rounds served by search (games.dudo.large_search on the store's search tables): the server answers the
+"""Large rounds served by search (games.dudo.serving.large_search on the store's search tables): the server answers the
 searched policy in the live pool (LIVE), the same bits as the research path's resolver chain computed from the
 stored rows (continual.continuation_values, search5.int8_continuations, search5.AbstractResolver), whatever chain
 states the server held before; DEGRADED with the store's row without a live slot; the store's rows on request
@@ -7,10 +7,10 @@ import grpc
 import numpy as np
 import pytest
 
-from games.dudo.continual import continuation_values
-from games.dudo.endgame_store import resolve_from_store, stored_group
-from games.dudo.search5 import AbstractResolver, int8_continuations, top_claims
-from games.dudo.served import SERVED_SEARCH_LARGE
+from games.dudo.search.continual import continuation_values
+from games.dudo.serving.endgame_store import resolve_from_store, stored_group
+from games.dudo.search.abstract_resolve import AbstractResolver, int8_continuations, top_claims
+from games.dudo.policy.served import SERVED_SEARCH_LARGE
 from games.dudo.store import DudoParams
 from games.storage import Store
 from protos import gamestrategy_pb2 as pb
@@ -140,12 +140,12 @@ def test_stats_label_the_searched_rounds_and_name_search_served(service):
 def test_the_measured_policy_is_the_served_one(service, registry):
     """served.served_policy (what the figures measure) answers each decision as the server does: the same
     dispatch (served.decide) and the same task functions."""
-    from games.dudo import exact_check as xc
-    from games.dudo.endgame_store import store_blueprint, store_W
-    from games.dudo.infoset import history_window
-    from games.dudo.large_search import searched_strategy
+    from games.dudo.reference import exact_check as xc
+    from games.dudo.serving.endgame_store import store_blueprint, store_W
+    from games.dudo.abstraction.infoset import history_window
+    from games.dudo.serving.large_search import searched_strategy
     from games.dudo.rules import roll_index
-    from games.dudo.served import served_policy
+    from games.dudo.policy.served import served_policy
     from games.dudo.store import store_memories
     stub, _ = service
     with registry.acquire(PARAMS.variant) as b:

@@ -1,4 +1,4 @@
-"""A round served by search (games.dudo.searched): the server answers the searched policy in the live pool
+"""A round served by search (games.dudo.policy.searched): the server answers the searched policy in the live pool
 (LIVE, the same distribution as the worker's task run in-process, the same on a repeat), says DEGRADED with
 the store's row where it cannot (no live slot), and labels the round in GetStats.  The figure it states is
 checked in tests/games/test_dudo_searched.py."""
@@ -6,8 +6,8 @@ import functools
 
 import pytest
 
-from games.dudo.searched_store import searched_move_from_store
-from games.dudo.served import SERVED_SEARCHED
+from games.dudo.serving.searched_store import searched_move_from_store
+from games.dudo.policy.served import SERVED_SEARCHED
 from protos import gamestrategy_pb2 as pb
 from tests.server import test_dudo_endgame_serving as endgame
 from tests.server.test_dudo_endgame_serving import distribution, moves

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from builder.dudo import build_dudo_store
-from games.dudo.solve import solve_params
+from games.dudo.build.solve_game import solve_params
 from games.dudo.store import DudoParams, lookup_row, store_memories
 from games.dudo.rules import strength
 from games.quantise import UNIT, quantise
@@ -160,7 +160,7 @@ def test_a_store_of_face_memories_serves_the_window_each_history_reaches(tmp_pat
     """Face memories (``infoset.Faces``) built and served: each reply is the solver's distribution at the window
     that walking the group's DAG claim by claim reaches, answered from the book (an endgame may be re-solved: LIVE)."""
     import random
-    from games.dudo.endgame import endgame_root
+    from games.dudo.search.endgame import endgame_root
     from games.dudo.rules import claim as claim_of, rolls
     from server.backends.dudo import ENDGAME
     build_dudo_store(FACES2, tmp_path)

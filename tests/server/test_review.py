@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from builder.dudo import build_dudo_store
-from games.dudo.review import review_from_store
+from games.dudo.serving.review import review_from_store
 from games.dudo.rules import claim_table, roll_arrays, rolls, strength
 from games.dudo.store import DudoParams, lookup_row, store_memories
 from games.storage import Store
@@ -217,7 +217,7 @@ def test_bad_dudo_transcripts_are_invalid_argument_naming_the_first_bad_move(dud
 
 
 def test_a_round_whose_dice_the_challenge_does_not_leave_is_named():
-    from games.dudo.review import TranscriptError, parse_rounds
+    from games.dudo.serving.review import TranscriptError, parse_rounds
     r1 = dict(own=3, opp=3, roll=[2, 2, 5], opp_roll=[2, 6, 6], opened=True, claims=[(3, 2)], challenged=True)
     # 3 twos counted (2, 2, 2): exact, so the challenger (the opponent) loses one die and you open round 2
     ok = dict(own=3, opp=2, roll=[1, 1, 1], opp_roll=[], opened=True, claims=[(1, 2)], challenged=False)

@@ -1,0 +1,161 @@
+"""The tables a store keeps so that a server can search a large Dudo round (``abstract_resolve.AbstractResolver``):
+its leaves and its round-start re-solves, computed once at build time from the stored (quantised) rows.
+
+Per dice group {a, b} (a <= b), ``search/{a}v{b}/``:
+
+* ``V``: int8 value matrices (``abstract_resolve.int8_continuations``'s step) in the reference kernel's layout
+  (``voff``): row 0 the blueprint played by both sides, row ``1 + s`` side ``s`` best-responding
+  (``kernels.br_backward``) to the blueprint of the other side.  A requester whose opponent plays side
+  ``o`` reads rows ``(0, 1 + o)``: the opponent's two continuation strategies at the leaves (Brown,
+  Sandholm & Amos, "Depth-Limited Solving for Imperfect-Information Games", NeurIPS 2018).
+* ``voff``, ``top`` (the claims the blueprint plays most per side and window, ``abstract_resolve.top_claims``).
+
+Per seat of each round, ``search/{own}v{opp}{o|n}/`` (``o``: the requester opens): the re-solve at the
+round's root (every claim kept), which is the same for every request (``root_strategy`` where the
+requester moves first, ``vO``, ``cfirst``, ``nch``, ``last``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from games.dudo.search.continual import Continuations
+from games.dudo.abstraction.dag import make_group
+from games.dudo.solvers.kernels import br_backward
+from games.dudo.search.abstract_resolve import INT8_STEP, AbstractResolve, AbstractResolver, top_claims
+
+
+@dataclass(frozen=True)
+class LargeSearchSpec:
+    """How the large rounds are searched: rounds with at least ``min_total`` dice in play, depth-``depth``
+    re-solves of ``iterations`` CFR+ iterations keeping ``A`` own claims (``near`` of them the next ones),
+    int8 leaves, max-margin gadget (docs/dudo-search-serving.md, sections 5 and 6)."""
+    min_total: int = 6
+    depth: int = 2
+    iterations: int = 100
+    A: int = 14
+    near: int = 1
+    gadget: str = "maxmargin"
+
+    def label(self) -> str:
+        return (f"depth {self.depth}, {self.A} own claims, {self.iterations} CFR+ iterations a re-solve, int8 "
+                f"leaves, {self.gadget} gadget")
+
+    def covers(self, opener: int, other: int) -> bool:
+        return opener + other >= self.min_total
+
+
+def group_key(a: int, b: int) -> str:
+    return f"search/{min(a, b)}v{max(a, b)}"
+
+
+def seat_key(own: int, opp: int, opened: bool) -> str:
+    return f"search/{own}v{opp}{'o' if opened else 'n'}"
+
+
+def _int8(V: np.ndarray, out: np.ndarray) -> None:
+    step = 1 << 22
+    for lo in range(0, V.size, step):
+        x = np.asarray(V[lo:lo + step], dtype=np.float32)
+        if x.size and np.abs(x).max() > 1.0 + 1e-6:
+            raise ValueError("int8 leaves need values in [-1, 1]")
+        out[lo:lo + step] = np.rint(x * np.float32(1.0 / INT8_STEP))
+
+
+def leaf_tables(a: int, b: int, m, strat: np.ndarray, W, A: int) -> dict[str, np.ndarray]:
+    """{name: array} of group {a, b}'s leaves (``V``, ``voff``) and ``top`` claims from its stored strategy
+    ``strat`` (memory ``m``, the solvers' layout), the rounds below valued by ``W``."""
+    from games.dudo.solvers.abstract_cfr import FastSolver
+    split = a == b
+    g = make_group(a, b, m, W, split=split)
+    full = np.concatenate([strat, strat]) if split else strat
+    sol = FastSolver(g, kernel="reference", train=False)
+    sol._forward(full)
+    V = np.empty((3, sol.V.size), dtype=np.int8)
+    sol._backward(full, False)
+    _int8(sol.V, V[0])
+    for s in range(2):
+        choice = np.full(g.nrows, -1, dtype=np.int64)
+        br_backward(full, sol.V, sol.oreach, g.ns, g.oth, g.rc, g.claim_r, g.terminal, g.rbase, g.order,
+                    g.act_off, g.last, g.child, g.NW, sol.reachable, s, sol.voff, choice)
+        _int8(sol.V, V[1 + s])
+    unsplit = make_group(a, b, m, W) if split else g
+    return dict(V=V, voff=sol.voff.astype(np.int64), top=top_claims(strat, unsplit, A))
+
+
+def continuations(tables: dict, a: int, b: int, m, own: int, opened: bool) -> Continuations:
+    """The requester's (``own`` dice; ``opened``: it opens) continuations on group {a, b}'s stored tables."""
+    side = _sides(a, b, own, opened)
+    act_off, child, K = _window_layout(a, b, m)
+    return Continuations(tables["V"], tables["voff"], side, act_off, child, m, K, ("blueprint", "br"),
+                         cidx=np.array([0, 1 + int(side[1])], dtype=np.int64))
+
+
+def _sides(a: int, b: int, own: int, opened: bool) -> np.ndarray:
+    """Group sides of (requester, opponent): with equal dice side 0 opens; else the side holding ``own`` dice."""
+    if a == b:
+        return np.array([0, 1] if opened else [1, 0], dtype=np.int64)
+    s = (a, b).index(own)
+    return np.array([s, 1 - s], dtype=np.int64)
+
+
+def _window_layout(a: int, b: int, m):
+    from games.dudo.abstraction.infoset import window_tables
+    K = 6 * (a + b)
+    _, _, act_off, child = window_tables(K, m)
+    return act_off, child, K
+
+
+def resolver(tables: dict, a: int, b: int, m, W, own: int, opp: int, opened: bool,
+             spec: LargeSearchSpec, threads: int = 1) -> AbstractResolver:
+    """The requester's searched policy on group {a, b}'s stored tables."""
+    cont = continuations(tables, a, b, m, own, opened)
+    return AbstractResolver(own, opp, opened, W, cont, tables["top"], depth=spec.depth, iterations=spec.iterations,
+                            gadget=spec.gadget, A=spec.A, near=spec.near, root_full=True, threads=threads)
+
+
+def root_tables(res: AbstractResolve) -> dict[str, np.ndarray]:
+    out = dict(vO=res.vO, cfirst=res.cfirst, nch=res.nch, last=res.last)
+    if res.root_strategy is not None:
+        out["root_strategy"] = res.root_strategy
+    return out
+
+
+def root_from_tables(t: dict) -> AbstractResolve:
+    return AbstractResolve(t.get("root_strategy"), t["vO"], t["cfirst"], t["nch"], t["last"], -1, 0.0,
+                           int(t["last"].size), 0)
+
+
+def seats(a: int, b: int):
+    """(own, opp, opened) of every requester seat of group {a, b}'s rounds."""
+    return sorted({(own, a + b - own, opened) for own in (a, b) for opened in (True, False)})
+
+
+def group_tables(sol, spec: LargeSearchSpec, key: tuple[int, int], log=None):
+    """(name, array) of group ``key``'s search tables from a solved game ``sol`` (``solve_game.DudoSolution``, its
+    stored quantised strategies): the leaves, then each seat's root re-solve."""
+    import time
+    a, b = key
+    g = sol.groups[key]
+    W = {r: v for r, v in sol.W.items() if sum(r) < a + b}
+    strat = np.asarray(sol.strategies[key], dtype=np.float64)
+    t0 = time.process_time()
+    t = leaf_tables(a, b, g.m, strat, W, spec.A)
+    t1 = time.process_time()
+    gk = group_key(a, b)
+    for n, arr in t.items():
+        yield f"{gk}/{n}", arr
+    for own, opp, opened in seats(a, b):
+        pol = resolver(t, a, b, g.m, W, own, opp, opened, spec)
+        root = pol.resolve((), pol.prior_req.copy())
+        for n, arr in root_tables(root).items():
+            yield f"{seat_key(own, opp, opened)}/{n}", arr
+    if log:
+        log(f"search tables of {a}v{b}: leaves {t['V'].nbytes / 1e6:.0f} MB in {t1 - t0:.1f} CPU s, root re-solves "
+            f"{time.process_time() - t1:.1f} CPU s")
+
+
+def searched_groups(sol, spec: LargeSearchSpec) -> list[tuple[int, int]]:
+    """The groups whose rounds are searched: enough dice in play, and an abstraction to search on."""
+    return [k for k in sorted(sol.groups) if sum(k) >= spec.min_total and sol.groups[k].m is not None]

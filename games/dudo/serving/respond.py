@@ -1,0 +1,52 @@
+"""A round's sampled lower bound on the exploitability of any Dudo policy, both seats summed as GetStats
+states it: the lookahead responder (``measure.lookahead``) against the policy itself, on the responder
+tables of the stored rows.  Its validated share of the exact figure is docs/dudo-search-serving.md's
+"A responder strong against search" (``research`` script ``dudo_responder validate``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from games.storage import Store
+from games.dudo.serving.endgame_store import store_W, stored_group
+from games.dudo.measure.lbr import responder_tables
+from games.dudo.measure.responder import sample_response
+from games.dudo.measure.lookahead import LookaheadChooser
+
+
+def respond(policy_for_seat, round_: tuple[int, int], g, strat: np.ndarray, W: dict, resp_open: dict,
+            resp_other: dict, max_dice: int, games: int, seed: int = 0, m_resp: int = 2, depth: int = 1,
+            width: int = 4) -> dict:
+    """The lookahead responder's figure in ``round_`` = (opener's dice, other's dice) against the policy
+    ``policy_for_seat(resp_is_opener)`` (the fixed player's ``policy(hist) -> P[slot, roll]`` in the seat
+    facing the responder), ``games`` sampled rounds a seat, deterministic from ``seed``.  ``g``, ``strat``:
+    the round's stored group and rows (the responder's leaf values: the memory-``m_resp`` best response to
+    them); ``resp_open`` / ``resp_other``: the responder's winning probabilities in the later rounds.
+
+    Returns value (br_opener + br_other - 1, a lower bound of the policy's exploitability in expectation),
+    stderr, games (a seat), responder (its name), br_opener, br_other and their standard errors."""
+    opener = round_[0]
+    seats = {}
+    for resp_is_opener in (True, False):
+        t = responder_tables(g, strat, opener, resp_is_opener, m_resp, W, resp_open, resp_other, max_dice)
+        policy = policy_for_seat(resp_is_opener)
+        choose = LookaheadChooser(t, policy, depth=depth, width=width)
+        seats[resp_is_opener] = sample_response(t, policy, resp_is_opener, games, seed=seed + (0 if resp_is_opener else 1),
+                                                choose=choose)
+        del t, choose
+    o, n = seats[True], seats[False]
+    return dict(value=o.value + n.value - 1.0, stderr=float(np.hypot(o.stderr, n.stderr)), games=games,
+                responder=LookaheadChooser.name_of(depth, width), br_opener=o.value, br_opener_stderr=o.stderr,
+                br_other=n.value, br_other_stderr=n.stderr)
+
+
+def respond_on_store(policy_for_seat, round_: tuple[int, int], store: Store, games: int, seed: int = 0,
+                     resp_open: dict | None = None, resp_other: dict | None = None, **kw) -> dict:
+    """``respond`` on a store's round: its stored group and rows, its continuation values; the responder's
+    later rounds default to the store's values (it plays on as the store does: the round's own share)."""
+    a, b = round_
+    g, strat, _ = stored_group(store, (min(a, b), max(a, b)))
+    W = store_W(store.manifest)
+    resp_open = dict(W) if resp_open is None else resp_open
+    resp_other = {r: 1.0 - v for r, v in W.items()} if resp_other is None else resp_other
+    return respond(policy_for_seat, round_, g, strat, W, resp_open, resp_other,
+                   int(store.manifest["parameters"]["max_dice"]), games, seed, **kw)
