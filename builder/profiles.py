@@ -12,7 +12,7 @@ from builder.jotto import JottoParams
 # at 5v5 (the abstraction's own bounds said 0.06, 0.18 and 0.24). So the groups from 6 dice in play that had
 # m = 1 get m = 2 (memory_by_group), in the minutes the first run had left. Each of those rounds also gets
 # the perfect-recall improvement of that responder (games.dudo.measure.lbr), 30 sampled rounds per responder roll and
-# seat: about a minute of CPU for every round together (bench.dudo_lbr), standard errors about 0.001.
+# seat: about a minute of CPU for every round together (research.dudo_lbr), standard errors about 0.001.
 # 5v4 and 5v5 train 60 iterations (were 30) and 2v2 remembers 4 claims (was 3), by measurement (default builds
 # of this profile and of variants on one quiet machine, 2 workers; improvement figures, 30 games): the 5v5
 # figure covers the whole game (its best response plays on through every later round), and 60 iterations there
@@ -33,7 +33,7 @@ from builder.jotto import JottoParams
 # 400 s needs the profile to change: 30 iterations at 5v4 and 5v5 (instead of 60) would model 507 s and take the
 # 5v5 figure from 0.244 to 0.280 (5v4 0.213 -> 0.225).
 # 5v4 trains 45 iterations (was 60), by measurement (session 25, docs/dudo-speed.md "Iterations at 9 and 10 dice":
-# `python -m bench.dudo_curve --group 4v5 --memory 2 --responder 2 --games 30 --points 30,45,60` on the default
+# `python -m research.dudo_curve --group 4v5 --memory 2 --responder 2 --games 30 --points 30,45,60` on the default
 # store's continuations, improvement of the store's responder): 5v4's figure
 # 0.2253 / 0.2154 / 0.2127 at 30 / 45 / 60 iterations (+-0.0015), so the last 15 buy 0.003 for 47 s of a one-core
 # level on the first run's critical path; 5v5's 0.2517 / 0.2500 / 0.2437 at 45 / 50 / 60 keeps 60. Simultaneous
@@ -63,7 +63,7 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # Each group trains to its floor (stop_rel: less than 10% better over a doubling of the iterations;
 # the iterations per total of dice in play are caps); `builder.dudo_report --plan full` models about 340 min
 # on 2 workers at the caps (the model overestimates large groups up to 3x); measured 1 h 51 min (249ef09)
-# Two groups take their memory by measurement instead (bench.dudo mtable, exact best response, the
+# Two groups take their memory by measurement instead (research.dudo mtable, exact best response, the
 # training rule of this profile): 1v3 with m = 6 reaches 3.5e-3 at 128 iterations and 1.7e-3 at 256
 # (m = 4: 6.6e-3 at its floor, m = 5: 6.0e-3), 2v2 with m = 6 reaches 0.0108 at 512 and 0.0058 at
 # 1024, still 46% better over that doubling (m = 4 and 5 stop at 0.014-0.015), so 2v2 trained up to
@@ -83,20 +83,20 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # 0.114 with 7,807 windows, 4-18-3 0.079 with 10,867, 4-24-3 0.056 with 18,433 and m = 4 0.046 with 66,712:
 # most of the gain of the fourth claim is where the last claim is below 24 of 36. Each schedule below fits
 # the table budget (1.2-2.7 GB modelled) at about twice the old group's modelled time per iteration.
-# 4v4 remembers 4 claims below strength 24, 3 below 32, then 2 (was 4-16-3), by measurement (bench.dudo_memory
+# 4v4 remembers 4 claims below strength 24, 3 below 32, then 2 (was 4-16-3), by measurement (research.dudo_memory
 # on the default store's continuations, this profile's rule, the improvement of one memory-4-24-3 responder for
 # all): 4-16-3 0.2553 +- 0.0010 in 521 s of training, 4-20-3-30-2 0.2472 in 312 s, 4-20-3-36-2 0.2444 in 349 s,
 # 4-24-3-32-2 0.2303 +- 0.0011 in 464 s (96 iterations each, the floor): the perfect-recall responder's gain
-# lies where the last claim is 18-29 of 48 (bench.dudo_lbr --gain-bucket), and claims above 32 are few.
+# lies where the last claim is 18-29 of 48 (research.dudo_lbr --gain-bucket), and claims above 32 are few.
 # 3v4 remembers 4-24-3-32-2 (was 4-18-3), by the same measurement (cap 96): 3v4 / 4v3 0.1628 / 0.1590 with 4-18-3
 # in 349 s of training, 0.1474 / 0.1467 +- 0.001 with 4-24-3-32-2 in 493 s (2.65 GB modelled).
 # 5v5 and 4v5 remember 3 claims below strength 28 (5v5, was 20) and 24 (4v5, was 18): on the full store their
-# own shares (bench.dudo_lbr --local) were the largest, 0.067 and 0.062, with the gain at strengths 16-35; 1.7x
+# own shares (research.dudo_lbr --local) were the largest, 0.067 and 0.062, with the gain at strengths 16-35; 1.7x
 # and 1.5x the windows (5,107 and 3,510; 2.1 and 2.3 GB modelled), all the 2-hour build had room for
 # with 3v4's. Measured by the full build of b4490bb: 5v5 0.123 (was 0.128), 5v4 0.113 (was 0.114), 3v4 0.056
 # (was 0.058), but the own shares of 5v4 and 5v5 stayed 0.062 and 0.067: the gain moved above the new cuts.
 # 5v5 trains up to 288 iterations (was 150, where it stopped at the cap, its own bound still 17% better over its
-# last doubling): on that store's continuations its perfect-recall improvement (bench.dudo_curve, 20 games) was
+# last doubling): on that store's continuations its perfect-recall improvement (research.dudo_curve, 20 games) was
 # 0.1312 / 0.1257 / 0.1203 at 72 / 144 / 288 iterations (own bound 0.0995 / 0.0822 / 0.0766), about 700 s more.
 # The full build of 249ef09 measured 5v5 0.121 (was 0.123) and a wall of 1 h 50 min 39 s (was 1 h 35 min).
 DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_budget=900.0, label="full",
@@ -140,7 +140,7 @@ _NO_ROLLOUT = dict(people_oracle="gbr")
 # served pair with the lower end from a bounded search (labelled with its budget). docs/jotto-exact.md.
 # With the bitset kernel (games.jotto.bitset_bb, about 8 CPU s an exact search on 2 letters) and two exact
 # trees a round (certify_both), the double oracle seeded with either store's members closed the 2-letter gap
-# to under 1e-6 (value 7.689873) in 37-49 exact searches, about 330 CPU s (bench.jotto_exact --lp-hider-too,
+# to under 1e-6 (value 7.689873) in 37-49 exact searches, about 330 CPU s (research.jotto_exact --lp-hider-too,
 # docs/jotto-exact.md), so the full profile runs it to the end; the default one keeps one exact search (the
 # default set's 10 minutes). The 3-5 letter budgets are not measured yet (no full build ran with them).
 # Heuristic pricing (games.jotto.pricing; JottoParams.certify_pricing*, set by no profile) takes the default
@@ -154,7 +154,7 @@ _NO_ROLLOUT = dict(people_oracle="gbr")
 # 2-letter stores serve exact_do at the game's value. The cold default build: 482 s (922 CPU s) alone on the
 # machine, against 380-385 s without it (docs/jotto-exact.md, "The default 2-letter store solved too").
 # The default 3-5 letter stores state the bracket around their served pair too (session 31), with budgets of a few
-# CPU seconds (bench.jotto_bracket on the default stores: 3 letters [6.037296, 7.263366] in 3.1 CPU s with 4 probes
+# CPU seconds (research.jotto_bracket on the default stores: 3 letters [6.037296, 7.263366] in 3.1 CPU s with 4 probes
 # of 20,000 states; 4 letters [5.999128, 7.036324] in 7.1 s with 3 of 5,000; 5 letters [5.906988, 6.898188] in 14.1 s
 # with 2 of 1,000), so that no `make serve` user reads a greedy-oracle epsilon of 0 as "solved".
 DEFAULT = {
@@ -192,7 +192,7 @@ FULL = {
     # the people's guesser looks one level further at the states of more than 8 words, trying 16 words
     # (issue 13, uniform secret, mean / worst guesses: the rollout guesser 6.6137 / 9; lookahead 8 words
     # above 100 words 6.6053 / 10, 24 above 100 6.5979 / 10, 8 above 30 6.6007 / 9, 16 above 8 6.5937 / 9
-    # in 355 CPU s; python -m bench.jotto_strength people --variant jotto-file.sgb-5-distinct1 --secret uniform)
+    # in 355 CPU s; python -m research.jotto_strength people --variant jotto-file.sgb-5-distinct1 --secret uniform)
     "jotto-file.sgb-5-distinct1": JottoParams(fp_iterations=300, do_iterations=20, people_secret="uniform",
                                               rollout_figures=True, people_lookahead=(16, 8), hedge_iterations=300),
 }

@@ -146,3 +146,16 @@ def assert_solver_values_the_strategy_as_the_history_walk_does(g, st):
     v = FastSolver(g, train=False).root_values(st)[0]
     T = g.terminal[0]
     assert v == pytest.approx(cross_play_value(1, 1, g, st, g, st, (T, -T)), abs=1e-12)
+
+
+@pytest.fixture(scope="session")
+def endgame_root(tmp_path_factory):
+    """A Dudo store root whose rounds of 3 and 4 dice have no exact figure: their endgames are re-solved
+    (games.dudo.policy.served)."""
+    from builder.dudo import build_dudo_store
+    from games.dudo.store import DudoParams
+
+    params = DudoParams(max_dice=2, iterations=30, exact_br_total=2)
+    root = tmp_path_factory.mktemp("endgame-root")
+    build_dudo_store(params, root)
+    return root, params.variant

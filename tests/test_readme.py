@@ -48,13 +48,13 @@ NOT_RUN = {
     "nice -n 5 python -m pytest": "a part of this very test run",
     "python -m bench.storecheck": "measures stores of hundreds of MB (docs/serving.md, Faults); "
                                   "tests/bench/test_storecheck.py runs it on a small root and a small synthetic store",
-    "python -m bench.dudo_design": "design measurements of minutes to hours (docs/dudo-design.md); "
+    "python -m research.dudo_design": "design measurements of minutes to hours (docs/dudo-design.md); "
                                    "tests/games/test_dudo_continual.py checks the design on small rounds",
     "make build-stores": "full solves (the Dudo store alone about 1 h 51 min); the builder's options are tested in tests/builder",
-    "nice -n 10 python -m bench.endgame": "benchmarks of minutes (timing, serve on the default Dudo store); "
-                                          "tests/bench/test_endgame.py runs each section small",
-    "nice -n 19 python -m bench.endgame": "the exact exploitability table: hours of CPU on rounds with 4 dice in "
-                                          "play; tests/bench/test_endgame.py runs it small",
+    "nice -n 10 python -m research.dudo_endgame": "benchmarks of minutes (timing, serve on the default Dudo store); "
+                                          "tests/research/test_dudo_endgame.py runs each section small",
+    "nice -n 19 python -m research.dudo_endgame": "the exact exploitability table: hours of CPU on rounds with 4 dice in "
+                                          "play; tests/research/test_dudo_endgame.py runs it small",
 }
 
 

@@ -41,7 +41,7 @@ class DudoParams:
     # (cost model, one core); 0 = every group uses ``memory`` (perfect recall up to perfect_recall_total)
     memory_budget: int = 0
     time_budget: float = 0.0
-    # ((a, b), m) with a <= b: group {a, b}'s memory set by the profile (by measurement, ``bench.dudo
+    # ((a, b), m) with a <= b: group {a, b}'s memory set by the profile (by measurement, ``research.dudo
     # mtable``: the exploitability each m reaches; or to spend a first run's time where the game is large),
     # overriding the time budget's choice; its tables must still fit ``memory_budget``; m is an int or a
     # schedule's text ("4-24-3": 4 claims while the last claim is below strength 24, then 3; ``infoset.Schedule``)
@@ -73,7 +73,7 @@ class DudoParams:
     train_memory_by_group: tuple = ()
     # ((opener, other), depth, iterations, gadget): rounds with an exact figure where the server answers
     # continual re-solving on the stored rows (``games.dudo.policy.searched``) if the builder's exact figure of
-    # it is lower than the stored rows' (``served.serves_search``); chosen by measurement (bench.dudo_walk)
+    # it is lower than the stored rows' (``served.serves_search``); chosen by measurement (research.dudo_walk)
     search_by_round: tuple = ()
     # (min_total, depth, iterations, claims): the rounds with at least min_total dice in play are served by
     # depth-limited continual re-solving on the stored rows (``search.tables``, ``serving.large_search``), with the

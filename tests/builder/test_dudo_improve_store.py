@@ -1,12 +1,12 @@
 """The builder records the perfect-recall improvement (DudoParams.improve_games, games.dudo.measure.lbr) per round
 beyond the exact best response, with its kind and standard error, in the manifest, the report and
-GetStats; ``bench.dudo_lbr`` measures it on a built store's quantised rows.  Checked on a tiny game
+GetStats; ``research.dudo_lbr`` measures it on a built store's quantised rows.  Checked on a tiny game
 against the exact best response computed here."""
 from dataclasses import replace
 
 import pytest
 
-from bench import dudo_lbr
+from research import dudo_lbr
 from builder import dudo_report
 from games.dudo.serving.endgame_store import store_W
 from games.dudo.measure.exploit import best_response_value

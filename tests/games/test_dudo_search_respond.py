@@ -6,8 +6,8 @@ leaves, max-margin gadget, on a memory-2 blueprint of 200 iterations)."""
 import numpy as np
 import pytest
 
-from bench.dudo_design import continuations, train
-from bench.endgame import payoff_tables
+from research.dudo_design import continuations, train
+from research.dudo_endgame import payoff_tables
 from games.dudo.search.continual import continuation_values, seat_best_response
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.measure.lbr import responder_tables
@@ -17,7 +17,7 @@ from games.dudo.measure.lookahead import LookaheadChooser
 from games.dudo.serving.respond import respond
 
 # the lookahead responder (depth 1, width 4) finds 0.925 of the exact figure of search on this round
-# (bench.dudo_responder validate --group 1v1); the rows' responder 0.577
+# (research.dudo_responder validate --group 1v1); the rows' responder 0.577
 SHARE_FLOOR = 0.85
 
 

@@ -633,7 +633,7 @@ def endgame_rows(remaining: int, own: int, opp: int) -> int:
     return ((1 << (remaining + 1)) - 1) * n
 
 
-# seconds per (node x roll) per walk of the CFR+ kernel: 0.4-2e-7 measured by ``bench.endgame``'s
+# seconds per (node x roll) per walk of the CFR+ kernel: 0.4-2e-7 measured by ``research.dudo_endgame``'s
 # timing table on the shared 2-core development machine at load 20 (1v1 to 5v5, 4 to 12 claims
 # left); an unloaded core is several times faster, so estimates made with it are conservative
 SECONDS_PER_NODE_ROLL = 1.0e-7

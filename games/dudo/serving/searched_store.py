@@ -71,7 +71,7 @@ def search_seconds(own: int, opp: int, history, opened: bool, depth: int, iterat
                    rate: float = 2e-6) -> float:
     """Modelled CPU seconds of an uncached answer: every re-solve of the chain along ``history`` (the round's
     root, then one per decision of the requester), subgame nodes x iterations x ``rate`` seconds (about what
-    ``bench.dudo_walk profile`` measures per node-iteration)."""
+    ``research.dudo_walk profile`` measures per node-iteration)."""
     from games.dudo.measure.search_walk import _subgame_nodes
     K = 6 * (own + opp)
     hist = tuple(history)

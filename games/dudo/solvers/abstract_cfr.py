@@ -27,7 +27,7 @@ class FastSolver:
                  alpha: float = 1.5, beta: float = 0.0, value_dtype=None,
                  alternate: bool = True, kernel: str = "auto", train: bool = True, threads: int = 1):
         """``mode="auto"``: CFR+ with linear averaging, alternating where the seats own separate
-        nodes (two sides, or perfect recall), else simultaneous (``python -m bench.dudo rules``: on
+        nodes (two sides, or perfect recall), else simultaneous (``python -m research.dudo rules``: on
         2v2 and 3v3 at m = 3 it beat predictive CFR+ with quadratic averaging, the earlier choice from
         1v1, at every budget past the first seconds; DCFR and quadratic averaging lie in between).  ``kernel``: "blocked" (``blocked_backward``, node
         values in a slot pool) or "reference" (``fsicfr_backward``, one value matrix per node);

@@ -1,6 +1,6 @@
 """Dudo measurement tables (Neller & Hnath Fig. 4a, 1v1 convergence, Fig. 5, per-pair stats).
 
-    NUMBA_CACHE_DIR=.numba_cache nice -n 15 .venv/bin/python -m bench.dudo [sections]
+    NUMBA_CACHE_DIR=.numba_cache nice -n 15 .venv/bin/python -m research.dudo [sections]
 
 Sections: fig4 (ms per FSICFR / full-width iteration per dice pair), curve (1v1 exploitability vs
 seconds of the full-width solver), fig5 (1v1 win rate of memory m = 1..4 against the exact

@@ -1,8 +1,8 @@
-"""bench.jotto_jots: the letter-count masks' popcount is NumCommLetts, checked against the reference."""
+"""research.jotto_jots: the letter-count masks' popcount is NumCommLetts, checked against the reference."""
 import numpy as np
 import pytest
 
-from bench.jotto_jots import MaskWidthError, jots_by_masks, letter_masks, table_jots
+from research.jotto_jots import MaskWidthError, jots_by_masks, letter_masks, table_jots
 from games.jotto.dictionary import Variant, dictionary_from_words
 from tests.games import jotto_reference as ref
 

@@ -1,4 +1,4 @@
-"""The endgame re-solving benchmark (bench/endgame.py), on a tiny blueprint."""
+"""The endgame re-solving benchmark (research/dudo_endgame.py), on a tiny blueprint."""
 import re
 
 import pytest
@@ -7,7 +7,7 @@ import pytest
 def test_endgame_bench_prints_the_exact_exploitability_table(tmp_path, capsys):
     """Its blueprint column is the solver's own exact best-response figure (an independent code
     path: exploit.py), and re-solving never makes the round more exploitable."""
-    from bench.endgame import main
+    from research.dudo_endgame import main
 
     main(["--memory", "1", "--max-total", "2", "--blueprint-iterations", "50", "--iterations", "40",
           "--work", str(tmp_path)])
@@ -18,23 +18,10 @@ def test_endgame_bench_prints_the_exact_exploitability_table(tmp_path, capsys):
     assert rs <= bp + 1e-4
 
 
-@pytest.fixture(scope="module")
-def endgame_root(tmp_path_factory):
-    """A store root whose rounds of 3 and 4 dice have no exact figure: their endgames are re-solved
-    (games.dudo.policy.served)."""
-    from builder.dudo import build_dudo_store
-    from games.dudo.store import DudoParams
-
-    params = DudoParams(max_dice=2, iterations=30, exact_br_total=2)
-    root = tmp_path_factory.mktemp("endgame-root")
-    build_dudo_store(params, root)
-    return root, params.variant
-
-
 def test_endgame_bench_serve_plays_rounds_against_a_server(endgame_root, capsys):
     """The served-latency section: a server process on a store root, self-play rounds, every move counted
     once by what answered it, re-solved moves among them."""
-    from bench.endgame import main
+    from research.dudo_endgame import main
 
     root, variant = endgame_root
     main(["serve", "--root", str(root), "--variant", variant, "--serve-rounds", "3", "--deadline", "60"])
@@ -51,7 +38,7 @@ def test_endgame_bench_serve_plays_rounds_against_a_server(endgame_root, capsys)
 
 
 def test_endgame_bench_timing_prints_seconds_against_claims_left(capsys):
-    from bench.endgame import timing
+    from research.dudo_endgame import timing
     from games.dudo.search.endgame import EndgamePolicy
 
     timing(EndgamePolicy(iterations=5), pairs=((1, 1),), claims=(4, 6), repeats=1)
@@ -66,7 +53,7 @@ def test_fast_evaluation_matches_the_direct_one_and_resumes(tmp_path):
     over the saved chunks gives them again without re-solving."""
     import numpy as np
 
-    from bench.endgame import payoff_tables, seat_values, seat_values_direct
+    from research.dudo_endgame import payoff_tables, seat_values, seat_values_direct
     from games.dudo.search import endgame as eg
     from games.dudo.build.solve_game import solve_game
 
@@ -89,33 +76,3 @@ def test_fast_evaluation_matches_the_direct_one_and_resumes(tmp_path):
                             threads=1, chunk=50)
         assert again[:2] == want[:2]
         assert [s for _, s in again[2]["times"]] == [s for _, s in got[2]["times"]]   # loaded, not re-timed
-
-
-def test_served_load_counts_every_answer_by_its_source(endgame_root, capsys):
-    """bench.dudo_served: under load each reply is counted once by how the server says it made it; the re-solved rounds give
-    LIVE (or DEGRADED) answers, the exact 1v1 round BOOK ones, and the degraded share is the counts' own."""
-    from bench.dudo_served import main
-
-    root, variant = endgame_root
-    main(["--root", str(root), "--variant", variant, "--games", "4", "--concurrency", "3",
-          "--seconds", "2", "--deadline", "30"])
-    out = capsys.readouterr().out
-    n_dec = int(re.match(r"(\d+) decisions", out).group(1))
-    idle = next(line for line in out.splitlines() if line.startswith("idle"))
-    load = next(line for line in out.splitlines() if line.startswith("load"))
-    for line, total in ((idle, n_dec), (load, None)):
-        n = int(re.search(r": (\d+) answers", line).group(1))
-        counts = {k: int(v) for k, v in re.findall(r"(BOOK|LIVE|DEGRADED) (\d+)", line)}
-        assert sum(counts.values()) == n and (total is None or n == total)
-        deg = float(re.search(r"degraded ([\d.]+) %", line).group(1))
-        assert abs(deg - 100.0 * counts.get("DEGRADED", 0) / n) < 0.01
-    assert "BOOK" in idle and re.search(r"(LIVE|DEGRADED) \d+", idle)
-
-
-def test_served_load_names_a_missing_store(tmp_path, capsys):
-    """bench.dudo_served on a root without the store: exit code 2 and one line naming the variant and root."""
-    from bench.dudo_served import main
-
-    assert main(["--root", str(tmp_path), "--variant", "dudo-5dice-default"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err == f"bench.dudo_served: dudo-5dice-default is not built under {tmp_path}"

@@ -1,6 +1,6 @@
 """The responder against search, validated where the searched policy's exact exploitability is known.
 
-    NUMBA_NUM_THREADS=1 nice -n 10 .venv/bin/python -m bench.dudo_responder validate [--group 1v2]
+    NUMBA_NUM_THREADS=1 nice -n 10 .venv/bin/python -m research.dudo_responder validate [--group 1v2]
         [--blueprint 2:200] [--A 6] [--iterations 100] [--widths 2,4,8] [--width 4] [--games 20000]
 
 On the group's rounds (both orders), against the searched policy (``abstract_resolve.AbstractResolver`` chained:
@@ -27,8 +27,8 @@ from games.dudo.measure.responder import SearchedPolicy, rows_choice, stored_pol
 from games.dudo.measure.lookahead import LookaheadChooser
 from games.dudo.serving.respond import respond
 
-from .dudo_design import continuations, train
-from .endgame import payoff_tables
+from research.dudo_design import continuations, train
+from research.dudo_endgame import payoff_tables
 
 
 def validate(a, b, m, its, A, iterations, widths, width, games, seed=0, m_resp=2, log=print):

@@ -1,6 +1,6 @@
 """Issue 39: the exact double oracle on a published Jotto store, a table per round.
 
-  python -m bench.jotto_exact [--root stores] --variant jotto-en_US80-2-ganzfried [--rounds 60]
+  python -m research.jotto_exact [--root stores] --variant jotto-en_US80-2-ganzfried [--rounds 60]
                               [--nodes 20000000] [--smoothing 0.5] [--lp-hider-too] [--log FILE]
                               [--pricing 15,18] [--pricing-widths 4,8] [--pricing-gain 0.1]
                               [--pricing-nodes 500000] [--max-priced 5000]
@@ -40,7 +40,7 @@ def open_store(root: str, variant: str) -> Store | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="bench.jotto_exact", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="research.jotto_exact", description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=str(stores_root()))
     ap.add_argument("--variant", required=True)
     ap.add_argument("--rounds", type=int, default=60)

@@ -1,6 +1,6 @@
 """Issue 39: the certified bracket of a Jotto store's served pair, as the builder's certify="served" states it.
 
-  python -m bench.jotto_bracket [--root stores] --variant jotto-en_US80-3-ganzfried [--nodes 2000000]
+  python -m research.jotto_bracket [--root stores] --variant jotto-en_US80-3-ganzfried [--nodes 2000000]
                                 [--steps 8]
 
 Upper end: the served guesser mixture's guarantee (the hider's exact best response: the worst secret word,
@@ -23,11 +23,11 @@ from games.jotto.dictionary import load_dictionary
 from games.jotto.oracle import ROLLOUT, JottoOracle
 from games.storage import stores_root
 
-from .jotto_exact import open_store
+from research.jotto_exact import open_store
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="bench.jotto_bracket", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="research.jotto_bracket", description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=str(stores_root()))
     ap.add_argument("--variant", required=True)
     ap.add_argument("--nodes", type=int, default=2_000_000)

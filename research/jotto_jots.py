@@ -1,7 +1,7 @@
 """Jot lookups in the GBR scan (issue 13 item 1): the jot matrix's row, as the oracle reads it
 (games.jotto.kernels.guess_score), against popcount(mask_a & mask_b) over letter-count masks.
 
-  python -m bench.jotto_jots [--lengths 4,5] [--sizes 0,300,30] [--seed 0]
+  python -m research.jotto_jots [--lengths 4,5] [--sizes 0,300,30] [--seed 0]
 
 A word's mask holds, for each letter, a unary field as wide as the most copies of that letter in any
 word of the dictionary, with as many low bits set as the word has copies; NumCommLetts(a, b) (the sum
@@ -146,7 +146,7 @@ def table_jots(lengths, sizes, seed=0, out=print) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.jotto_jots")
+    ap = argparse.ArgumentParser(prog="python -m research.jotto_jots")
     ap.add_argument("--lengths", default="4,5")
     ap.add_argument("--sizes", default="0,300,30", help="state sizes (0: every word)")
     ap.add_argument("--seed", type=int, default=0)

@@ -1,21 +1,21 @@
 """What one abstracted re-solve (``games.dudo.search.abstract_resolve``) costs on a large round, and what the abstraction
 keeps on the exact rounds.
 
-    nice -n 10 .venv/bin/python -m bench.dudo_search5 timing [--round 5v5] [--memory 1] [--A 3,6]
+    nice -n 10 .venv/bin/python -m research.dudo_search5 timing [--round 5v5] [--memory 1] [--A 3,6]
         [--iterations 30,50] [--depth 2] [--leaves float32,int8] [--threads 1,2]
-    nice -n 10 .venv/bin/python -m bench.dudo_search5 exact [--group 1v1] [--blueprint 1:200]
+    nice -n 10 .venv/bin/python -m research.dudo_search5 exact [--group 1v1] [--blueprint 1:200]
         [--depths 2,4] [--A 3,6] [--iterations 200] [--policies full,chain,targets,ranges]
-    nice -n 10 .venv/bin/python -m bench.dudo_search5 check [--group 1v1] [--blueprint 1:200] [--depth 2]
+    nice -n 10 .venv/bin/python -m research.dudo_search5 check [--group 1v1] [--blueprint 1:200] [--depth 2]
         [--A 6] [--iterations 200] [--games 4000] [--m-resp 2]
-    nice -n 10 .venv/bin/python -m bench.dudo_search5 respond --root stores [--rounds 3v3,5v5] [--games 200]
+    nice -n 10 .venv/bin/python -m research.dudo_search5 respond --root stores [--rounds 3v3,5v5] [--games 200]
         [--m-resp 2] [--A 3] [--iterations 30] [--kinds chain,targets,served] [--train-missing 2:50]
-    .venv/bin/python -m bench.dudo_search5 cover --root stores [--rounds 5v5,4v4,2v3,1v2] [--group 1v2]
+    .venv/bin/python -m research.dudo_search5 cover --root stores [--rounds 5v5,4v4,2v3,1v2] [--group 1v2]
         [--blueprint 2:200]
-    .venv/bin/python -m bench.dudo_search5 rank --root stores [--round 5v5] [--windows 60]
-    .venv/bin/python -m bench.dudo_search5 leaves --root stores [--rounds 3v3,3v4,...,5v5]
+    .venv/bin/python -m research.dudo_search5 rank --root stores [--round 5v5] [--windows 60]
+    .venv/bin/python -m research.dudo_search5 leaves --root stores [--rounds 3v3,3v4,...,5v5]
 
 ``timing``: CPU seconds of one re-solve against the history (placeholder continuation values,
-``bench.dudo.fake_W``, and a 20-iteration blueprint: the work does not depend on the values); the
+``research.dudo.fake_W``, and a 20-iteration blueprint: the work does not depend on the values); the
 requester to move after four consecutive claims ending at the given strength.  ``exact``: the round's
 exploitability by the exact perfect-recall best response (``continual.seat_best_response``, both seats
 summed, win probability) of full-width re-solving (``continual.ContinualResolver``) beside the abstracted
@@ -38,8 +38,8 @@ from games.dudo.serving.endgame_store import store_W, stored_group
 from games.dudo.rules import roll_arrays
 from games.dudo.search.abstract_resolve import AbstractResolver, float32_continuations, int8_continuations, top_claims
 
-from .dudo_design import continuations, train
-from .endgame import payoff_tables
+from research.dudo_design import continuations, train
+from research.dudo_endgame import payoff_tables
 
 
 LEAVES = {"float32": float32_continuations, "int8": int8_continuations}
@@ -49,7 +49,7 @@ def timing(a, b, m, depth, As, iterations, lasts=(-1, 11, 19, 29, 39, 44, 54), l
            log=print):
     """``leaves``: the value matrices' number types, ``threads``: the re-solve's thread counts, timed one after
     the other on the same re-solves (CPU seconds with one thread, wall seconds with more)."""
-    from .dudo import fake_W
+    from research.dudo import fake_W
     W = fake_W(5)
     c0 = time.process_time()
     g, st, _ = train(a, b, m, 20, W)
@@ -165,7 +165,7 @@ def respond(root, variant, rounds, games, m_resp, A, iterations, depth, kinds, s
     from games.dudo.store import store_memories
     from games.storage import Store
 
-    from .dudo_lbr import local_continuations
+    from research.dudo_lbr import local_continuations
 
     store = ckpt = None
     if Path(root, "dudo", variant, "current").exists():

@@ -1,5 +1,5 @@
-"""Issue 35's designs (b) and (c): summary memories (games.dudo.summary) against their histories and an independent
-exact best response; Linear CFR with partial and regret-based pruning (games.dudo.pruning) against dense
+"""Issue 35's designs (b) and (c): summary memories (research.dudo_summary) against their histories and an independent
+exact best response; Linear CFR with partial and regret-based pruning (research.dudo_pruning) against dense
 discounted CFR, the sequence-form LP and a walk over every claim history."""
 import numpy as np
 import pytest
@@ -9,9 +9,9 @@ from games.dudo.measure.exploit import best_response_value, exploitability_1v1
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import num_windows
 from games.dudo.reference.lp import sequence_form_value
-from games.dudo.pruning import PrunedSolver, lift_shorter
+from research.dudo_pruning import PrunedSolver, lift_shorter
 from games.dudo.solvers.abstract_cfr import FastSolver
-from games.dudo.summary import KINDS, Summary, base_window_map, summary_state, summary_tables, summary_window
+from research.dudo_summary import KINDS, Summary, base_window_map, summary_state, summary_tables, summary_window
 
 W = {(1, 1): 0.486, (1, 2): 0.3, (2, 1): 0.7}
 

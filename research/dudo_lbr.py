@@ -2,7 +2,7 @@
 Dudo store's served (quantised) strategy, beside the store's own figure: every round with more than
 ``--min-dice`` dice in play.
 
-    .venv/bin/python -m bench.dudo_lbr --root stores --variant dudo-5dice-default [--games 40]
+    .venv/bin/python -m research.dudo_lbr --root stores --variant dudo-5dice-default [--games 40]
 
 Per round: the group's memory m, the store's exploitability and its kind, m' (the store's bound memory
 where its value tables fit ``--max-gib``, else m), the memory-m' bound recomputed on the quantised
@@ -80,7 +80,7 @@ def rounds_to_measure(manifest: dict, min_dice: int, only=None):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.dudo_lbr")
+    ap = argparse.ArgumentParser(prog="python -m research.dudo_lbr")
     ap.add_argument("--root", default="stores")
     ap.add_argument("--variant", default="dudo-5dice-default")
     ap.add_argument("--games", type=int, default=40, help="sampled rounds per responder roll and seat")

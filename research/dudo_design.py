@@ -1,6 +1,6 @@
 """Designs past the window floor, compared on the Dudo rounds with an exact best response.
 
-    nice -n 10 .venv/bin/python -m bench.dudo_design [--groups 1v1,1v2] [--blueprint 1:200,2:200]
+    nice -n 10 .venv/bin/python -m research.dudo_design [--groups 1v1,1v2] [--blueprint 1:200,2:200]
         [--depths 2,4] [--iterations 200] [--gadget resolve] [--baseline 1:200,2:200,3:200,perfect:200]
 
 One table, one row per (round, design): the stored strategy of memory m after N CFR+ iterations
@@ -29,8 +29,8 @@ from games.dudo.abstraction.dag import make_group
 from games.dudo.solvers.abstract_cfr import FastSolver
 from games.dudo.solvers.tree_cfr import TreeSolver
 
-from .dudo import _round_exploitability
-from .endgame import payoff_tables
+from research.dudo import _round_exploitability
+from research.dudo_endgame import payoff_tables
 
 
 def continuations(max_total: int, log=print):
@@ -107,10 +107,10 @@ HEADER = ("| round | design | exploitability (exact) | build s | stored MB | mov
 def timing(a: int = 5, b: int = 5, m: int = 1, depths=(2, 4), iterations=(30, 100),
            lasts=(-1, 29, 44, 54), log=print):
     """CPU seconds of one re-solve at round {a, b} against the last claim's strength (``-1``: the round's
-    first claim) and depth: placeholder continuation values (``bench.dudo.fake_W``) and a 20-iteration
+    first claim) and depth: placeholder continuation values (``research.dudo.fake_W``) and a 20-iteration
     blueprint, as the work does not depend on the values.  Histories: the requester opened, claims spaced
     so that it is to move after the last one."""
-    from .dudo import fake_W
+    from research.dudo import fake_W
     W = fake_W(5)
     t0 = time.process_time()
     g, st, _ = train(a, b, m, 20, W)

@@ -1,10 +1,10 @@
-"""``bench.dudo_curve`` on a tiny built store: at 3 dice in play every point's improvement lies between the
+"""``research.dudo_curve`` on a tiny built store: at 3 dice in play every point's improvement lies between the
 responder's exact-valued bound and the exact perfect-recall best response of the same strategy, computed
 here independently (which its exact column prints), for a window and a face memory; bad arguments get one line and exit code 2."""
 import pytest
 
-from bench import dudo_curve
-from bench.dudo_lbr import store_continuations
+from research import dudo_curve
+from research.dudo_lbr import store_continuations
 from games.dudo.serving.endgame_store import store_W
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.abstraction.dag import make_group

@@ -1,16 +1,16 @@
 """Issue 35's designs (b) and (c) on the Dudo rounds with an exact best response, against the plain window.
 
-    nice -n 10 .venv/bin/python -m bench.dudo_sparse memory --groups 2v2,1v2 \\
+    nice -n 10 .venv/bin/python -m research.dudo_sparse memory --groups 2v2,1v2 \\
         --memories 2,3,4,2+1f,1+first,2+count,2+first --points 64,128,256,512
-    nice -n 10 .venv/bin/python -m bench.dudo_sparse prune --groups 1v2,2v2 --memories 2,3,4,perfect \\
+    nice -n 10 .venv/bin/python -m research.dudo_sparse prune --groups 1v2,2v2 --memories 2,3,4,perfect \\
         --seconds 60
-    nice -n 10 .venv/bin/python -m bench.dudo_sparse reach --round 5v5 --memory 2 --iterations 20 \\
+    nice -n 10 .venv/bin/python -m research.dudo_sparse reach --round 5v5 --memory 2 --iterations 20 \\
         --fine 3 --eps 1e-2,1e-4,1e-6,0
 
 ``memory`` (design c, memory that keeps older claims coarsely): CFR+ (``abstract_cfr.FastSolver``, as the stores
 train) on each memory's windows, the exact perfect-recall best response of every round of the group at each
 point of the curve (``exploit.best_response_value``, both seats summed, win probability).
-``prune`` (design b, tables sparse by reach with regret-based pruning, ``games.dudo.pruning``): Linear CFR
+``prune`` (design b, tables sparse by reach with regret-based pruning, ``research.dudo_pruning``): Linear CFR
 with regret-based pruning against dense CFR+ on the same memory and on the next shorter one, exploitability
 against CPU seconds and the rows a table sparse by reach keeps.  ``reach``: how many windows of a longer
 memory a trained shorter one reaches with probability above eps (what a table sparse by reach would hold at
@@ -29,9 +29,9 @@ import numpy as np
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import parse_memory
 from games.dudo.solvers.abstract_cfr import FastSolver
-from games.dudo.summary import Summary
+from research.dudo_summary import Summary
 
-from .dudo import _round_exploitability
+from research.dudo import _round_exploitability
 
 
 def memory_of(text: str):
@@ -93,9 +93,9 @@ def main(argv=None):
     import sys
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] not in ("memory", "prune", "reach"):
-        raise SystemExit("usage: python -m bench.dudo_sparse memory|prune|reach [options] (see the module doc)")
+        raise SystemExit("usage: python -m research.dudo_sparse memory|prune|reach [options] (see the module doc)")
     cmd, argv = argv[0], argv[1:]
-    ap = argparse.ArgumentParser(prog=f"bench.dudo_sparse {cmd}")
+    ap = argparse.ArgumentParser(prog=f"research.dudo_sparse {cmd}")
     ap.add_argument("--groups", default="1v2,2v2")
     ap.add_argument("--memories", default="2,3,4")
     ap.add_argument("--points", default="64,128,256,512")
@@ -109,7 +109,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     t0 = time.time()
     if cmd == "reach":
-        from .dudo_sparse_reach import reach_table
+        from research.dudo_sparse_reach import reach_table
         reach_table(a.round, a.memory, a.iterations, a.fine, a.eps)
         return
     groups = [tuple(int(x) for x in gt.split("v")) for gt in a.groups.split(",")]
@@ -121,7 +121,7 @@ def main(argv=None):
         for r in rows:
             print(fmt_memory(r))
         return
-    from .dudo_sparse_prune import prune_curves
+    from research.dudo_sparse_prune import prune_curves
     prune_curves(groups, memories, a.seconds, W, bo, bn, [float(x) for x in a.warm.split(",")],
                  eps=float(a.eps.split(",")[0]))
 

@@ -1,11 +1,11 @@
 """What endgame re-solving buys on Dudo: exact exploitability of blueprint + re-solving against the
 blueprint alone, and the re-solve's latency per move.
 
-    nice -n 19 .venv/bin/python -m bench.endgame [exploit] [--memory 3 2] [--max-total 3]
+    nice -n 19 .venv/bin/python -m research.dudo_endgame [exploit] [--memory 3 2] [--max-total 3]
         [--rounds 2v2 ...] [--threshold 8] [--iterations 300] [--min-reach 1e-4] [--threads 2]
         [--work DIR]    # resumable: blueprints and every chunk of evaluated endgames are kept in DIR
-    nice -n 10 .venv/bin/python -m bench.endgame timing     # re-solve seconds vs claims left
-    nice -n 10 .venv/bin/python -m bench.endgame serve [--variant V] [--serve-rounds 40] [--deadline 5]
+    nice -n 10 .venv/bin/python -m research.dudo_endgame timing     # re-solve seconds vs claims left
+    nice -n 10 .venv/bin/python -m research.dudo_endgame serve [--variant V] [--serve-rounds 40] [--deadline 5]
         # latency per move as served (a server process on the store root plays against itself)
 
 For every round with at most ``--max-total`` dice in play (at most 4: where the exact perfect-recall

@@ -1,17 +1,17 @@
 """Search on the profiles' blueprints, measured exactly with the numba walk (``games.dudo.measure.search_walk``).
 
-    nice -n 10 .venv/bin/python -m bench.dudo_walk compare --groups 1v2 --profile default --depths 2,4 \
+    nice -n 10 .venv/bin/python -m research.dudo_walk compare --groups 1v2 --profile default --depths 2,4 \
         [--iterations 200] [--gadget maxmargin] [--cap 0]
-    nice -n 10 .venv/bin/python -m bench.dudo_walk seat --round 2v1 --responder-opens 0 --profile default --depths 4
-    nice -n 10 .venv/bin/python -m bench.dudo_walk profile [--group 1v2] [--memory 2]
-    nice -n 10 .venv/bin/python -m bench.dudo_walk cost --groups 2v2,1v3 --depths 2,4
+    nice -n 10 .venv/bin/python -m research.dudo_walk seat --round 2v1 --responder-opens 0 --profile default --depths 4
+    nice -n 10 .venv/bin/python -m research.dudo_walk profile [--group 1v2] [--memory 2]
+    nice -n 10 .venv/bin/python -m research.dudo_walk cost --groups 2v2,1v3 --depths 2,4
 
 ``compare``: one row per (round, design): the stored strategy the profile builds for the group (its memory,
 its iteration count: ``DudoParams.memories`` and ``group_iterations``; ``--cap`` caps the iterations) and
 continual re-solving (``games.dudo.search.continual``) on that blueprint at each depth.  Exploitability: the round's
 exact perfect-recall best response, both seats summed, win probability; later rounds' continuations are a
-perfect-recall solve of the smaller rounds (``bench.dudo_design.continuations``), so a row is its own
-round's share.  Columns as ``bench.dudo_design`` (``move s``: CPU seconds per re-solve, mean over every
+perfect-recall solve of the smaller rounds (``research.dudo_design.continuations``), so a row is its own
+round's share.  Columns as ``research.dudo_design`` (``move s``: CPU seconds per re-solve, mean over every
 decision the walk reached = the walk's CPU / its re-solves; max = the round-root re-solve, timed alone).
 
 ``profile``: where the Python walk's time goes (``continual.seat_best_response``): its CPU seconds, the
@@ -30,9 +30,9 @@ import numpy as np
 from games.dudo.search import continual as C
 from games.dudo.measure.search_walk import _subgame_nodes, timed_search_best_response
 
-from .dudo import _round_exploitability
-from .dudo_design import continuations, fmt, stored_mb, train
-from .endgame import payoff_tables
+from research.dudo import _round_exploitability
+from research.dudo_design import continuations, fmt, stored_mb, train
+from research.dudo_endgame import payoff_tables
 
 
 def _profile_params(name: str):
@@ -189,7 +189,7 @@ def timed_cost(a: int, b: int, depth: int, iterations: int, r_max: int = 12, log
 
     from games.dudo.search.endgame import GADGETS
     from games.dudo.measure.search_walk import resolve_at
-    from .dudo import fake_W
+    from research.dudo import fake_W
     W = fake_W(5)
     g, st, _ = train(a, b, 1, 5, W)
     K = 6 * (a + b)

@@ -1,7 +1,7 @@
 """Issue 39: time per exact best response of the guesser, the bitset kernel (games.jotto.bitset_bb) against
 the first branch and bound (games.jotto.exact), on a store's hiders.
 
-  python -m bench.jotto_exact_br [--root stores] --variant jotto-en_US80-2-ganzfried
+  python -m research.jotto_exact_br [--root stores] --variant jotto-en_US80-2-ganzfried
                                  [--hiders double_oracle,fp] [--solvers bitset,dict] [--nodes N]
 
 Prints per hider and solver: support, V* (the optimal tree's expected guesses), states expanded and CPU s
@@ -26,7 +26,7 @@ SOLVERS = {"bitset": BitsetExactSolver, "dict": ExactSolver}
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="bench.jotto_exact_br", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="research.jotto_exact_br", description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=str(stores_root()))
     ap.add_argument("--variant", required=True)
     ap.add_argument("--hiders", default="double_oracle,fp")

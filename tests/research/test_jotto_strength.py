@@ -1,4 +1,4 @@
-"""Issue 13's strength tables (bench/jotto_strength.py) on a tiny store, against literal references."""
+"""Issue 13's strength tables (research/jotto_strength.py) on a tiny store, against literal references."""
 from contextlib import closing
 from fractions import Fraction
 
@@ -27,7 +27,7 @@ def tiny(tmp_path_factory):
 
 
 def test_table1_computes_the_exact_and_rollout_epsilons(tiny):
-    from bench.jotto_strength import table1
+    from research.jotto_strength import table1
 
     root, variant = tiny
     lines = []
@@ -49,7 +49,7 @@ def test_table1_computes_the_exact_and_rollout_epsilons(tiny):
 
 
 def test_people_table_against_replayed_guessers(tiny):
-    from bench.jotto_strength import people
+    from research.jotto_strength import people
 
     root, variant = tiny
     lines = []
@@ -70,7 +70,7 @@ def test_people_table_against_replayed_guessers(tiny):
 
 
 def test_table1_brackets_the_exact_epsilon_when_the_search_runs_out(tiny):
-    from bench.jotto_strength import table1
+    from research.jotto_strength import table1
 
     root, variant = tiny
     lines = []
@@ -92,7 +92,7 @@ def test_table1_brackets_the_exact_epsilon_when_the_search_runs_out(tiny):
 def test_solvers_table_same_budget():
     """Each solver gets the same number of greedy trees; the LP over a solver's trees never guarantees more
     than the mixture the solver itself serves (the LP optimises over every mixture of those trees)."""
-    from bench.jotto_strength import solvers
+    from research.jotto_strength import solvers
 
     lines = []
     rows = solvers([2], 9, 0.3, out=lines.append)
@@ -104,9 +104,9 @@ def test_solvers_table_same_budget():
 
 @pytest.mark.parametrize("lengths", ["7", "x", "3,,4"])
 def test_solvers_bad_lengths_exit_2_with_one_line(lengths, capsys):
-    from bench.jotto_strength import main
+    from research.jotto_strength import main
 
     with pytest.raises(SystemExit) as e:
         main(["solvers", "--lengths", lengths, "--trees", "9"])
     assert e.value.code == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(f"python -m bench.jotto_strength: error: --lengths '{lengths}'")
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(f"python -m research.jotto_strength: error: --lengths '{lengths}'")

@@ -1,10 +1,10 @@
 """Issue 13's strength figures from published Jotto stores, each labelled with what it is.
 
-  python -m bench.jotto_strength table1 [--root stores] [--variant V ...] [--strategy S ...] [--rollout]
+  python -m research.jotto_strength table1 [--root stores] [--variant V ...] [--strategy S ...] [--rollout]
                                         [--exact-max-words 100] [--exact-max-nodes 5000000]
                                         [--exact-bound-steps N]
-  python -m bench.jotto_strength people --variant V [--secret common|uniform] [--guessers g1,g2,...] [--root stores]
-  python -m bench.jotto_strength solvers [--lengths 3,4,5] [--trees 200] [--eta 0.3]
+  python -m research.jotto_strength people --variant V [--secret common|uniform] [--guessers g1,g2,...] [--root stores]
+  python -m research.jotto_strength solvers [--lengths 3,4,5] [--trees 200] [--eta 0.3]
 
 `table1`: per store and strategy, epsilon against GBR (Ganzfried's, a lower bound on the true epsilon: a
 greedy response), against the rollout oracle (a tighter lower bound: the stored figure, or computed with
@@ -255,7 +255,7 @@ def solvers(lengths, trees: int, eta: float, out=print) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.jotto_strength")
+    ap = argparse.ArgumentParser(prog="python -m research.jotto_strength")
     sub = ap.add_subparsers(dest="table", required=True)
     t1 = sub.add_parser("table1")
     t1.add_argument("--root", default=None)

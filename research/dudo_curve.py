@@ -1,7 +1,7 @@
 """The perfect-recall improvement along one Dudo group's training: does the figure that counts beyond 4 dice
 in play fall with the iterations the way the abstraction's own bound (the floor rule's measure) does?
 
-    .venv/bin/python -m bench.dudo_curve --root /tmp/full --variant dudo-5dice-full --group 5v5 \\
+    .venv/bin/python -m research.dudo_curve --root /tmp/full --variant dudo-5dice-full --group 5v5 \\
         --memory 3-28-2 --points 36,72,144,288 [--games 20] [--threads 2]
 
 Trains the group once (the profile's rule: ``FastSolver`` defaults; ``--update``, ``--avg-power`` and
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.dudo import _round_exploitability
-from bench.dudo_lbr import store_inputs
+from research.dudo import _round_exploitability
+from research.dudo_lbr import store_inputs
 from games.dudo.build.cfrbr import CFRBR
 from games.dudo.abstraction.dag import make_group, round_reachable
 from games.dudo.abstraction.infoset import dominates, memory_json, parse_memory, remembers_more
@@ -40,7 +40,7 @@ EXACT_DICE = 4     # dice in play up to which the exact best response walks ever
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.dudo_curve")
+    ap = argparse.ArgumentParser(prog="python -m research.dudo_curve")
     ap.add_argument("--root", default="stores")
     ap.add_argument("--variant", default="dudo-5dice-default")
     ap.add_argument("--group", required=True, help="e.g. 5v5")

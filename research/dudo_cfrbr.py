@@ -3,14 +3,14 @@ the abstract game (the builder's ``FastSolver``) and against responders that rem
 (``games.dudo.build.cfrbr``: CFR+ responders, or best responses as in CFR-BR), on rounds with an exact best
 response.  One process, same machine; continuations: the smaller rounds solved with perfect recall.
 
-    .venv/bin/python -m bench.dudo_cfrbr --runs 1v1:2:perfect,1v2:3:perfect,2v2:3:6 --points 100,400
+    .venv/bin/python -m research.dudo_cfrbr --runs 1v1:2:perfect,1v2:3:perfect,2v2:3:6 --points 100,400
 """
 from __future__ import annotations
 
 import argparse
 import time
 
-from bench.dudo import _round_exploitability, perfect_recall_continuations
+from research.dudo import _round_exploitability, perfect_recall_continuations
 from games.dudo.build.cfrbr import CFRBR
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import memory_json, parse_memory
@@ -45,7 +45,7 @@ def run(a, b, m, m_fine, points, W, bo, bn, methods=("cfr", "asym", "cfr-br")):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.dudo_cfrbr")
+    ap = argparse.ArgumentParser(prog="python -m research.dudo_cfrbr")
     ap.add_argument("--runs", default="1v1:2:perfect,1v1:3:perfect,1v2:3:perfect,2v2:3:6",
                     help="group:memory:responder memory, comma-separated (responder memory 'perfect')")
     ap.add_argument("--points", default="100,400", help="iteration counts at which to measure")

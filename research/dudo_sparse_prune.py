@@ -1,5 +1,5 @@
-"""``python -m bench.dudo_sparse prune``: design (b), tables sparse by reach with regret-based pruning
-(``games.dudo.pruning``), against dense CFR+ (``abstract_cfr.FastSolver``, how the stores train) and dense Linear CFR,
+"""``python -m research.dudo_sparse prune``: design (b), tables sparse by reach with regret-based pruning
+(``research.dudo_pruning``), against dense CFR+ (``abstract_cfr.FastSolver``, how the stores train) and dense Linear CFR,
 exploitability (exact perfect-recall best response, both seats, win probability) against CPU seconds and MB.
 
 Solvers per memory m: ``cfr+`` dense CFR+; ``lcfr`` Linear CFR with partial pruning only (exact:
@@ -14,10 +14,10 @@ from __future__ import annotations
 import time
 
 from games.dudo.abstraction.dag import make_group
-from games.dudo.pruning import PrunedSolver, lift_shorter
+from research.dudo_pruning import PrunedSolver, lift_shorter
 from games.dudo.solvers.abstract_cfr import FastSolver
 
-from .dudo import _round_exploitability
+from research.dudo import _round_exploitability
 
 
 def dense_mb(g) -> float:

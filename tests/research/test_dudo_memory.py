@@ -1,8 +1,8 @@
-"""``bench.dudo_memory``: the responder memory that dominates every candidate (checked claim by claim), and
+"""``research.dudo_memory``: the responder memory that dominates every candidate (checked claim by claim), and
 the bench on a tiny built store (its improvement never above the exact best response)."""
 import pytest
 
-from bench import dudo_memory
+from research import dudo_memory
 from games.dudo.abstraction.infoset import Schedule, dominates, memory_at, parse_memory
 from games.dudo.store import DudoParams
 from tests.conftest import built_dudo_manifest

@@ -1,7 +1,7 @@
 """Issue 39, 3 letters: a certified bracket of Jotto's value from heuristic column generation and a ratchet of
 cutoff searches.
 
-  python -m bench.jotto_cert3 [--root stores] [--variant jotto-en_US80-3-ganzfried] [--rounds 100]
+  python -m research.jotto_cert3 [--root stores] [--variant jotto-en_US80-3-ganzfried] [--rounds 100]
                               [--hider uniform|served|centre] [--nodes 12000000] [--probe 2000000]
 
 Upper end: the guarantee (the worst word's expected guesses) of the restricted game's guesser mixture after
@@ -26,11 +26,11 @@ from games.jotto.oracle import GBR, KINDS, ROLLOUT, JottoOracle
 from games.jotto.ratchet import ratchet_lower_bound
 from games.storage import stores_root
 
-from .jotto_exact import open_store
+from research.jotto_exact import open_store
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="bench.jotto_cert3", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="research.jotto_cert3", description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=str(stores_root()))
     ap.add_argument("--variant", default="jotto-en_US80-3-ganzfried")
     ap.add_argument("--rounds", type=int, default=100)

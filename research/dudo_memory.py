@@ -3,7 +3,7 @@ continuations, then measured by the perfect-recall improvement of one responder 
 what every candidate does after every claim (so one responder class for all), with where its gain lies
 by the strength of the last claim.
 
-    .venv/bin/python -m bench.dudo_memory --root stores --variant dudo-5dice-default --group 4v4 \\
+    .venv/bin/python -m research.dudo_memory --root stores --variant dudo-5dice-default --group 4v4 \\
         --memories 4-16-3,5-10-4-16-3-28-2 --work /tmp/mem4v4 [--games 30] [--profile full]
 
 Per memory: windows, modelled table bytes and seconds per iteration (games.dudo.build.budget), iterations and
@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from bench.dudo_lbr import gain_buckets, store_inputs
+from research.dudo_lbr import gain_buckets, store_inputs
 from builder.profiles import PROFILES
 from games.dudo.build.budget import group_cost, improvement_bytes
 from games.dudo.abstraction.dag import make_group
@@ -45,7 +45,7 @@ def join_memories(K: int, memories) -> int | Schedule:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.dudo_memory")
+    ap = argparse.ArgumentParser(prog="python -m research.dudo_memory")
     ap.add_argument("--root", default="stores")
     ap.add_argument("--variant", default="dudo-5dice-default")
     ap.add_argument("--group", required=True, help="e.g. 4v4")

@@ -1,9 +1,9 @@
-"""``python -m bench.dudo_sparse reach``: how many windows of a longer memory a shorter memory's strategy reaches
-on a large round, so what a table sparse by reach (``games.dudo.pruning``) would hold there.
+"""``python -m research.dudo_sparse reach``: how many windows of a longer memory a shorter memory's strategy reaches
+on a large round, so what a table sparse by reach (``research.dudo_pruning``) would hold there.
 
 The round's group is trained with CFR+ (``abstract_cfr.FastSolver``) on placeholder continuation values
-(``bench.dudo.fake_W``: the count depends on the strategy's sparsity, which these only roughly imitate), lifted to
-each longer memory (``pruning.lift_shorter``), and one forward pass (``pruning.active_reach`` in warm-start mode)
+(``research.dudo.fake_W``: the count depends on the strategy's sparsity, which these only roughly imitate), lifted to
+each longer memory (``dudo_pruning.lift_shorter``), and one forward pass (``dudo_pruning.active_reach`` in warm-start mode)
 gives per window the reach of each roll; a window counts when its mover's opponent reaches it with a total
 probability above eps (its regrets would change) and the rows (window, action, roll) of those windows at 16
 bytes (regret and strategy sum, float64) are the sparse table's MB.  Seconds per iteration: the dense shorter
@@ -16,10 +16,10 @@ import time
 import numpy as np
 
 from games.dudo.abstraction.dag import make_group
-from games.dudo.pruning import active_reach, lift_shorter
+from research.dudo_pruning import active_reach, lift_shorter
 from games.dudo.solvers.abstract_cfr import FastSolver
 
-from .dudo import fake_W
+from research.dudo import fake_W
 
 
 def reach_table(round_text: str, memory: str, iterations: int, fine: str, eps: str, log=print):

@@ -1,10 +1,10 @@
-"""bench.dudo_search5's claims_cover against closed forms: a uniform strategy needs ceil(q x claims) claims to
+"""research.dudo_search5's claims_cover against closed forms: a uniform strategy needs ceil(q x claims) claims to
 hold a share q of the claim mass; a strategy on one claim needs one."""
 import math
 
 import numpy as np
 
-from bench.dudo_search5 import claims_cover
+from research.dudo_search5 import claims_cover
 from games.dudo.abstraction.dag import make_group
 
 
