@@ -10,5 +10,7 @@ the two designs they measure, ``dudo_pruning`` (regret-based pruning, the design
 (coarse memories, never adopted) (docs/dudo-sparse.md).
 
 Jotto: ``jotto_strength`` and ``jotto_jots`` (docs/jotto.md), ``jotto_exact``, ``jotto_exact_br``,
-``jotto_bracket`` and ``jotto_cert3`` (docs/jotto-exact.md).
+``jotto_bracket`` and ``jotto_cert3`` (docs/jotto-exact.md) with the 3-letter certification it runs:
+``jotto_colgen`` (column generation with heuristic pricing), ``jotto_ratchet`` (a ratchet of cutoff searches) and
+``jotto_subgame`` (the hider-restricted subgame).
 """

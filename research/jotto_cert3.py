@@ -5,8 +5,8 @@ cutoff searches.
                               [--hider uniform|served|centre] [--nodes 12000000] [--probe 2000000]
 
 Upper end: the guarantee (the worst word's expected guesses) of the restricted game's guesser mixture after
---rounds rounds of games.jotto.colgen (rollout and greedy trees), seeded with the store's double-oracle member
-trees and its benchmark's and people's. Lower end: a proven lower bound on V*(hider) (games.jotto.ratchet,
+--rounds rounds of research.jotto_colgen (rollout and greedy trees), seeded with the store's double-oracle member
+trees and its benchmark's and people's. Lower end: a proven lower bound on V*(hider) (research.jotto_ratchet,
 cutoff searches of at most --probe states, --nodes in all) for the chosen hider: the uniform one, the store's
 served one, or column generation's centre. Prints each step and the bracket; CPU s are time.process_time().
 """
@@ -20,10 +20,10 @@ import time
 import numpy as np
 
 from games.jotto.bitset_bb import BitsetExactSolver
-from games.jotto.colgen import column_generation
+from research.jotto_colgen import column_generation
 from games.jotto.dictionary import load_dictionary
 from games.jotto.oracle import GBR, KINDS, ROLLOUT, JottoOracle
-from games.jotto.ratchet import ratchet_lower_bound
+from research.jotto_ratchet import ratchet_lower_bound
 from games.storage import stores_root
 
 from research.jotto_exact import open_store

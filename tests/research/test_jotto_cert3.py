@@ -1,7 +1,7 @@
 """The 3-letter certification tools against independent computations: the ratchet of cutoff searches
-(games.jotto.ratchet) against every tree and the plain dynamic program; the hider-restricted subgame's exact
-double oracle (games.jotto.subgame) against the LP whose columns are every tree; heuristic column generation
-(games.jotto.colgen) against its own columns' LP recomputed."""
+(research.jotto_ratchet) against every tree and the plain dynamic program; the hider-restricted subgame's exact
+double oracle (research.jotto_subgame) against the LP whose columns are every tree; heuristic column generation
+(research.jotto_colgen) against its own columns' LP recomputed."""
 from fractions import Fraction
 
 import numpy as np
@@ -11,13 +11,13 @@ from tests.games import jotto_reference as ref
 from tests.games.test_jotto_bitset_bb import random_list
 from tests.games.test_jotto_certify import plain_dp, tiny
 from games.jotto.bitset_bb import BitsetExactSolver
-from games.jotto.colgen import column_generation
+from research.jotto_colgen import column_generation
 from games.jotto.dictionary import load_dictionary
 from games.jotto.kernels import num_comm_letts_matrix
 from games.jotto.oracle import JottoOracle
-from games.jotto.ratchet import ratchet_lower_bound
+from research.jotto_ratchet import ratchet_lower_bound
 from games.jotto.solvers import restricted_game
-from games.jotto.subgame import subgame_double_oracle
+from research.jotto_subgame import subgame_double_oracle
 
 
 @pytest.mark.parametrize("length,letters,seed", [(2, "abcde", 0), (3, "abcdef", 1), (3, "abcd", 2)])
