@@ -34,6 +34,8 @@ NOT_RUN = {
     "promtool test rules": "run by tests/deploy/test_prometheus_rules.py",
     "cd clients/examples/typescript": "the TypeScript example client (docs/api.md): tests/clients/test_typescript_example.py "
                                       "installs it with npm ci, builds it and runs it against a live server",
+    "python docs/architecture_graph.py": "tests/test_architecture.py runs it: the check on the page, and --write on a "
+                                         "copy made stale",
     "nice -n 5 python -m bench.serve_while_building": "minutes of builds beside a server (docs/serving-while-building.md);"
                                                       " tests/bench/test_serve_while_building.py runs p99 and beside small",
     "python -m bench.cold_build": "two builds of every default store (about 15 minutes, docs/serving-while-building.md); "
