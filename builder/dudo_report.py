@@ -1,4 +1,4 @@
-"""Issue 3 item 4 from a published Dudo store's manifest: value and exploitability of every
+"""A published Dudo store's figures from its manifest: value and exploitability of every
 (opener dice, other dice) round.
 
   python -m builder.dudo_report [--root stores] [--variant dudo-5dice-default]

@@ -13,7 +13,7 @@ from builder.jotto import JottoParams
 # m = 1 get m = 2 (memory_by_group), in the minutes the first run had left. Each of those rounds also gets
 # the perfect-recall improvement of that responder (games.dudo.measure.lbr), 30 sampled rounds per responder roll and
 # seat: about a minute of CPU for every round together (research.dudo_lbr), standard errors about 0.001.
-# 5v4 and 5v5 train 60 iterations (were 30) and 2v2 remembers 4 claims (was 3), by measurement (default builds
+# 5v4 and 5v5 train 60 iterations (against 30) and 2v2 remembers 4 claims (against 3), by measurement (default builds
 # of this profile and of variants on one quiet machine, 2 workers; improvement figures, 30 games): the 5v5
 # figure covers the whole game (its best response plays on through every later round), and 60 iterations there
 # and at 5v4 took it from 0.308 to 0.273 for 73 s more of the build (242 -> 315 s), where memory 3 in the
@@ -32,7 +32,7 @@ from builder.jotto import JottoParams
 # builder.dudo_estimate models 588 s on 2 cores. The groups up to 8 dice in play alone take about 387 s there, so
 # 400 s needs the profile to change: 30 iterations at 5v4 and 5v5 (instead of 60) would model 507 s and take the
 # 5v5 figure from 0.244 to 0.280 (5v4 0.213 -> 0.225).
-# 5v4 trains 45 iterations (was 60), by measurement (session 25, docs/dudo-speed.md "Iterations at 9 and 10 dice":
+# 5v4 trains 45 iterations (not 60), by measurement (docs/dudo-speed.md "Iterations at 9 and 10 dice":
 # `python -m research.dudo_curve --group 4v5 --memory 2 --responder 2 --games 30 --points 30,45,60` on the default
 # store's continuations, improvement of the store's responder): 5v4's figure
 # 0.2253 / 0.2154 / 0.2127 at 30 / 45 / 60 iterations (+-0.0015), so the last 15 buy 0.003 for 47 s of a one-core
@@ -83,22 +83,24 @@ DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, 
 # 0.114 with 7,807 windows, 4-18-3 0.079 with 10,867, 4-24-3 0.056 with 18,433 and m = 4 0.046 with 66,712:
 # most of the gain of the fourth claim is where the last claim is below 24 of 36. Each schedule below fits
 # the table budget (1.2-2.7 GB modelled) at about twice the old group's modelled time per iteration.
-# 4v4 remembers 4 claims below strength 24, 3 below 32, then 2 (was 4-16-3), by measurement (research.dudo_memory
+# 4v4 remembers 4 claims below strength 24, 3 below 32, then 2 (not 4-16-3), by measurement (research.dudo_memory
 # on the default store's continuations, this profile's rule, the improvement of one memory-4-24-3 responder for
 # all): 4-16-3 0.2553 +- 0.0010 in 521 s of training, 4-20-3-30-2 0.2472 in 312 s, 4-20-3-36-2 0.2444 in 349 s,
 # 4-24-3-32-2 0.2303 +- 0.0011 in 464 s (96 iterations each, the floor): the perfect-recall responder's gain
 # lies where the last claim is 18-29 of 48 (research.dudo_lbr --gain-bucket), and claims above 32 are few.
-# 3v4 remembers 4-24-3-32-2 (was 4-18-3), by the same measurement (cap 96): 3v4 / 4v3 0.1628 / 0.1590 with 4-18-3
+# 3v4 remembers 4-24-3-32-2 (not 4-18-3), by the same measurement (cap 96): 3v4 / 4v3 0.1628 / 0.1590 with 4-18-3
 # in 349 s of training, 0.1474 / 0.1467 +- 0.001 with 4-24-3-32-2 in 493 s (2.65 GB modelled).
-# 5v5 and 4v5 remember 3 claims below strength 28 (5v5, was 20) and 24 (4v5, was 18): on the full store their
+# 5v5 and 4v5 remember 3 claims below strength 28 (5v5, against 20) and 24 (4v5, against 18): on the full store their
 # own shares (research.dudo_lbr --local) were the largest, 0.067 and 0.062, with the gain at strengths 16-35; 1.7x
 # and 1.5x the windows (5,107 and 3,510; 2.1 and 2.3 GB modelled), all the 2-hour build had room for
-# with 3v4's. Measured by the full build of b4490bb: 5v5 0.123 (was 0.128), 5v4 0.113 (was 0.114), 3v4 0.056
-# (was 0.058), but the own shares of 5v4 and 5v5 stayed 0.062 and 0.067: the gain moved above the new cuts.
-# 5v5 trains up to 288 iterations (was 150, where it stopped at the cap, its own bound still 17% better over its
-# last doubling): on that store's continuations its perfect-recall improvement (research.dudo_curve, 20 games) was
+# with 3v4's. Measured by the full build of b4490bb against the cuts at 20 and 18: 5v5 0.123 against 0.128, 5v4
+# 0.113 against 0.114, 3v4 0.056 against 0.058, but the own shares of 5v4 and 5v5 stayed 0.062 and 0.067: the gain
+# moved above the new cuts.
+# 5v5 trains up to 288 iterations: a cap of 150 stopped it there with its own bound still 17% better over its last
+# doubling, and on that store's continuations its perfect-recall improvement (research.dudo_curve, 20 games) was
 # 0.1312 / 0.1257 / 0.1203 at 72 / 144 / 288 iterations (own bound 0.0995 / 0.0822 / 0.0766), about 700 s more.
-# The full build of 249ef09 measured 5v5 0.121 (was 0.123) and a wall of 1 h 50 min 39 s (was 1 h 35 min).
+# The full build of 249ef09 measured 5v5 0.121 against 0.123 at the cap of 150, in a wall of 1 h 50 min 39 s against
+# 1 h 35 min.
 DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_budget=900.0, label="full",
                        memory_by_group=(((1, 3), 6), ((2, 2), 6), ((3, 3), "5-18-4"), ((2, 4), "4-24-3"),
                                         ((3, 4), "4-24-3-32-2"), ((2, 5), "4-14-3"), ((4, 4), "4-24-3-32-2"),
@@ -111,14 +113,14 @@ DUDO_FULL = DudoParams(max_dice=5, iterations=1000, memory_budget=5 << 29, time_
                        large_search=LARGE_SEARCH)
 
 # Ganzfried's Table 1 iteration counts for the full fictitious-play baseline. The rollout guesser runs
-# in the full profile only (issue 13, measured in the same load): its double-oracle columns made the
+# in the full profile only (measured in the same load, docs/jotto.md): its double-oracle columns made the
 # default 3-letter double oracle about 12 times slower, and with only its figures and the people's
 # guesser on 2-3 letters the default Jotto build still took 264 CPU s against 191 (numba compiles its
 # kernels in every worker; its trees take minutes at 5 letters). So the default stores' people's guesser
 # is GBR against the common words, and their figures are against GBR. The exact best response (2 letters)
 # takes seconds to minutes per hider, so only the full profile computes it.
-# The default 5-letter double oracle runs 100 rounds (was 30) after 30 fictitious-play iterations (was
-# 100; they only seed it) in about the CPU the faster GBR scan and the kept member trees freed (issue 13;
+# The default 5-letter double oracle runs 100 rounds (against 30) after 30 fictitious-play iterations (against
+# 100; they only seed it) in about the CPU the faster GBR scan and the kept member trees freed (docs/jotto.md;
 # serial build with numba's compile, load 4-6: 227 CPU s against 220): its epsilon against GBR 0.325 ->
 # 0.198 (the rounds' average hider among the served hider's anchors; 0.193 with 100 fictitious-play
 # iterations, 283 CPU s).
@@ -133,7 +135,7 @@ _NO_ROLLOUT = dict(people_oracle="gbr")
 # at 5 letters by 150 Hedge iterations instead of 200 and 3 double-oracle rounds instead of 5): chosen
 # against GBR alone, the 3-letter default's hider exploited GBR (epsilon 0.005) and lost to the rollout guesser
 # (0.518, the exact epsilon in [0.518, 1.708]; before Hedge 0.178 against GBR and [0.329, 1.240] exact).
-# Certification (issue 39, builder.jotto._certify): the default 2-letter store states the game's value bracket
+# Certification (builder.jotto._certify, docs/jotto-exact.md): the default 2-letter store states the game's value bracket
 # [the guesser's exact best response to the served hider, the served guarantee], both ends exact (one exact
 # search, a few CPU seconds); the full 2-letter store runs the double oracle with exact oracles on both sides
 # (strategy exact_do, served where its guarantee is the smallest) and 3-5 letters state the bracket around the
@@ -147,13 +149,13 @@ _NO_ROLLOUT = dict(people_oracle="gbr")
 # members' guarantee from 7.93 to about 7.70 three times faster, but the exact searches of the end remain: the
 # whole run closed in 266.8 CPU s at best against the baseline's ~355 (docs/jotto-exact.md, third pass), above the
 # ~90 s the default build could add, so the default 2-letter store kept certify="served".
-# Since the kernels borrow their arrays (games.borrow, session 29) a cold default build takes about 383 s instead
-# of 453 (723 CPU s instead of 851), and the exact search 8 % less: the default 2-letter store runs the full
+# With the kernels borrowing their arrays (games.borrow) a cold default build takes about 383 s against 453 without
+# (723 CPU s against 851), and the exact search 8 % less: the default 2-letter store runs the full
 # profile's exact double oracle to the end (205 s alone for the whole store on one thread, about 185 CPU s of it
 # certification, the same settings as the full store's; its second search a round in a second thread), so both
 # 2-letter stores serve exact_do at the game's value. The cold default build: 482 s (922 CPU s) alone on the
 # machine, against 380-385 s without it (docs/jotto-exact.md, "The default 2-letter store solved too").
-# The default 3-5 letter stores state the bracket around their served pair too (session 31), with budgets of a few
+# The default 3-5 letter stores state the bracket around their served pair too, with budgets of a few
 # CPU seconds (research.jotto_bracket on the default stores: 3 letters [6.037296, 7.263366] in 3.1 CPU s with 4 probes
 # of 20,000 states; 4 letters [5.999128, 7.036324] in 7.1 s with 3 of 5,000; 5 letters [5.906988, 6.898188] in 14.1 s
 # with 2 of 1,000), so that no `make serve` user reads a greedy-oracle epsilon of 0 as "solved".
@@ -170,7 +172,7 @@ DEFAULT = {
 }
 # Fictitious play runs Ganzfried's Table 1 iteration counts on 2 and 3 letters; on 4 and 5 letters (where they
 # took 2.7 and 15 minutes of one core: fictitious play is sequential) it only seeds the double oracle, and
-# Hedge finds the columns: the four stores within 15 minutes on 2 cores (issue 13). Where the build computes
+# Hedge finds the columns: the four stores within 15 minutes on 2 cores (docs/jotto.md). Where the build computes
 # rollout figures and the double oracle has no rollout columns (4-5 letters), the served hider is the least
 # exploitable by GBR and the rollout oracle together (solvers.select_robust_hider); the double oracle's rounds
 # after Hedge (5.5 s each at 5 letters, its LP over Hedge's columns) lowered the guarantee by 0.002 in 20 rounds.
@@ -190,7 +192,7 @@ FULL = {
                                              certify_steps=6),
     # the published guesser figures on this list are against a uniform secret over all its words
     # the people's guesser looks one level further at the states of more than 8 words, trying 16 words
-    # (issue 13, uniform secret, mean / worst guesses: the rollout guesser 6.6137 / 9; lookahead 8 words
+    # (docs/jotto.md, uniform secret, mean / worst guesses: the rollout guesser 6.6137 / 9; lookahead 8 words
     # above 100 words 6.6053 / 10, 24 above 100 6.5979 / 10, 8 above 30 6.6007 / 9, 16 above 8 6.5937 / 9
     # in 355 CPU s; python -m research.jotto_strength people --variant jotto-file.sgb-5-distinct1 --secret uniform)
     "jotto-file.sgb-5-distinct1": JottoParams(fp_iterations=300, do_iterations=20, people_secret="uniform",
@@ -217,7 +219,7 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 # Expected build seconds of the default stores (the build order, smallest first, and the progress file's
 # estimates until a build on this root measures its own: games.buildprogress.TIMES_FILE). Jotto: a fresh
 # clone's first `make serve` at ca4999c (2 workers, quiet machine, numba's compile included); 2 letters (its exact
-# double oracle since session 29) `python -m builder --profile default --variant jotto-en_US80-2-ganzfried
+# double oracle) `python -m builder --profile default --variant jotto-en_US80-2-ganzfried
 # --executor serial` alone at nice 10, numba's cache warm (205.4 s; 54.8 s on the fresh clone of 2c80687 with one
 # exact search); 4 letters the
 # mean of two such builds on 2026-11-27 (4335129: 46.9 s; 2c80687: 47.1 s); 5 letters since every greedy tree
@@ -227,7 +229,7 @@ PROFILES = {"default": DEFAULT, "full": FULL}
 # (530.0 s for its 536.8 s; 625.2 s for 643.2 s at 25a98cf; 647.5 s for 660.8 s at 51e144a; before, level by
 # level, 755 s for 757 s at 2c80687,
 # and a constant 464 s where a fresh clone took 834 s, docs/dudo-speed.md);
-# the 3-5 letter figures plus their brackets' certification since session 31 (3.0 / 5.6 / 8.3 CPU s, the default
+# the 3-5 letter figures plus their brackets' certification (3.0 / 5.6 / 8.3 CPU s, the default
 # build of the three on 2 workers); Guess Who and Hangman: `python -m builder --profile default --variant V` alone
 # at nice 19 on 2 shared cores (load average about 8), wall seconds of the whole command, 2026-11-27.
 from builder.dudo_estimate import first_build_seconds  # noqa: E402

@@ -95,7 +95,7 @@ def _no_huge_pages() -> None:
 
     numpy asks for huge pages for every large array (madvise); each first touch of one then zeroes, and may
     compact, 2 MB in the kernel, and on this kind of virtual machine those faults stall the server's book hits
-    on the other core (docs/serving-while-building.md, session 30: p99 beside two processes churning memory
+    on the other core (docs/serving-while-building.md: p99 beside two processes churning memory
     1.98-22.23 ms with huge pages, 1.02-1.11 ms without, idle 1.14-1.58)."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)

@@ -1,4 +1,4 @@
-"""The guesser's exact best response as a numba branch and bound over bitsets (issue 39): the same recurrence
+"""The guesser's exact best response as a numba branch and bound over bitsets (docs/jotto-exact.md): the same recurrence
 and bounds as games.jotto.exact (V(S) = W(S) + min_g sum_a V(S_a); the counting / split-width bound), on
 plain arrays:
 
