@@ -234,6 +234,7 @@ def _run_workers(args, tokens, log, write_ports, inherited) -> int:
     """`args.workers` forked workers on shared ports under a server.supervisor.Supervisor."""
     from server.supervisor import Supervisor, reserved_port
 
+    sup = Supervisor(args.workers)  # its signal handlers from here on: a stop while warming up is acted on
     warm_kernels(args.root, log)  # before any fork: compiled code and the on-disk cache are shared
     with ExitStack() as stack:
         # the workers share their store verdicts (server.storecheck): one content check per file
@@ -248,15 +249,15 @@ def _run_workers(args, tokens, log, write_ports, inherited) -> int:
             return 1
         port = grpc_sock.getsockname()[1]
         http_port = http_sock.getsockname()[1] if http_sock else None
-        sup = Supervisor(args.workers, lambda w, ready: run_worker(args, port, tokens, reuseport=True, worker=w,
-                                                                   http_port=http_port, ready=ready),
-                         inherited=[s for s in (grpc_sock, http_sock, *inherited) if s is not None])
+
+        def worker(w, ready):
+            return run_worker(args, port, tokens, reuseport=True, worker=w, http_port=http_port, ready=ready)
 
         def on_ready(n_ready):
             if n_ready:  # after the handlers: whoever reads the port file may send SIGHUP at once
                 write_ports(port, http_port)
 
-        return sup.run(on_ready)
+        return sup.run(worker, on_ready, [s for s in (grpc_sock, http_sock, *inherited) if s is not None])
 
 
 if __name__ == "__main__":

@@ -94,20 +94,27 @@ def drop_inherited_listeners() -> None:
 
 
 class Supervisor:
-    """Forks and watches the workers. `run_worker(worker, ready)` is one worker's life (returns its exit
-    code); `inherited`: sockets a worker closes at once (the parent's listeners it does not serve)."""
+    """Forks and watches `n` workers. Its signal handlers are installed when it is made: make it before
+    the parent's own start-up work, so that a stop during that work stops the server before any fork."""
 
-    def __init__(self, n: int, run_worker, inherited=()):
-        self.n, self.run_worker, self.inherited = n, run_worker, list(inherited)
+    def __init__(self, n: int):
+        self.n = n
+        self.run_worker, self.inherited = None, []
         self.children: dict[int, tuple[int, float]] = {}  # pid -> (worker index, start time)
         self.stopping = False
         self.parent = os.getpid()
-
-    def run(self, on_ready) -> int:
-        """Fork the workers, call ``on_ready(n_listening)`` once every first worker is listening (or has
-        exited), then watch them until a stop signal has reached them all; the exit code."""
-        for sig in FORWARDED:  # before any fork: a signal during start-up reaches the workers forked so far
+        for sig in FORWARDED:
             signal.signal(sig, self._forward)
+
+    def run(self, run_worker, on_ready, inherited=()) -> int:
+        """Fork the workers, call ``on_ready(n_listening)`` once every first worker is listening (or has
+        exited), then watch them until a stop signal has reached them all; the exit code.
+        `run_worker(worker, ready)` is one worker's life (returns its exit code); `inherited`: sockets a
+        worker closes at once (the port reservations)."""
+        self.run_worker, self.inherited = run_worker, list(inherited)
+        if self.stopping:
+            log.info("stopped before the workers started")
+            return 0
         ready_r, ready_w = os.pipe()
         for w in range(self.n):
             self._fork(w, ready_w)
