@@ -104,7 +104,8 @@ class ProgressReporter:
         """The store's fraction from its build's steps (``builder.steps``), and the time left at the pace it has
         kept since this reporter first saw it (before a minimum of progress: the expected time, if any)."""
         steps = steps_of(v.variant)
-        if steps is None:
+        if steps is None:   # its build has not started counting yet (imports, a compile): nothing done
+            v.work_fraction, v.work_remaining = 0.0, v.expected_seconds
             return
         try:
             steps.poll()

@@ -133,3 +133,16 @@ def test_a_dudo_build_reports_its_groups_as_they_train(tmp_path, capsys):
     assert fractions == sorted(fractions) and 0.0 < fractions[-1] and len(set(fractions)) >= 5
     assert any("iterations)" in d for _, d in work)
     assert "\r" not in capsys.readouterr().err
+
+
+def test_a_store_not_counting_yet_is_at_zero_not_at_its_elapsed_time(tmp_path):
+    """Before the store's build registers its steps (imports, a compile), its fraction is 0, not seconds / expected:
+    the fraction never goes back once the count starts."""
+    plan = {"dudo-y": None}
+    with ProgressReporter(tmp_path, plan, heartbeat=3600) as rep:
+        rep.progress.variants[0].expected_seconds = 100.0
+        rep.started("dudo-y")
+        rep._current["dudo-y"] = time.perf_counter() - 40.0
+        rep._write()
+        p = read_progress(tmp_path).variants[0]
+        assert p.fraction == 0.0 and p.remaining_seconds() == 100.0
