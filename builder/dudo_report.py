@@ -158,6 +158,52 @@ def unfinished(work: Path) -> dict:
     return dict(variant=f"{Path(work).name} (work directory {work})", parameters=params, rounds=rounds)
 
 
+DOCS_BEGIN = "<!-- the default columns: generated from the default store by `python -m builder.dudo_report --docs docs/dudo.md`; do not edit -->"
+DOCS_END = "<!-- end of the generated columns -->"
+
+
+def _figure(x: float) -> str:
+    """A figure as docs/dudo.md writes it: two significant digits, 3.3e-3 below 0.01, else 0.021."""
+    if x < 0.01:
+        mantissa, exponent = f"{x:.1e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    return f"{x:.3f}"
+
+
+def _memory(st: dict) -> str:
+    mem = st["memory"]
+    mem = int(mem) if isinstance(mem, float) and mem.is_integer() else mem
+    return f"{mem} vs {st['train_memory']}" if "train_memory" in st else str(mem)
+
+
+def docs_cells(manifest: dict, rounds: list[str]) -> tuple[str, str]:
+    """The summary table's default columns for one row of rounds ("1v2 / 2v1"): the memory and each round's
+    headline figure (the perfect-recall improvement where measured, else the exploitability; GetStats' headline)
+    with its kind ("exact", or "≥": a lower bound)."""
+    sts = [manifest["rounds"][r] for r in rounds]
+    exact = all(kind_of(st) == "exact-perfect-recall" for st in sts)
+    figs = " / ".join(_figure(st.get("improved_exploitability", st["exploitability"])) for st in sts)
+    return _memory(sts[0]), (f"{figs} exact" if exact else f"≥ {figs}")
+
+
+def update_docs(text: str, manifest: dict) -> str:
+    """docs/dudo.md with the summary table's default columns (2 and 3) regenerated from ``manifest``."""
+    head, sep, rest = text.partition(DOCS_BEGIN)
+    body, sep2, tail = rest.partition(DOCS_END)
+    if not sep or not sep2:
+        raise ValueError("docs/dudo.md has no generated table markers")
+    out = []
+    for line in body.splitlines():
+        cells = line.split("|")
+        if len(cells) > 4 and "v" in cells[1] and cells[1].strip()[0].isdigit():
+            rounds = [r.strip() for r in cells[1].split("/")]
+            mem, fig = docs_cells(manifest, rounds)
+            cells[2], cells[3] = f" {mem} ", f" {fig} "
+            line = "|".join(cells)
+        out.append(line)
+    return head + sep + "\n".join(out) + sep2 + tail
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=stores_root())
@@ -166,7 +212,22 @@ def main(argv=None) -> int:
     ap.add_argument("--plan", metavar="PROFILE", help="print a profile's Dudo plan (cost model) and exit")
     ap.add_argument("--work", type=Path, metavar="DIR", help="the groups an unfinished build has solved so far"
                     " (its work directory, <root>/.work/dudo/<variant>)")
+    ap.add_argument("--docs", type=Path, metavar="PAGE", help="regenerate the default columns of the summary table "
+                    "of PAGE (docs/dudo.md) from the default store under --root")
     args = ap.parse_args(argv)
+    if args.docs:
+        stores = current_stores(args.root, "dudo")
+        variant = (args.variant or ["dudo-5dice-default"])[0]
+        if variant not in stores:
+            print(f"no store {variant} under {args.root}: build it first (make serve, or python -m builder "
+                  f"--profile default --variant {variant})")
+            return 1
+        s = Store(stores[variant])
+        try:
+            args.docs.write_text(update_docs(args.docs.read_text(), dict(s.manifest)))
+        finally:
+            s.close()
+        return 0
     if args.work:
         if not args.work.is_dir():
             print(f"no work directory {args.work}")
