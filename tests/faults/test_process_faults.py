@@ -14,6 +14,7 @@ import grpc
 import pytest
 
 from clients.client import GameStrategyClient, guesswho_request
+from protos import gamestrategy_pb2 as pb
 from server.interceptors import KNOWN_METHODS
 from tests.faults.conftest import GUESSWHO, JOTTO, REPO, served_file, truncate
 
@@ -167,16 +168,28 @@ def test_a_truncated_store_at_start_up_is_refused_and_the_good_one_served(root, 
         assert s.p.poll() is None and not s.records("worker died: replacing it")
 
 
-def test_a_served_file_truncated_under_the_workers_is_refused_and_the_rest_serves_within_seconds(root, tmp_path):
+@pytest.mark.parametrize("keep", ["half", "meta pages"])
+def test_a_served_file_truncated_under_the_workers_is_refused_and_the_rest_serves_within_seconds(root, tmp_path, keep):
+    """Cut to half, the pages the served calls read may still be there (the per-call check refuses the
+    store); cut to its two meta pages, the first lookup of a history not read before touches a page past
+    the end of the file under the memory map: SIGBUS, and the worker is replaced."""
     with Server(root, tmp_path, "--refresh-seconds", "1") as s:
         info = s.wait_ready()
         target = f"127.0.0.1:{info['port']}"
         with GameStrategyClient(target, timeout=10) as c:
             before = {seed: c.jotto_move(JOTTO, "guesser", seed=seed) for seed in range(20)}
+            words = c.stub.GetWords(pb.GetWordsRequest(variant=JOTTO), timeout=10).words
         path = served_file(root)
-        os.truncate(path, os.path.getsize(path) // 2)
+        os.truncate(path, os.path.getsize(path) // 2 if keep == "half" else 2 * 4096)
         t0 = time.monotonic()
         wrong = []
+        with GameStrategyClient(target, timeout=5) as c:  # histories no worker has read yet: book lookups
+            for word in words[:6]:
+                try:
+                    c.jotto_move(JOTTO, "guesser", history=[(word, 0)], seed=1)
+                    wrong.append(word)  # answered from a file that changed since it was verified
+                except grpc.RpcError:
+                    pass
 
         def refused_and_others_serve():
             with GameStrategyClient(target, timeout=5) as c:
@@ -196,8 +209,11 @@ def test_a_served_file_truncated_under_the_workers_is_refused_and_the_rest_serve
                     return False
 
         assert _wait(refused_and_others_serve, 30), s.log.read_text()[-4000:]
-        print(f"the truncated store refused and the other served {time.monotonic() - t0:.2f} s after the truncation; "
-              f"workers replaced: {len(s.records('worker died: replacing it'))}")
+        died = [r["died_of"] for r in s.records("worker died: replacing it")]
+        print(f"cut to {keep}: the truncated store refused and the other served {time.monotonic() - t0:.2f} s after "
+              f"the truncation; workers replaced: {died}")
+        if keep == "meta pages":
+            assert "signal SIGBUS" in died
         assert wrong == []  # no answer from damaged bytes
 
         def readyz():  # a fresh connection each time: either worker answers
