@@ -230,12 +230,12 @@ class Registry:
             if not (h.suspect or h.changed()):
                 continue
             try:
-                if not self.verify or h.deleted:
+                if st is None or not self.verify or h.deleted:
                     raise StoreError(f"store {h.path}: data.mdb changed on disk")
                 _, ident = verified(h.path)
                 if ident[:2] != (st.st_dev, st.st_ino):
                     raise StoreError(f"store {h.path}: data.mdb was replaced by another file")
-            except (StoreError, OSError, AttributeError) as e:
+            except (StoreError, OSError) as e:
                 self._withdraw(variant, h, str(e))
                 out[variant] = "withdrawn"
                 continue
