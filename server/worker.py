@@ -20,6 +20,10 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
 
     received = record_signals()
     registry = open_registry(args.root)
+    if any(sig != signal.SIGHUP for sig in received):  # stopped while opening the stores: never listen
+        registry.close()
+        log.info("stopped before listening", extra={"fields": {"worker": worker}})
+        return 0
     try:
         server, bound = build_server(registry, f"{args.host}:{port}", settings=server_settings(args, tokens, reuseport))
         http = http_listener(args, server, tokens, http_port, reuseport)
