@@ -21,6 +21,7 @@ from games.dudo.store import DudoParams
 
 # a group's measuring (figures, bounds, improvement) against its training, where no measured wall says it
 MEASURE_SHARE = 0.3
+RUNNING = "running"     # games.dudo.build.solve_game.RUNNING: a group's file while it trains or measures
 PROGRESS_SUFFIX = ".npz.progress.json"    # games.dudo.solvers.training.PROGRESS_SUFFIX of the solver's .npz checkpoint
 
 
@@ -110,22 +111,31 @@ class DudoWork(StoreSteps):
         return min(1.0, done / self.total)
 
     def describe(self) -> str:
-        """The groups now under way: 'training 5v5 (27/60 iterations); measuring 4v5'."""
+        """The groups under way (each holds a file in the work directory's ``running/`` while it works,
+        ``games.dudo.build.solve_game.SharedCores``): 'training 5v5 (27/60 iterations); measuring 4v5'."""
+        try:
+            running = sorted((self.work / RUNNING).iterdir())
+        except OSError:
+            running = []
         training, measuring = [], []
-        for step in self.plan:
-            for ab, phase in step:
-                train_f, trained, done = self._group(ab)
-                if done:
-                    continue
-                a, b = ab
-                its = self.iterations.get(ab, 0)
-                if phase in ("train", "all") and not trained and train_f > 0:
-                    training.append(f"{a}v{b} ({round(train_f * its)}/{its} iterations)")
-                elif phase in ("measure", "all") and trained:
-                    measuring.append(f"{a}v{b}")
+        for p in running:
+            name, _, phase = p.name.partition("-")
+            try:
+                a, b = (int(x) for x in name.split("v"))
+            except ValueError:
+                continue
+            if phase == "measure":
+                measuring.append(name)
+                continue
+            train_f, trained, _ = self._group((a, b))
+            its = self.iterations.get((a, b), 0)
+            if trained:     # a group of the level-by-level build measures in the same task
+                measuring.append(name)
+            else:
+                training.append(f"{name} ({round(train_f * its)}/{its} iterations)")
         bits = ([f"training {', '.join(training)}"] if training else []) + (
             [f"measuring {', '.join(measuring)}"] if measuring else [])
-        return "; ".join(bits) or "starting"
+        return "; ".join(bits) or "between groups"
 
     def poll(self) -> None:
         self.line(self.describe())
