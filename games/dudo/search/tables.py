@@ -147,7 +147,7 @@ def group_tables(sol, spec: LargeSearchSpec, key: tuple[int, int], log=None):
     for n, arr in t.items():
         yield f"{gk}/{n}", arr
     for own, opp, opened in seats(a, b):
-        pol = resolver(t, a, b, g.m, W, own, opp, opened, spec)
+        pol = resolver(t, a, b, g.m, W, own, opp, opened, spec, threads=2)    # the same bits as one thread
         root = pol.resolve((), pol.prior_req.copy())
         for n, arr in root_tables(root).items():
             yield f"{seat_key(own, opp, opened)}/{n}", arr
