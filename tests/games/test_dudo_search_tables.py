@@ -36,3 +36,22 @@ def test_tables_are_each_seats_int8_continuations(a, b):
             alone = AbstractResolver(own, opp, opened, W, ref, top, depth=2, iterations=15, A=5)
             hist = (0, 3) if opened else (2,)
             assert np.array_equal(res.strategy(hist), alone.strategy(hist))
+
+
+def test_stored_root_resolves_are_the_one_thread_resolves():
+    """group_tables computes the round-start re-solves on two threads: the same bits as one."""
+    from types import SimpleNamespace
+
+    from games.dudo.search_tables import group_tables, seat_key, seats
+    W = {(1, 1): 0.55, (1, 2): 0.3, (2, 1): 0.7}
+    strat = _solved(1, 2, 1, W)
+    spec = LargeSearchSpec(min_total=2, iterations=15, A=5)
+    sol = SimpleNamespace(groups={(1, 2): make_group(1, 2, 1, W)}, W=W, strategies={(1, 2): strat})
+    got = dict(group_tables(sol, spec, (1, 2)))
+    t = leaf_tables(1, 2, 1, strat, W, spec.A)
+    for own, opp, opened in seats(1, 2):
+        pol = resolver(t, 1, 2, 1, W, own, opp, opened, spec, threads=1)
+        res = pol.resolve((), pol.prior_req.copy())
+        assert np.array_equal(got[f"{seat_key(own, opp, opened)}/vO"], res.vO)
+        if opened:
+            assert np.array_equal(got[f"{seat_key(own, opp, opened)}/root_strategy"], res.root_strategy)
