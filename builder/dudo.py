@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from builder import interrupt
-from builder.dudo_progress import DudoWork
+from builder.dudo_progress import DudoWork, tables_marker
 from games.dudo.search.tables import LargeSearchSpec, group_tables, searched_groups
 from games.dudo.policy.searched import state_searched_rounds
 from games.dudo.policy.served import SERVED_SEARCH_LARGE
@@ -53,6 +53,7 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
         for key in groups:
             for name, arr in group_tables(sol, spec, key, log=print):
                 writer.put_array(name, arr)
+            (work / tables_marker(*key)).write_text("{}")     # the progress reads it
         curves = round_curves(sol)
         manifest = dict(game="dudo", variant=params.variant, parameters=recorded_parameters(params),
                         **format_fields(params), windows=n, rounds=rounds,

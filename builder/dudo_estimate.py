@@ -39,6 +39,11 @@ GROUP_CPU = {
     (5, 5): (106.0, 28.2),
 }
 STORE_SECONDS = 4.0      # round statistics, the rows and the publish after the last group (the same build)
+# seconds of each searched group's search tables (``games.dudo.search_tables``: its leaves, then each seat's
+# round-start re-solve on two threads) after the last group, CPU seconds of the default store's build of
+# 2026-11-29 (the build's own log lines; the machine at load 9-11 on 2 cores)
+SEARCH_TABLE_SECONDS = {(1, 5): 2.2, (2, 4): 1.4, (2, 5): 4.2, (3, 3): 0.8, (3, 4): 3.6, (3, 5): 8.5, (4, 4): 5.9,
+                        (4, 5): 19.9, (5, 5): 34.1}
 # training speed-up of a group alone in its level on 2 cores (threads, ``SharedCores``): CPU / wall of 5v4 and 5v5
 # in the fresh clone's build (261 / 167 s, 215 / 136 s); 1v1 trains with the reference kernel (no threads) and
 # 1v2's blocks are too small for them (51 CPU s in 47 s of wall), so 1 there
@@ -108,6 +113,7 @@ def pipelined_seconds(split: dict, workers: int = 2, store_seconds: float = STOR
 
 
 def first_build_seconds(split: dict = FRESH_CLONE_SPLIT, workers: int = 2,
-                        store_seconds: float = STORE_SECONDS) -> float:
-    """Expected wall seconds of a first build: a fresh clone's measured walls scheduled as the builder runs them."""
+                        store_seconds: float = STORE_SECONDS + sum(SEARCH_TABLE_SECONDS.values())) -> float:
+    """Expected wall seconds of a first build: a fresh clone's measured walls scheduled as the builder runs them,
+    then the search tables."""
     return pipelined_seconds(split, workers, store_seconds)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from builder.dudo_estimate import FRESH_CLONE_SPLIT, STORE_SECONDS, TRAINED_FIRST, level_seconds, levels
+from builder.dudo_estimate import (FRESH_CLONE_SPLIT, SEARCH_TABLE_SECONDS, STORE_SECONDS, TRAINED_FIRST,
+                                   level_seconds, levels)
 from builder.steps import StoreSteps
 from games.dudo.store import DudoParams
 
@@ -37,6 +38,19 @@ def group_walls(params: DudoParams, default: bool) -> dict[tuple[int, int], tupl
     return out
 
 
+def tables_marker(a: int, b: int) -> str:
+    """The work directory's file that says group {a, b}'s search tables are written (``builder.dudo``)."""
+    return f"search_{a}v{b}.json"
+
+
+def search_table_walls(params: DudoParams, default: bool) -> dict[tuple[int, int], float]:
+    """(a, b) -> expected seconds of the search tables of every searched group (none without ``large_search``)."""
+    if not params.large_search:
+        return {}
+    groups = [ab for ab, m in params.memories().items() if sum(ab) >= params.large_search[0] and m is not None]
+    return {ab: SEARCH_TABLE_SECONDS.get(ab, 1.0) if default else 1.0 for ab in groups}
+
+
 class DudoWork(StoreSteps):
     """The progress of one Dudo store's build, read from its work directory (a ``StoreSteps``: the progress file
     and the log ask it as they ask any store's steps)."""
@@ -54,7 +68,8 @@ class DudoWork(StoreSteps):
         else:
             self.plan = [[(ab, "all") for ab in lv] for lv in order]
         self.step_walls = [level_seconds([self._task_wall(ab, phase) for ab, phase in step]) for step in self.plan]
-        self.total = sum(self.step_walls) + STORE_SECONDS
+        self.tables = search_table_walls(params, default)
+        self.total = sum(self.step_walls) + STORE_SECONDS + sum(self.tables.values())
         self.published = False
 
     def _task_wall(self, ab, phase: str) -> float:
@@ -108,7 +123,11 @@ class DudoWork(StoreSteps):
             total = sum(weights)
             if total:
                 done += wall * sum(w * self._task_done(ab, phase) for w, (ab, phase) in zip(weights, step)) / total
+        done += sum(w for ab, w in self.tables.items() if self._tables_done(ab))
         return min(1.0, done / self.total)
+
+    def _tables_done(self, ab) -> bool:
+        return (self.work / tables_marker(*ab)).exists()
 
     def describe(self) -> str:
         """The groups under way (each holds a file in the work directory's ``running/`` while it works,
@@ -135,6 +154,9 @@ class DudoWork(StoreSteps):
                 training.append(f"{name} ({round(train_f * its)}/{its} iterations)")
         bits = ([f"training {', '.join(training)}"] if training else []) + (
             [f"measuring {', '.join(measuring)}"] if measuring else [])
+        if not bits and self.tables and all(self._group(ab)[2] for ab in self.walls):
+            done = sum(1 for ab in self.tables if self._tables_done(ab))
+            bits = [f"search tables ({done}/{len(self.tables)} groups)"]
         return "; ".join(bits) or "between groups"
 
     def poll(self) -> None:

@@ -7,7 +7,7 @@ import re
 import time
 
 from builder.dudo import build_dudo_store
-from builder.dudo_progress import DudoWork
+from builder.dudo_progress import DudoWork, tables_marker
 from builder.jotto import JottoParams, build_jotto_store
 from builder.profiles import DUDO_DEFAULT
 from builder.progress import ProgressReporter
@@ -67,14 +67,21 @@ def test_the_dudo_fraction_counts_the_biggest_rounds_iterations_by_their_cost(tm
     # the 5v5 training step (with 4v5's measuring beside it) is about a ninth of the modelled build, and its
     # iterations move the fraction in proportion; 5v5 at 27/60 is far from "99 %"
     assert 0.05 < after - before < 0.16 and abs((mid - before) / (after - before) - 27 / 60) < 0.15
-    assert 0.8 < mid < 0.92
+    tables = sum(work.tables.values()) / work.total      # the search tables after the last group: 13 %
+    assert 0.1 < tables < 0.16
+    assert 0.8 < mid / (1 - tables) < 0.92
     (tmp_path / "running").mkdir()
     (tmp_path / "running" / "5v5").write_text("1")
     (tmp_path / "running" / "4v5-measure").write_text("1")
     assert work.describe() == "training 5v5 (60/60 iterations); measuring 4v5"
+    for p in (tmp_path / "running").iterdir():
+        p.unlink()
     (tmp_path / "dudo_4v5_m2.json").write_text("{}")
     (tmp_path / "dudo_5v5_m2.json").write_text("{}")
-    assert work.fraction() > 0.99
+    assert abs(work.fraction() - (1 - tables)) < 0.01 and work.describe() == "search tables (0/9 groups)"
+    for a, b in work.tables:
+        (tmp_path / tables_marker(a, b)).write_text("{}")
+    assert work.fraction() > 0.99 and work.describe() == "search tables (9/9 groups)"
 
 
 def test_the_reporter_writes_the_counted_fraction_and_the_time_left_at_the_pace_kept(tmp_path):
