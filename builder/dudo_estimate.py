@@ -39,7 +39,7 @@ GROUP_CPU = {
     (5, 5): (106.0, 28.2),
 }
 STORE_SECONDS = 4.0      # round statistics, the rows and the publish after the last group (the same build)
-# seconds of each searched group's search tables (``games.dudo.search_tables``: its leaves, then each seat's
+# seconds of each searched group's search tables (``games.dudo.search.tables``: its leaves, then each seat's
 # round-start re-solve on two threads) after the last group, CPU seconds of the default store's build of
 # 2026-11-29 (the build's own log lines; the machine at load 9-11 on 2 cores)
 SEARCH_TABLE_SECONDS = {(1, 5): 2.2, (2, 4): 1.4, (2, 5): 4.2, (3, 3): 0.8, (3, 4): 3.6, (3, 5): 8.5, (4, 4): 5.9,

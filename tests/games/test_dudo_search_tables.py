@@ -42,7 +42,7 @@ def test_stored_root_resolves_are_the_one_thread_resolves():
     """group_tables computes the round-start re-solves on two threads: the same bits as one."""
     from types import SimpleNamespace
 
-    from games.dudo.search_tables import group_tables, seat_key, seats
+    from games.dudo.search.tables import group_tables, seat_key, seats
     W = {(1, 1): 0.55, (1, 2): 0.3, (2, 1): 0.7}
     strat = _solved(1, 2, 1, W)
     spec = LargeSearchSpec(min_total=2, iterations=15, A=5)
