@@ -395,7 +395,9 @@ def test_cli_review_prints_the_reply_as_a_table_and_json(dudo_root, dudo_stub, t
         assert main(["--target", f"127.0.0.1:{port}", "review", str(path)]) == 0
         out = capsys.readouterr().out.splitlines()
         assert out[0].startswith(f"{VARIANT}  store {want.store_version}  strategy fsicfr  accuracy {want.accuracy:.1f}")
-        rows = [line.split() for line in out[3:3 + len(want.moves)]]
+        head = next(i for i, line in enumerate(out) if line.split()[:2] == ["#", "round"])
+        assert any("judged by your win probability after it" in line for line in out[:head])   # the legend
+        rows = [line.split() for line in out[head + 1:head + 1 + len(want.moves)]]
         assert len(want.moves) == 2  # the opening claim and the Dudo on 1x1
         for row, m in zip(rows, want.moves):
             assert row[2] == m.move and row[7] == f"{m.best_value:.3f}" and row[8] == f"{m.loss:.3f}"
