@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -161,126 +162,164 @@ def run_plan(plan: dict, args: argparse.Namespace) -> int:
     ``args.lanes`` 2: the largest store is built beside the others, on an executor of its own, so that the
     build's total is not the sum of its stores where they leave cores idle (the Jotto stores' fictitious play,
     double oracles and certification run on one core each); 3: the second largest in a third lane."""
-    import threading
-
-    from tqdm import tqdm
-
-    from builder.executor import ExecutorError, make_executor
-    from builder.progress import ProgressReporter
-    from builder.steps import on_terminal
-    from games.dudo.build.solve_game import SharedCores
     from games.dudo.solvers.training import TrainingStopped
-    from builder.summary import PeakMemory, StoreResult, format_summary
+    from builder.executor import ExecutorError
+    from builder.summary import format_summary
 
     journal = Journal(args.root, plan, args.fresh)
     t_build = time.perf_counter()
     interrupt.use_stop_file(args.root / ".work" / f"stop-{os.getpid()}")  # before workers start
     lanes = lanes_of(plan, getattr(args, "lanes", 1))
-    executors = []
     try:
-        for k in range(len(lanes)):
-            executors.append(make_executor(args.executor, args.workers, args.scheduler,
-                                           share_dir=str(args.root / ".work" / ("shared" if k == 0 else f"shared-{k}"))))
+        executors = open_executors(args, len(lanes))
     except ExecutorError as e:
-        for ex in executors:
-            ex.close()
         print(f"gamestrategy-build: {e}", file=sys.stderr)
         return 2
-    results: list[StoreResult] = []
-    lock = threading.Lock()
-    progress = ProgressReporter(args.root, plan, stop_types=(KeyboardInterrupt, TrainingStopped))
-    failed: list[BaseException] = []
-
-    # while a lane other than the last (the largest store's, Dudo's) builds, it holds a file in `busy`: the last
-    # lane's Dudo groups count it as a core taken
-    busy = args.root / ".work" / "busy"
-    shutil.rmtree(busy, ignore_errors=True)
-    # on a root with no store yet the side lanes start after the first lane's first store: that store is the
-    # server's first answer, and beside its numba compile (and the server's) the Dudo lane's first groups made it
-    # 10-20 s later; then (at once where a store is served already) every lane but the last goes down to nice 19, so
-    # that the last lane's store (Dudo: a chain of groups, each level waiting for the one below) keeps the cores and
-    # the others fill what it leaves idle
-    first_store = threading.Event()
-    if all_current_stores(args.root):
-        first_store.set()
-
-    def build_lane(variants: list[str], executor, bar, lane: int = 0) -> None:
-        filler = len(lanes) > 1 and lane < len(lanes) - 1
-        if filler and (lane > 0 or first_store.is_set()):
-            _lower_priority(executor)
-        for variant in variants:
-            params = plan[variant]
-            done = journal.finished(args.root, variant)
-            if done is not None:
-                with lock:
-                    results.append(StoreResult(variant, 0.0, 0, done, _manifest(done), resumed=True))
-                progress.finished(variant, measured=False)
-            else:
-                # a filler lane's store, once it runs at nice 19 beside Dudo's, takes as long as the cores Dudo leaves
-                # it: no estimate of its own (Jotto 4 letters, 47 s alone, took 298 s so) and not a build time to order
-                # the next plan by (Jotto 5 letters took 753 s so, Dudo 703)
-                representative = not filler or (lane == 0 and not first_store.is_set())
-                progress.started(variant, estimate=representative)
-                t0 = time.perf_counter()
-                # a filler lane holds its mark as a Dudo group does in its own directory (``SharedCores``)
-                mark = SharedCores(str(busy), f"lane-{lane}", 1) if filler else contextlib.nullcontext()
-                with PeakMemory() as mem, mark:
-                    path = build_store(variant, params, args.root, executor, busy=str(busy))
-                with lock:
-                    journal.record(variant, path)
-                seconds = time.perf_counter() - t0
-                progress.finished(variant, seconds, measured=representative)
-                with lock:
-                    results.append(StoreResult(variant, seconds, mem.peak, path, _manifest(path)))
-            bar.update(1)
-            interrupt.stop_if_requested()
-            if lane == 0 and filler and not first_store.is_set():
-                first_store.set()
-                _lower_priority(executor)
-
-    def side_lane(variants: list[str], executor, bar, lane: int) -> None:
-        try:
-            while not first_store.wait(0.5):
-                interrupt.stop_if_requested()
-            build_lane(variants, executor, bar, lane)
-        except BaseException as e:  # noqa: BLE001 -- handed to the main thread, which raises it
-            failed.append(e)
-
+    build = LaneBuild(plan, args, journal, lanes)
     try:
-        with progress:
-            stores_bar = tqdm(total=len(plan), desc="stores", unit="store", dynamic_ncols=True,
-                              disable=not on_terminal())     # a log gets each store's lines instead
-            side = [threading.Thread(target=side_lane, args=(lane, ex, stores_bar, k), daemon=True,
-                                     name=f"build-lane-{k}") for k, (lane, ex) in enumerate(zip(lanes, executors)) if k]
-            for th in side:
-                th.start()
-            try:
-                build_lane(lanes[0], executors[0], stores_bar)
-            finally:
-                first_store.set()
-            for th in side:
-                while th.is_alive():
-                    th.join(0.5)
-            if failed:
-                raise failed[0]
-            stores_bar.close()
+        build.run(executors)
     except TrainingStopped as e:  # a worker stopped at an iteration boundary after a checkpoint
-        for ex in executors:
-            ex.close(kill=True)
+        close_executors(executors, kill=True)
         raise KeyboardInterrupt(str(e)) from None
     except BaseException:
-        for ex in executors:
-            ex.close(kill=True)  # do not wait for running tasks: they resume from their checkpoints
+        close_executors(executors, kill=True)  # do not wait for running tasks: they resume from their checkpoints
         raise
     else:
-        for ex in executors:
-            ex.close()
+        close_executors(executors)
     finally:
         interrupt.clear_stop_file()
     journal.clear()
-    results.sort(key=lambda r: list(plan).index(r.variant))
-    print(format_summary(results, executors[0].describe(), time.perf_counter() - t_build))
+    print(format_summary(build.results_in_plan_order(), executors[0].describe(), time.perf_counter() - t_build))
     return 0
+
+
+def open_executors(args: argparse.Namespace, n: int) -> list:
+    """One executor a lane, each with its own share directory; ExecutorError (the ones opened closed) if one
+    cannot start."""
+    from builder.executor import ExecutorError, make_executor
+
+    executors = []
+    try:
+        for k in range(n):
+            share = args.root / ".work" / ("shared" if k == 0 else f"shared-{k}")
+            executors.append(make_executor(args.executor, args.workers, args.scheduler, share_dir=str(share)))
+    except ExecutorError:
+        close_executors(executors)
+        raise
+    return executors
+
+
+def close_executors(executors: list, kill: bool = False) -> None:
+    for ex in executors:
+        ex.close(kill=kill)
+
+
+class LaneBuild:
+    """The plan's lanes built side by side, one thread a lane: the first lane on the calling thread, the others
+    on threads of their own that start after the first lane's first store.
+
+    While a lane other than the last (the largest store's, Dudo's) builds, it holds a file in ``busy``: the
+    last lane's Dudo groups count it as a core taken. On a root with no store yet the side lanes start after the
+    first lane's first store: that store is the server's first answer, and beside its numba compile (and the
+    server's) the Dudo lane's first groups made it 10-20 s later; then (at once where a store is served
+    already) every lane but the last goes down to nice 19, so that the last lane's store (Dudo: a chain of
+    groups, each level waiting for the one below) keeps the cores and the others fill what it leaves idle."""
+
+    def __init__(self, plan: dict, args: argparse.Namespace, journal: Journal, lanes: list[list[str]]):
+        from builder.progress import ProgressReporter
+        from games.dudo.solvers.training import TrainingStopped
+
+        self.plan, self.args, self.journal, self.lanes = plan, args, journal, lanes
+        self.results: list = []
+        self.lock = threading.Lock()
+        self.progress = ProgressReporter(args.root, plan, stop_types=(KeyboardInterrupt, TrainingStopped))
+        self.failed: list[BaseException] = []
+        self.busy = args.root / ".work" / "busy"
+        shutil.rmtree(self.busy, ignore_errors=True)
+        self.first_store = threading.Event()
+        if all_current_stores(args.root):
+            self.first_store.set()
+
+    def run(self, executors: list) -> None:
+        """Every lane to its end; the first failure of a side lane raised here."""
+        from tqdm import tqdm
+
+        from builder.steps import on_terminal
+
+        with self.progress:
+            bar = tqdm(total=len(self.plan), desc="stores", unit="store", dynamic_ncols=True,
+                       disable=not on_terminal())     # a log gets each store's lines instead
+            side = [threading.Thread(target=self.side_lane, args=(lane, ex, bar, k), daemon=True,
+                                     name=f"build-lane-{k}")
+                    for k, (lane, ex) in enumerate(zip(self.lanes, executors)) if k]
+            for th in side:
+                th.start()
+            try:
+                self.build_lane(self.lanes[0], executors[0], bar)
+            finally:
+                self.first_store.set()
+            for th in side:
+                while th.is_alive():
+                    th.join(0.5)
+            if self.failed:
+                raise self.failed[0]
+            bar.close()
+
+    def side_lane(self, variants: list[str], executor, bar, lane: int) -> None:
+        try:
+            while not self.first_store.wait(0.5):
+                interrupt.stop_if_requested()
+            self.build_lane(variants, executor, bar, lane)
+        except BaseException as e:  # noqa: BLE001 -- handed to the main thread, which raises it
+            self.failed.append(e)
+
+    def build_lane(self, variants: list[str], executor, bar, lane: int = 0) -> None:
+        filler = len(self.lanes) > 1 and lane < len(self.lanes) - 1
+        if filler and (lane > 0 or self.first_store.is_set()):
+            _lower_priority(executor)
+        for variant in variants:
+            done = self.journal.finished(self.args.root, variant)
+            if done is not None:
+                self.resumed(variant, done)
+            else:
+                self.build_one(variant, executor, lane, filler)
+            bar.update(1)
+            interrupt.stop_if_requested()
+            if lane == 0 and filler and not self.first_store.is_set():
+                self.first_store.set()
+                _lower_priority(executor)
+
+    def resumed(self, variant: str, path: Path) -> None:
+        from builder.summary import StoreResult
+
+        with self.lock:
+            self.results.append(StoreResult(variant, 0.0, 0, path, _manifest(path), resumed=True))
+        self.progress.finished(variant, measured=False)
+
+    def build_one(self, variant: str, executor, lane: int, filler: bool) -> None:
+        from builder.summary import PeakMemory, StoreResult
+        from games.dudo.build.solve_game import SharedCores
+
+        # a filler lane's store, once it runs at nice 19 beside Dudo's, takes as long as the cores Dudo leaves
+        # it: no estimate of its own (Jotto 4 letters, 47 s alone, took 298 s so) and not a build time to order
+        # the next plan by (Jotto 5 letters took 753 s so, Dudo 703)
+        representative = not filler or (lane == 0 and not self.first_store.is_set())
+        self.progress.started(variant, estimate=representative)
+        t0 = time.perf_counter()
+        # a filler lane holds its mark as a Dudo group does in its own directory (``SharedCores``)
+        mark = SharedCores(str(self.busy), f"lane-{lane}", 1) if filler else contextlib.nullcontext()
+        with PeakMemory() as mem, mark:
+            path = build_store(variant, self.plan[variant], self.args.root, executor, busy=str(self.busy))
+        with self.lock:
+            self.journal.record(variant, path)
+        seconds = time.perf_counter() - t0
+        self.progress.finished(variant, seconds, measured=representative)
+        with self.lock:
+            self.results.append(StoreResult(variant, seconds, mem.peak, path, _manifest(path)))
+
+    def results_in_plan_order(self) -> list:
+        order = list(self.plan)
+        return sorted(self.results, key=lambda r: order.index(r.variant))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -312,7 +351,6 @@ def _lower_priority(executor) -> None:
     """A filler lane (every lane but the last, from the first store on): this thread and its executor's workers
     at nice 19, so that the last lane's Dudo groups (a chain, each waiting for the last) keep the cores and this
     lane takes what they leave idle. Linux sets a thread's niceness on its own id; elsewhere the whole process's."""
-    import threading
     tid = threading.get_native_id() if sys.platform.startswith("linux") else 0
     try:
         now = os.getpriority(os.PRIO_PROCESS, tid)
