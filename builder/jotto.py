@@ -462,51 +462,77 @@ def _seed_members(b: _JottoBuild, fp: FPState) -> list[tuple[np.ndarray, int]]:
 def _certify(b: _JottoBuild, fp: FPState) -> None:
     """The game's value bracket: the double oracle with exact oracles on both sides (strategy "exact_do",
     every member's whole tree in its book), or the bounded-search bracket around the served pair."""
-    params, oracle, trees = b.params, b.oracle, b.trees
-    if params.certify == "served":
-        name = min(("double_oracle", "fp"), key=lambda k: b.strategies[k]["figures"]["guarantee"])
-        h = b.arrays[array_key(HIDER, name)]
-        upper = b.strategies[name]["figures"]["guarantee"]
-        t0 = time.process_time()
-        roll = trees([h], ROLLOUT)[0].guesses
-        hi = dot(roll, h) / h.sum()
-        solver = ExactSolver(oracle.C, oracle.L)
-        r = solver.solve(h, upper=hi, max_nodes=params.certify_nodes)
-        if r is not None:
-            lo, exact = r.value, r.value
-        else:
-            lo, exact = solver.lower_bound(h, None, hi, params.certify_nodes, params.certify_steps)
-        b.certified = dict(lower=float(lo), upper=float(upper), kind=EXACT if exact is not None else BOUNDED,
-                           method="served",
-                           lower_kind=("exact response to the hider" if exact is not None else
-                                       f"bounded search: {params.certify_steps} probes of at most "
-                                       f"{params.certify_nodes} states"),
-                           upper_kind="guarantee: the hider's exact best response (every word)",
-                           hider=name, guesser=name, cpu_seconds=time.process_time() - t0,
-                           max_nodes=params.certify_nodes)
+    if b.params.certify == "served":
+        b.certified = _served_bracket(b)
         return
-    members = _seed_members(b, fp)
+    seed_trees, source = _seed_trees(b, _seed_members(b, fp))
+    res, pricing, cpu = _exact_double_oracle(b, seed_trees, source)
+    members = _exact_do_members(res, source)
+    b.certified = _exact_do_certificate(b.params, res, pricing, cpu)
+    _store_exact_do(b, res, members, cpu)
+
+
+def _served_strategy(b: _JottoBuild) -> str:
+    """The served one of the double oracle and fictitious play: the smaller guarantee."""
+    return min(("double_oracle", "fp"), key=lambda k: b.strategies[k]["figures"]["guarantee"])
+
+
+def _served_bracket(b: _JottoBuild) -> dict:
+    """[the guesser's exact best response to the served hider (or a proven lower bound by bisection within the
+    node budget), the served guarantee]."""
+    params = b.params
+    name = _served_strategy(b)
+    h = b.arrays[array_key(HIDER, name)]
+    upper = b.strategies[name]["figures"]["guarantee"]
+    t0 = time.process_time()
+    roll = b.trees([h], ROLLOUT)[0].guesses
+    hi = dot(roll, h) / h.sum()
+    solver = ExactSolver(b.oracle.C, b.oracle.L)
+    r = solver.solve(h, upper=hi, max_nodes=params.certify_nodes)
+    if r is not None:
+        lo, exact = r.value, r.value
+    else:
+        lo, exact = solver.lower_bound(h, None, hi, params.certify_nodes, params.certify_steps)
+    return dict(lower=float(lo), upper=float(upper), kind=EXACT if exact is not None else BOUNDED,
+                method="served",
+                lower_kind=("exact response to the hider" if exact is not None else
+                            f"bounded search: {params.certify_steps} probes of at most "
+                            f"{params.certify_nodes} states"),
+                upper_kind="guarantee: the hider's exact best response (every word)",
+                hider=name, guesser=name, cpu_seconds=time.process_time() - t0,
+                max_nodes=params.certify_nodes)
+
+
+def _seed_trees(b: _JottoBuild, members: list) -> tuple[list, dict]:
+    """The seed members' trees (one call of the tree builder per oracle kind), and the source of every column:
+    {guesses as bytes: (hider, oracle kind, tree)}."""
     by_kind: dict[int, list[int]] = {}
     for i, (_, k) in enumerate(members):
         by_kind.setdefault(k, []).append(i)
     seed_trees: list = [None] * len(members)
     for k, idx in by_kind.items():
-        for i, t in zip(idx, trees([members[i][0] for i in idx], k, record_threshold=0)):
+        for i, t in zip(idx, b.trees([members[i][0] for i in idx], k, record_threshold=0)):
             seed_trees[i] = t
     source: dict[bytes, tuple[np.ndarray, int, Tree]] = {}
     for (h, k), t in zip(members, seed_trees):
         source.setdefault(t.guesses.astype(np.int32).tobytes(), (h, k, t))
-    extra_kinds = (GBR, ROLLOUT)
+    return seed_trees, source
+
+
+def _exact_double_oracle(b: _JottoBuild, seed_trees: list, source: dict):
+    """The double oracle with exact oracles, seeded with the members' trees, the greedy and rollout trees against
+    each round's hider as extra columns (recorded in ``source``); (its result, the pricing or None, CPU s)."""
+    params, oracle = b.params, b.oracle
 
     def extra(y):
         out = []
-        for k in extra_kinds:
-            t = trees([y], k, record_threshold=0)[0]
+        for k in (GBR, ROLLOUT):
+            t = b.trees([y], k, record_threshold=0)[0]
             source.setdefault(t.guesses.astype(np.int32).tobytes(), (y, k, t))
             out.append(t.guesses)
         return out
 
-    served = min(("double_oracle", "fp"), key=lambda k: b.strategies[k]["figures"]["guarantee"])
+    served = _served_strategy(b)
     rounds = params.certify_rounds
     with b.steps.step("exact double oracle", rounds, expected=min(rounds, EXACT_DO_ROUNDS)) as pb:
         def tick(r):
@@ -525,9 +551,24 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
             lp_hider_too=params.certify_both, pricing=pricing, pricing_gain=params.certify_pricing_gain,
             smoothing=0.0 if pricing else 0.5, threads=min(2, os.cpu_count() or 1))  # 2 threads: the same result, sooner
         cpu = time.process_time() - cpu0
+    return res, pricing, cpu
+
+
+@dataclass
+class _ExactDoMembers:
+    """The support of the double oracle's guesser mixture: weights, columns, and per member its input hider,
+    oracle kind, whether its tree is exact, and its tree."""
+    support: np.ndarray
+    weights: np.ndarray
+    columns: np.ndarray
+    hiders: list
+    kinds: list
+    exact: list
+    nodes: dict
+
+
+def _exact_do_members(res, source: dict) -> _ExactDoMembers:
     support = np.flatnonzero(res.weights > 0)
-    w = res.weights[support]
-    G_s = np.stack([res.columns[c] for c in support], axis=1)
     member_hiders, member_kinds, member_exact, nodes = [], [], [], {}
     for m, c in enumerate(support):
         if c in res.trees:  # a searched tree: its input hider, GBR against it off the tree (never on it)
@@ -542,22 +583,31 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
             member_kinds.append(k)
             member_exact.append(0)
         nodes[m] = Tree(res.columns[c], list(states), list(moves))
+    return _ExactDoMembers(support, res.weights[support], np.stack([res.columns[c] for c in support], axis=1),
+                           member_hiders, member_kinds, member_exact, nodes)
+
+
+def _exact_do_certificate(params: JottoParams, res, pricing, cpu: float) -> dict:
+    return dict(lower=float(res.hider_value), upper=float(res.guarantee), kind=res.kind,
+                method="exact double oracle",
+                lower_kind="exact response to the hider" if res.kind == EXACT else
+                f"bounded search: {params.certify_steps} probes of at most {params.certify_nodes} states",
+                upper_kind="guarantee: the hider's exact best response (every word)",
+                hider="exact_do", guesser="exact_do", cpu_seconds=cpu, max_nodes=params.certify_nodes,
+                rounds=len(res.rounds), **(dict(priced=res.priced, truncated_searches=pricing.searches,
+                                                truncated_states=pricing.nodes) if pricing else {}))
+
+
+def _store_exact_do(b: _JottoBuild, res, members: _ExactDoMembers, cpu: float) -> None:
+    """The strategy "exact_do": its figures, arrays, book (every member's whole tree) and columns."""
     h = res.hider
-    st = pair_stats(h, trees([h], GBR)[0].guesses, G_s, w)
+    st = pair_stats(h, b.trees([h], GBR)[0].guesses, members.columns, members.weights)
     rounds = res.curves()
     curves = np.delete(rounds, 4, axis=1)  # the seconds column out: the stored rows are the same in every build
-    b.certified = dict(lower=float(res.hider_value), upper=float(res.guarantee), kind=res.kind,
-                       method="exact double oracle",
-                       lower_kind="exact response to the hider" if res.kind == EXACT else
-                       f"bounded search: {params.certify_steps} probes of at most {params.certify_nodes} states",
-                       upper_kind="guarantee: the hider's exact best response (every word)",
-                       hider="exact_do", guesser="exact_do", cpu_seconds=cpu, max_nodes=params.certify_nodes,
-                       rounds=len(res.rounds), **(dict(priced=res.priced, truncated_searches=pricing.searches,
-                                                       truncated_states=pricing.nodes) if pricing else {}))
     b.strategies["exact_do"] = dict(
-        kind=MIXED, members=int(len(support)), rounds=len(res.rounds), columns=len(res.columns),
+        kind=MIXED, members=int(len(members.support)), rounds=len(res.rounds), columns=len(res.columns),
         book_threshold=0, seconds=res.seconds, cpu_seconds=cpu, round_seconds=rounds[:, 4].tolist(),
-        exact_members=int(sum(member_exact)),
+        exact_members=int(sum(members.exact)),
         figures=dict(st.as_dict(), value_lower=float(res.hider_value), value_upper=float(res.guarantee),
                      value_gap=float(res.gap), hider_vs_exact=float(res.hider_value),
                      exact_seconds_per_response=float(np.mean(rounds[:, 4])) if len(rounds) else 0.0,
@@ -566,13 +616,13 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
                     "members, the guesser's exact best responses (optimal decision trees) and the greedy and "
                     "rollout trees against each round's hider; the hider's exact best response is the guarantee; "
                     "dual smoothing (Wentges) towards the best proven hider; every member's whole tree in the book")
-    b.arrays.update({array_key(HIDER, "exact_do"): h, array_key(WEIGHTS, "exact_do"): w,
-                     array_key(MEMBER_HIDERS, "exact_do"): np.stack(member_hiders),
-                     array_key(MEMBER_KINDS, "exact_do"): np.array(member_kinds, dtype=np.int64),
-                     array_key(MEMBER_EXACT, "exact_do"): np.array(member_exact, dtype=np.uint8),
+    b.arrays.update({array_key(HIDER, "exact_do"): h, array_key(WEIGHTS, "exact_do"): members.weights,
+                     array_key(MEMBER_HIDERS, "exact_do"): np.stack(members.hiders),
+                     array_key(MEMBER_KINDS, "exact_do"): np.array(members.kinds, dtype=np.int64),
+                     array_key(MEMBER_EXACT, "exact_do"): np.array(members.exact, dtype=np.uint8),
                      array_key(CERT_CURVES, "exact_do"): curves})
-    b.books["exact_do"] = _book_from_trees(b.D, nodes)
-    b.columns["exact_do"] = (G_s, w)
+    b.books["exact_do"] = _book_from_trees(b.D, members.nodes)
+    b.columns["exact_do"] = (members.columns, members.weights)
 
 
 def _people(b: _JottoBuild) -> None:
