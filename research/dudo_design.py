@@ -30,7 +30,7 @@ from games.dudo.solvers.abstract_cfr import FastSolver
 from games.dudo.solvers.tree_cfr import TreeSolver
 
 from research.dudo import _round_exploitability
-from research.dudo_endgame import payoff_tables
+from games.dudo.measure.exploit import payoff_tables
 
 
 def continuations(max_total: int, log=print):

@@ -47,19 +47,8 @@ from pathlib import Path
 import numpy as np
 
 from games.dudo.search import endgame as eg
-from games.dudo.measure.exploit import _resp_tables
-from games.dudo.abstraction.dag import make_group
+from games.dudo.measure.exploit import payoff_tables
 from games.dudo.rules import roll_arrays
-
-
-def payoff_tables(own: int, opp: int, W, resp_open: dict, resp_other: dict) -> np.ndarray:
-    """V[s, L, t]: the responder's (seat 1's) game-winning probability when seat s challenges
-    claim L and t dice count (seat 0 = the evaluated player with ``own`` dice)."""
-    g = make_group(min(own, opp), max(own, opp), 1, W)
-    s_fix = 0 if g.nsides == 1 else g.dice.index(own)
-    s_resp = s_fix if g.nsides == 1 else 1 - s_fix
-    T_resp, T_fix = _resp_tables(g, s_resp, s_fix, resp_open, resp_other)
-    return np.stack([T_fix, T_resp])
 
 
 def _seat_walk(bp, own: int, opp: int, opened: bool, V_bp, V_rs, R: int, at_root):

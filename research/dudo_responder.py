@@ -28,7 +28,7 @@ from games.dudo.measure.lookahead import LookaheadChooser
 from games.dudo.serving.respond import respond
 
 from research.dudo_design import continuations, train
-from research.dudo_endgame import payoff_tables
+from games.dudo.measure.exploit import payoff_tables
 
 
 def validate(a, b, m, its, A, iterations, widths, width, games, seed=0, m_resp=2, log=print):

@@ -39,7 +39,7 @@ from games.dudo.rules import roll_arrays
 from games.dudo.search.abstract_resolve import AbstractResolver, float32_continuations, int8_continuations, top_claims
 
 from research.dudo_design import continuations, train
-from research.dudo_endgame import payoff_tables
+from games.dudo.measure.exploit import payoff_tables
 
 
 LEAVES = {"float32": float32_continuations, "int8": int8_continuations}

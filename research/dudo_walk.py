@@ -32,7 +32,7 @@ from games.dudo.measure.search_walk import _subgame_nodes, timed_search_best_res
 
 from research.dudo import _round_exploitability
 from research.dudo_design import continuations, fmt, stored_mb, train
-from research.dudo_endgame import payoff_tables
+from games.dudo.measure.exploit import payoff_tables
 
 
 def _profile_params(name: str):

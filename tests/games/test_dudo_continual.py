@@ -3,7 +3,7 @@ on 1v1: the sequence-form LP value and exploit.py's perfect-recall best response
 import numpy as np
 import pytest
 
-from research.dudo_endgame import payoff_tables
+from games.dudo.measure.exploit import payoff_tables
 from games.dudo.search.continual import (ContinualResolver, continuation_values,
                                   seat_best_response)
 from games.dudo.measure.exploit import best_response_value

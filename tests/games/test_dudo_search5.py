@@ -5,7 +5,7 @@ best response and lbr.py's estimator of the same responder (value of pi plus its
 import numpy as np
 import pytest
 
-from research.dudo_endgame import payoff_tables
+from games.dudo.measure.exploit import payoff_tables
 from games.dudo.search.continual import ContinualResolver, continuation_values, seat_best_response
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.abstraction.dag import make_group

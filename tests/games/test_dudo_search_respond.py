@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from research.dudo_design import continuations, train
-from research.dudo_endgame import payoff_tables
+from games.dudo.measure.exploit import payoff_tables
 from games.dudo.search.continual import continuation_values, seat_best_response
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.measure.lbr import responder_tables

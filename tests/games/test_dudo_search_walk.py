@@ -5,7 +5,7 @@ ContinualResolver.resolve at each decision)."""
 import numpy as np
 import pytest
 
-from research.dudo_endgame import payoff_tables
+from games.dudo.measure.exploit import payoff_tables
 from games.dudo.reference import exact_check
 from games.dudo.search.continual import ContinualResolver, continuation_values, seat_best_response
 from games.dudo.measure.exploit import best_response_value

@@ -53,7 +53,8 @@ def test_fast_evaluation_matches_the_direct_one_and_resumes(tmp_path):
     over the saved chunks gives them again without re-solving."""
     import numpy as np
 
-    from research.dudo_endgame import payoff_tables, seat_values, seat_values_direct
+    from games.dudo.measure.exploit import payoff_tables
+    from research.dudo_endgame import seat_values, seat_values_direct
     from games.dudo.search import endgame as eg
     from games.dudo.build.solve_game import solve_game
 

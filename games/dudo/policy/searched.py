@@ -104,17 +104,15 @@ def searched_figures(g, strat, opener: int, W: dict, br_open: dict, br_other: di
     """The round ``opener`` v other dice of group ``g`` served by search on ``strat``: each seat's exact
     perfect-recall best response (``br_opener``: the responder opens; later rounds worth ``br_open`` /
     ``br_other`` to the responder, as ``exploit.best_response_value`` takes them) and their sum - 1."""
-    from games.dudo.measure.exploit import _resp_tables
+    from games.dudo.measure.exploit import seat_payoff_tables
     a, b = g.dice[0], g.dice[-1]
     other = a + b - opener
     out = {}
     for resp_opens in (True, False):
         own, opp = (other, opener) if resp_opens else (opener, other)
         rnd = SearchedRound(a, b, g.m, strat, W, own, opp, not resp_opens, spec, cache=1)
-        s_fix = 0 if g.nsides == 1 else g.dice.index(own)
-        s_resp = s_fix if g.nsides == 1 else 1 - s_fix
-        T_resp, T_fix = _resp_tables(g, s_resp, s_fix, br_open, br_other)
-        out["br_opener" if resp_opens else "br_other"] = rnd.best_response(np.stack([T_fix, T_resp]))
+        V_resp = seat_payoff_tables(g, own, br_open, br_other)
+        out["br_opener" if resp_opens else "br_other"] = rnd.best_response(V_resp)
     out["exploitability"] = out["br_opener"] + out["br_other"] - 1.0
     return out
 
