@@ -79,7 +79,8 @@ export class Jotto {
     box.hidden = true; box.replaceChildren();
     this.log.clear();
     this.log.say(`JOTTO on ${variant}, level ${level}, seed ${seed}.`);
-    this.log.say(`I HAVE A ${this.L}-LETTER WORD. THINK OF YOURS (ANY WORD; DON'T TELL ME).`);
+    this.log.say(`I HAVE A ${this.L}-LETTER WORD. THINK OF YOURS, A WORD OF MY LIST (${this.rule()}: `
+      + `${this.words.length} WORDS); DON'T TELL ME. I FIND ONLY WORDS OF MY LIST.`);
     this.refresh();
     let personNext = await this.p.yesNo("WOULD YOU LIKE TO GO FIRST?");
     while (g.person === null || g.program === null) {
@@ -278,10 +279,19 @@ export class Jotto {
     return out;
   }
 
+  // What the variant's list holds (its name's last part: games/jotto/dictionary.py's filters).
+  rule() {
+    const filter = this.variant.split("-").pop();
+    return { ganzfried: `THE WORDS OF ${this.L} DIFFERENT LETTERS THAT HAVE NO ANAGRAM`,
+      anagram1: `ONE WORD OF ${this.L} LETTERS OF EACH SET OF ANAGRAMS`,
+      distinct1: `ONE WORD OF ${this.L} DIFFERENT LETTERS OF EACH SET OF ANAGRAMS` }[filter] || `THE WORDS OF ${this.L} LETTERS`;
+  }
+
   async contradiction() {
     const g = this.g;
     g.contradicted = true;
-    this.log.say("YOUR ANSWERS CONTRADICT EACH OTHER: NO WORD I KNOW HAS THEM ALL.", "err");
+    this.log.say(`NO WORD OF MY LIST FITS ALL YOUR ANSWERS: EITHER YOUR WORD IS NOT IN MY LIST (${this.rule()}), `
+      + "OR ONE OF YOUR ANSWERS IS WRONG.", "err");
     for (const [w, given, t, x] of this.culprits().slice(0, 3)) {
       this.log.say(x === w ? `  IF YOUR WORD IS ${U(x)}, YOU SHOULD HAVE SAID YES WHEN I NAMED IT.`
         : `  IF YOUR WORD IS ${U(x)}, ${U(w)} HAS ${nJots(t)}, NOT THE ${given} YOU GAVE ME.`);
@@ -301,7 +311,10 @@ export class Jotto {
     const w = (await this.p.text("WHAT WAS YOUR SECRET WORD?", { submit: "Tell", check: (t) => this.checkWord(t) })).text.toLowerCase();
     const bad = g.history.filter(([x, j]) => jots(x, w) !== j);
     for (const [x, j] of bad) this.log.say(`YOU GAVE ME ${nJots(j)} ON ${U(x)} AND THAT HAS ${nJots(jots(x, w))} WITH ${U(w)}.`);
-    if (!bad.length) this.log.say(`ALL YOUR ANSWERS FIT ${U(w)}.` + (this.index.has(w) ? "" : ` ${U(w)} IS NOT IN MY DICTIONARY.`));
+    if (!bad.length) {
+      this.log.say(`ALL YOUR ANSWERS FIT ${U(w)}: THEY WERE RIGHT.` + (this.index.has(w) ? ""
+        : ` ${U(w)} IS NOT IN MY LIST (${this.rule()}), SO I COULD NOT FIND IT.`));
+    }
     else this.log.say(`${bad.length} OF YOUR ${g.history.length} ANSWERS ${bad.length === 1 ? "DOES" : "DO"} NOT FIT ${U(w)}.`);
   }
 }

@@ -555,6 +555,9 @@ def test_no_review_is_offered_for_a_game_with_a_word_outside_the_list(page, site
             raise AssertionError(f"unexpected question {q!r}")
         wait_changed(pg, box, before)
     assert pg.get_attribute("#jotto", "data-state") == "over"
+    # the game asked for a word of its list at the start, and said what the list holds
+    assert (f"THINK OF YOURS, A WORD OF MY LIST (THE WORDS OF 2 DIFFERENT LETTERS THAT HAVE NO ANAGRAM: {len(words)} "
+            "WORDS); DON'T TELL ME. I FIND ONLY WORDS OF MY LIST.") in pg.inner_text("#jotto-log")
     after = pg.inner_text(box)
     assert pg.query_selector(f"{box} button:has-text('Review this game')") is None, after
     assert f"No review: {outside.upper()} is not in my list" in after, after
