@@ -12,8 +12,8 @@ export function buildingText(building) {
   if (!building.length) return "";
   const parts = building.map((b) => {
     const bits = [];
-    if (b.state === "building" && b.fraction >= 0) bits.push(`about ${Math.round(100 * b.fraction)}%`);
-    else if (b.state !== "building") bits.push("waiting");
+    if (b.state === "building") bits.push(b.fraction >= 0 ? `about ${Math.round(100 * b.fraction)}%` : "no estimate yet");
+    else bits.push("waiting");
     if (b.etaSeconds >= 0) bits.push(`about ${duration(b.etaSeconds)} left`);
     return `${b.variant} (${bits.join(", ")})`;
   });
