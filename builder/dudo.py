@@ -61,7 +61,7 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
                         **({"curves": curves} if curves else {}), code_version=code_version(),
                         build_seconds=time.perf_counter() - t0)
         path = writer.publish(manifest)
-    for pat in ("*.npz", "*.npy", "*.json"):
+    for pat in ("*.npz", "*.npy", "*.json", "*.progress"):
         for p in work.glob(pat):
             p.unlink()
     clear_running(str(work))

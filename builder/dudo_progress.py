@@ -2,7 +2,7 @@
 
 The build (``games.dudo.build.solve_game.solve_game``, pipelined) runs in steps: step D trains the groups of D dice in play
 and measures those of D - 1 (best responses, bounds, improvement), each group's task on the next free worker.
-A group's files say how far it is: ``<stem>.npz.progress.json`` its training's iterations (written as it trains,
+A group's files say how far it is: ``<stem>.npz.progress`` its training's iterations (written as it trains,
 ``games.dudo.solvers.training``), ``<stem>.trained.json`` its training done, ``<stem>.json`` the group done. Each task
 is weighted by its expected wall (the default store: the walls of a fresh clone's build,
 ``builder.dudo_estimate.FRESH_CLONE_SPLIT``; other parameters: the solver's cost model,
@@ -23,7 +23,7 @@ from games.dudo.store import DudoParams
 # a group's measuring (figures, bounds, improvement) against its training, where no measured wall says it
 MEASURE_SHARE = 0.3
 RUNNING = "running"     # games.dudo.build.solve_game.RUNNING: a group's file while it trains or measures
-PROGRESS_SUFFIX = ".npz.progress.json"    # games.dudo.solvers.training.PROGRESS_SUFFIX of the solver's .npz checkpoint
+PROGRESS_SUFFIX = ".npz.progress"   # games.dudo.solvers.training.PROGRESS_SUFFIX of the solver's .npz checkpoint
 
 
 def group_walls(params: DudoParams, default: bool) -> dict[tuple[int, int], tuple[float, float]]:

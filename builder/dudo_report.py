@@ -149,7 +149,7 @@ def unfinished(work: Path) -> dict:
     import json
     rounds, params = {}, dict(max_dice=1)
     for p in sorted(Path(work).glob("dudo_*v*_m*.json")):
-        if p.name.endswith(".curve.json"):
+        if p.name.count(".") > 1:   # a group's other files: its curve, trained rows' facts, training's progress
             continue
         meta = json.loads(p.read_text())
         params.update(max_dice=int(meta["inputs"]["max_dice"]), stop_rel=meta["inputs"].get("stop_rel", 0))

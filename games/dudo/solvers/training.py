@@ -33,12 +33,12 @@ def train(solver, iterations: int, checkpoint: str | None = None, every: int = 0
     return solver
 
 
-PROGRESS_SUFFIX = ".progress.json"
+PROGRESS_SUFFIX = ".progress"  # not .json: the work directory's *.json are groups' results (warmup waits for one)
 PROGRESS_EVERY_SECONDS = 1.0
 
 
 class _ProgressFile:
-    """``<checkpoint>.progress.json``: the iterations trained so far, for the builder's progress
+    """``<checkpoint>.progress``: the iterations trained so far, for the builder's progress
     (``builder.dudo_progress``) while the group trains in a worker process; at most once a second (it is for
     display: never part of a result)."""
 
