@@ -1,5 +1,8 @@
+import atexit
 import contextlib
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,13 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
 # of 2v2 at m = 3 on 2 threads: 6.8 s of CPU and 16.7 s wall spinning, 0.13 s and 0.47 s with threads that sleep
 # (1 thread: 0.08 s). Set for this process and every one the tests start, before numba starts its threads.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Every registry verifies a store before serving it (server.storecheck, a child process each). The tests open
+# the same session stores in many registries: they share their verdicts, by file identity (path, inode, size,
+# times), as a server's workers do; a file a test changes has another identity and is checked again.
+if not os.environ.get("GAMESTRATEGY_VERIFY_DIR"):
+    _verdicts = tempfile.mkdtemp(prefix="gamestrategy-test-verdicts-")
+    os.environ["GAMESTRATEGY_VERIFY_DIR"] = _verdicts
+    atexit.register(shutil.rmtree, _verdicts, True)
 
 SMALL_VARIANT = "jotto-en_US80-2-ganzfried"
 
