@@ -181,6 +181,8 @@ class Supervisor:
                 pid, status = os.waitpid(-1, 0)
             except ChildProcessError:
                 break
+            if pid not in self.children:  # a child of the parent's own, not a worker
+                continue
             worker, started = self.children.pop(pid)
             code = os.waitstatus_to_exitcode(status)
             if self.stopping:
