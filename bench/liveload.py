@@ -147,7 +147,7 @@ def _dudo_request(own, opp, seed):
 
 def run(args) -> int:
     from builder.dudo import build_dudo_store
-    from games.dudo.store import DudoParams
+    from games.dudo.build.params import DudoParams
     from games.storage import current_stores
 
     src = Path(args.root)

@@ -133,7 +133,7 @@ def build_store(variant: str, params, root: Path, executor, busy: str | None = N
     from builder.guesswho import GuessWhoParams, build_guesswho_store
     from builder.hangman import HangmanParams, build_hangman_store
     from builder.jotto import build_jotto_store
-    from games.dudo.store import DudoParams
+    from games.dudo.build.params import DudoParams
 
     if isinstance(params, DudoParams):
         return build_dudo_store(params, root, map_fn=executor.map, cores=executor.local_cores, busy=busy,

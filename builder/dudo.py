@@ -15,7 +15,9 @@ from games.dudo.policy.served import SERVED_SEARCH_LARGE
 from games.dudo.build.solve_game import clear_running, solve_params
 from builder.recorded import recorded_parameters
 from games.dudo.build.warmup import compile_kernels
-from games.dudo.store import DudoParams, format_fields, iter_rows, round_curves, round_stats
+from games.dudo.build.params import DudoParams
+from games.dudo.build.rows import iter_rows, round_curves, round_stats
+from games.dudo.store import format_fields
 from games.storage import StoreWriter, code_version
 
 
@@ -56,7 +58,7 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
             (work / tables_marker(*key)).write_text("{}")     # the progress reads it
         curves = round_curves(sol)
         manifest = dict(game="dudo", variant=params.variant, parameters=recorded_parameters(params),
-                        **format_fields(params), windows=n, rounds=rounds,
+                        **format_fields(params.memories()), windows=n, rounds=rounds,
                         **({"large_search": asdict(spec)} if spec else {}),
                         **({"curves": curves} if curves else {}), code_version=code_version(),
                         build_seconds=time.perf_counter() - t0)

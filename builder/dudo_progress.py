@@ -18,7 +18,7 @@ from pathlib import Path
 from builder.dudo_estimate import (FRESH_CLONE_SPLIT, SEARCH_TABLE_SECONDS, STORE_SECONDS, TRAINED_FIRST,
                                    level_seconds, levels)
 from builder.steps import StoreSteps
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 
 # a group's measuring (figures, bounds, improvement) against its training, where no measured wall says it
 MEASURE_SHARE = 0.3

@@ -1,5 +1,5 @@
 """What `make build-stores` (full) and the first `make serve` (default) build."""
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from builder.jotto import JottoParams
 
 # the real game (5 dice a player) with a memory per dice group chosen by budget (games.dudo.build.budget): at

@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 def recorded_parameters(params) -> dict:
     """Dudo's ``manifest_parameters``, a parameters class's own ``as_dict`` (Jotto's), else every field."""
-    from games.dudo.store import DudoParams, manifest_parameters
+    from games.dudo.build.params import DudoParams, manifest_parameters
     if isinstance(params, DudoParams):
         return manifest_parameters(params)
     if hasattr(params, "as_dict"):

@@ -163,7 +163,7 @@ def endgame_root(tmp_path_factory):
     """A Dudo store root whose rounds of 3 and 4 dice have no exact figure: their endgames are re-solved
     (games.dudo.policy.served)."""
     from builder.dudo import build_dudo_store
-    from games.dudo.store import DudoParams
+    from games.dudo.build.params import DudoParams
 
     params = DudoParams(max_dice=2, iterations=30, exact_br_total=2)
     root = tmp_path_factory.mktemp("endgame-root")

@@ -97,7 +97,7 @@ def default_service(tmp_path_factory):
     from builder.hangman import HangmanParams, build_hangman_store
     from builder.jotto import JottoParams, build_jotto_store
     from builder.profiles import DEFAULT
-    from games.dudo.store import DudoParams
+    from games.dudo.build.params import DudoParams
     from server.app import build_server
     from server.http_api import HttpApi
     from server.listener import HttpServer

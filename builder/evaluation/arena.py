@@ -239,7 +239,8 @@ class DudoStore:
     information set, or (a round the store's games never reach) the game solved live with enough dice."""
 
     def __init__(self, store):
-        from games.dudo.store import DudoParams, store_memories
+        from games.dudo.build.params import DudoParams
+        from games.dudo.store import store_memories
 
         self.store = store
         self.params = DudoParams(**store.manifest["parameters"])
@@ -250,7 +251,8 @@ class DudoStore:
         from games.dudo.abstraction.dag import round_reachable
         from games.dudo.rules import MAX_DICE
         from games.dudo.build.solve_game import solve_params
-        from games.dudo.store import DudoParams, read_row
+        from games.dudo.build.params import DudoParams
+        from games.dudo.store import read_row
 
         opener, other = (own, opp) if opened else (opp, own)
         need = next(d for d in range(max(own, opp), MAX_DICE + 1) if round_reachable(opener, other, d))

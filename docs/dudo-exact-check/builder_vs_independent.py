@@ -3,7 +3,7 @@ import time, sys, json
 import numpy as np
 from builder.profiles import DUDO_DEFAULT
 from games.dudo.build.solve_game import solve_game
-from games.dudo.store import iter_rows
+from games.dudo.build.rows import iter_rows
 from games.dudo.abstraction.infoset import history_window
 from games.dudo.reference import exact_check as xc
 p = DUDO_DEFAULT

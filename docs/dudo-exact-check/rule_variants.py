@@ -3,7 +3,7 @@ import time, sys, pickle
 import numpy as np
 from games.dudo.build.solve_game import solve_game
 from builder.profiles import DUDO_DEFAULT as p
-from games.dudo.store import iter_rows
+from games.dudo.build.rows import iter_rows
 from games.dudo.abstraction.infoset import history_window
 from games.dudo.reference import exact_check as xc
 sol = solve_game(max_dice=p.max_dice, m=p.memories(), iterations=p.group_iterations, perfect_recall_total=p.perfect_recall_total,

@@ -2,7 +2,8 @@
 import time, sys, json, numpy as np
 from builder.profiles import DUDO_DEFAULT as p
 from games.dudo.build.solve_game import solve_game
-from games.dudo.store import iter_rows, lookup_row
+from games.dudo.build.rows import iter_rows
+from games.dudo.store import lookup_row
 from games.dudo.abstraction.infoset import history_window
 from games.dudo.reference import exact_check as xc
 from games.dudo.search.endgame import EndgamePolicy, SolutionBlueprint, RowBlueprint

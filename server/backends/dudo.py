@@ -28,7 +28,8 @@ from games.dudo.policy.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, S
                                served_rounds)
 from games.dudo.serving.review import TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
-from games.dudo.store import DudoManifest, DudoParams, read_row, store_memories
+from games.dudo.build.params import DudoParams
+from games.dudo.store import DudoManifest, read_row, store_memories
 from games.quantise import UNIT
 from games.seeding import seeded_pick
 from games.storage import Store, StoreError, check_manifest

@@ -27,7 +27,7 @@ def test_resolve_names():
 
 def test_dudo_games_random_and_served(tmp_path):
     from builder.dudo import build_dudo_store
-    from games.dudo.store import DudoParams
+    from games.dudo.build.params import DudoParams
     from builder.evaluation.arena import DudoGame, DudoServed
 
     game = DudoGame(2)
@@ -46,7 +46,7 @@ def test_store_readers_play_as_the_server_does(small_store, tmp_path):
     from builder.dudo import build_dudo_store
     from builder.evaluation.arena import DudoStore, JottoStore
     from games.dudo.rules import claim
-    from games.dudo.store import DudoParams
+    from games.dudo.build.params import DudoParams
     from games.seeding import seeded_pick
     from games.storage import Store
     from protos import gamestrategy_pb2 as pb

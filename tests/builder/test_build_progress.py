@@ -6,7 +6,7 @@ from builder import __main__ as build_main
 from builder.profiles import DEFAULT, EXPECTED_SECONDS
 from builder.progress import ProgressReporter, smallest_first, timing_key
 from games.buildprogress import measured_seconds, read_progress, record_seconds
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 
 
 def _args(root, **kw):

@@ -13,7 +13,7 @@ from builder.profiles import DUDO_DEFAULT
 from builder.progress import ProgressReporter
 from builder.steps import StoreSteps, steps_of
 from games.buildprogress import read_progress
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from tests.conftest import SMALL_VARIANT
 
 

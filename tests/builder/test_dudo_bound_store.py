@@ -9,7 +9,7 @@ from builder import dudo_report
 from games.dudo.measure.bound import kind_of, memory_best_response
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.build.solve_game import solve_params
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from protos import gamestrategy_pb2 as pb
 from tests.conftest import built_dudo_manifest, stub_on
 

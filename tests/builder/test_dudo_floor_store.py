@@ -7,7 +7,7 @@ from builder import dudo_report
 from builder.dudo import build_dudo_store
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.abstraction.dag import make_group
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from games.storage import Store
 from protos import gamestrategy_pb2 as pb
 from tests.conftest import stub_on
@@ -42,7 +42,7 @@ def test_manifest_records_the_floor_and_the_curve(floor_store):
     # the recorded exploitability is the exact best response's, recomputed here from a fresh solve
     # of the same iterations (the solve is deterministic), quantised as the store holds it
     from games.dudo.solvers.abstract_cfr import FastSolver
-    from games.dudo.store import quantised_strategy
+    from games.dudo.build.rows import quantised_strategy
     g = make_group(1, 1, 1)
     strat = quantised_strategy(g, FastSolver(g).solve(int(st["iterations"]), progress=False).average_strategy())
     e = best_response_value(g, strat, 1, True, {}, {}) + best_response_value(g, strat, 1, False, {}, {}) - 1

@@ -169,7 +169,7 @@ def test_dudo_store_same_hash_on_every_executor(tmp_path):
     Dask: one content hash (every float that reaches it is computed in a fixed order, no BLAS, no
     fastmath, then quantised; see games/dudo/solvers/kernels.py)."""
     from builder.dudo import build_dudo_store
-    from games.dudo.store import DudoParams
+    from games.dudo.build.params import DudoParams
     params = DudoParams(max_dice=2, iterations=4, exact_br_total=2, memory_budget=1 << 30, time_budget=0.05,
                         label="hash")
     hashes = []
@@ -220,7 +220,7 @@ def test_dudo_store_hash_does_not_depend_on_the_cpu_paths_of_blas_or_numpy(tmp_p
     one as another CPU would compute (``_other_cpu_env``): one content hash.  A figure summed by BLAS (its
     kernel fixes the order, so the last bits) made them differ."""
     script = ("import sys; from pathlib import Path; from builder.dudo import build_dudo_store; "
-              "from games.dudo.store import DudoParams; from games.storage import Store; "
+              "from games.dudo.build.params import DudoParams; from games.storage import Store; "
               "p = DudoParams(max_dice=2, iterations=30, memory=1, exact_br_total=2, bound_memory=1, "
               "bound_budget=1 << 30, bound_time_budget=60.0, improve_games=8, label='blas'); "
               "print(Store(build_dudo_store(p, Path(sys.argv[1]))).manifest['content_hash'])")

@@ -30,7 +30,8 @@ def test_html_report_of_a_dudo_store_with_memory_per_group(tmp_path):
     """The Dudo heat map and the index carry row format 2's facts: each round's memory chosen by budget."""
     from builder.dudo import build_dudo_store
     from builder.report import main
-    from games.dudo.store import DudoParams, store_memories
+    from games.dudo.build.params import DudoParams
+    from games.dudo.store import store_memories
     from games.storage import Store
 
     params = DudoParams(max_dice=2, iterations=3, exact_br_total=0, memory_budget=1 << 30, time_budget=0.05, label="t")

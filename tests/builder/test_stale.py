@@ -3,7 +3,7 @@ import dataclasses
 
 import pytest
 
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 
 BUILT = DudoParams(max_dice=1, iterations=30, exact_br_total=0)
 

@@ -14,7 +14,7 @@ from builder.dudo import build_dudo_store
 from builder.guesswho import GuessWhoParams, build_guesswho_store
 from builder.hangman import HangmanParams, build_hangman_store
 from clients.cli import main
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from games.hangman.game import lexicon
 from games.jotto.dictionary import load_dictionary
 from protos import gamestrategy_pb2 as pb

@@ -34,7 +34,7 @@ def jots(a: str, b: str) -> int:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     from builder.dudo import build_dudo_store
-    from games.dudo.store import DudoParams
+    from games.dudo.build.params import DudoParams
     from builder.hangman import HangmanParams, build_hangman_store
     from builder.jotto import JottoParams, build_jotto_store
     from server.app import build_server

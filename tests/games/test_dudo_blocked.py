@@ -95,7 +95,8 @@ def test_solve_game_resume_is_bit_identical(tmp_path):
 
 def test_store_rows_in_key_order_match_infosets():
     """Every reachable window's value decodes, roll by roll, to the quantised solver distribution."""
-    from games.dudo.store import decode_window_row, iter_rows, window_key
+    from games.dudo.build.rows import iter_rows
+    from games.dudo.store import decode_window_row, window_key
     from games.quantise import quantise
     sol = solve_game(max_dice=2, m=3, iterations=5, exact_br_total=2, abstract_br=False,
                      progress=False, log=None)

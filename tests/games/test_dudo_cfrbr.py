@@ -99,7 +99,7 @@ def test_solve_game_trains_a_group_against_responders_that_remember_more(tmp_pat
 
 
 def test_the_manifest_records_train_memories():
-    from games.dudo.store import DudoParams, manifest_parameters
+    from games.dudo.build.params import DudoParams, manifest_parameters
     p = DudoParams(max_dice=3, iterations=10, memory_budget=1 << 30, memory_by_group=(((3, 3), 2),),
                    train_memory_by_group=(((3, 3), 3),))
     assert p.train_memories() == {(3, 3): 3}
@@ -147,7 +147,7 @@ def test_cost_model_bytes_cover_the_arrays(a, b, m, m_fine):
 def test_the_plan_models_trained_groups_and_the_budget_holds_them(capsys):
     from builder import dudo_report
     from games.dudo.build.budget import cfrbr_cost, group_cost
-    from games.dudo.store import DudoParams
+    from games.dudo.build.params import DudoParams
     assert dudo_report.main(["--plan", "default"]) == 0
     rows = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines() if ln[:1].isdigit()}
     assert rows["3v3"].split()[1:4] == ["2", "vs", "3"] and rows["2v4"].split()[1] == "2"
@@ -161,7 +161,7 @@ def test_the_plan_models_trained_groups_and_the_budget_holds_them(capsys):
 def test_a_trained_group_is_measured_by_a_responder_remembering_as_much_as_its_training_responders():
     """The bound's responder memory m' is the budget's (m + 1 where it fits) unless the training responders
     remember more: then theirs, so a figure never comes from a weaker responder than training met."""
-    from games.dudo.store import DudoParams
+    from games.dudo.build.params import DudoParams
     base = dict(max_dice=4, iterations=10, memory_budget=1 << 34, bound_memory=1, bound_budget=1 << 31,
                 memory_by_group=(((2, 3), 2), ((3, 4), 2)))
     plain = DudoParams(**base)

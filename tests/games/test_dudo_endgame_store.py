@@ -5,7 +5,7 @@ from builder.dudo import build_dudo_store
 from games.dudo.search import endgame as eg
 from games.dudo.serving.endgame_store import resolve_from_store, store_W
 from games.dudo.build.solve_game import solve_params
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from games.storage import Store
 
 PARAMS = DudoParams(max_dice=1, iterations=100, memory=2, perfect_recall_total=0, exact_br_total=0)

@@ -8,7 +8,8 @@ import pytest
 from games.dudo.reference import exact_check as xc
 from games.dudo.abstraction.infoset import history_window
 from games.dudo.rules import claim_table
-from games.dudo.store import DudoParams, iter_rows
+from games.dudo.build.params import DudoParams
+from games.dudo.build.rows import iter_rows
 from games.storage import Store
 from tests.conftest import built_dudo_manifest
 
@@ -103,7 +104,7 @@ def test_stated_exact_figures_are_those_of_the_served_rows(small_store, stored_f
 
 def test_stated_1v2_figures_are_those_of_its_rows(tmp_path):
     """1v2 (a round only a game of 3 or more dice a player opens with 1 die against 2), solved as the
-    builder does up to 3 dice in play; its rows as a store holds them (``store.iter_rows``)."""
+    builder does up to 3 dice in play; its rows as a store holds them (``rows.iter_rows``)."""
     from games.dudo.build.solve_game import solve_game
     sol = solve_game(max_dice=3, m=4, iterations=20, progress=False, log=None, max_total=3,
                      checkpoint_dir=str(tmp_path))

@@ -15,7 +15,8 @@ from games.dudo.abstraction.infoset import (Schedule, _binom_tables, dominates, 
                                 num_windows, parse_memory, window_from_index, window_index,
                                 window_index_tables, window_tables)
 from games.dudo.solvers.abstract_cfr import FastSolver
-from games.dudo.store import DudoParams, format_fields, store_memories
+from games.dudo.build.params import DudoParams
+from games.dudo.store import format_fields, store_memories
 from tests.conftest import assert_served_rows_follow_the_dag, assert_solver_values_the_strategy_as_the_history_walk_does
 
 W = {(1, 1): 0.486, (1, 2): 0.3, (2, 1): 0.7}
@@ -107,7 +108,7 @@ def test_a_schedule_by_group_reaches_the_manifest_and_back_and_is_costed_by_its_
                         memory_by_group=(((2, 3), "4-15-3"),))
     mem = params.memories()
     assert mem[(2, 3)] == Schedule((4, 3), (15,))
-    fields = json.loads(json.dumps(format_fields(params)))
+    fields = json.loads(json.dumps(format_fields(params.memories())))
     fields.update(row_format=fields["row_format"], probability_unit=fields["probability_unit"])
     assert store_memories(fields) == mem
     c, lo, hi = group_cost(2, 3, mem[(2, 3)]), group_cost(2, 3, 3), group_cost(2, 3, 4)

@@ -10,7 +10,7 @@ from games.dudo.policy.searched import SearchSpec
 from games.dudo.serving.searched_store import searched_move_from_store, searched_strategy
 from games.dudo.policy.served import SERVED_SEARCHED
 from games.dudo.abstraction.infoset import history_window
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from games.storage import Store
 from tests.conftest import built_dudo_manifest
 
@@ -64,7 +64,7 @@ def test_search_by_round_round_trips_through_the_manifest():
     import json
 
     from games.dudo.policy.searched import search_specs
-    from games.dudo.store import manifest_parameters
+    from games.dudo.build.params import manifest_parameters
     back = json.loads(json.dumps(manifest_parameters(PARAMS)))       # as a backend reads the manifest
     assert back["search_by_round"] == [[[1, 1], 2, 40, "maxmargin"]]
     assert search_specs(DudoParams(**back).search_by_round) == {(1, 1): SearchSpec(2, 40, "maxmargin")}

@@ -10,8 +10,8 @@ from games.dudo.build.budget import choose_memory, group_cost, window_actions
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import decode_infoset_id, infoset_id, memory_plan, num_windows, window_tables
 from games.dudo.solvers.abstract_cfr import FastSolver
-from games.dudo.store import (DudoParams, decode_window_row, encode_window, manifest_parameters,
-                              store_group_strategy, window_key)
+from games.dudo.build.params import DudoParams, manifest_parameters
+from games.dudo.store import decode_window_row, encode_window, store_group_strategy, window_key
 from games.quantise import UNIT, quantise
 
 
@@ -138,9 +138,9 @@ def test_improvement_starts_from_the_bound_responder_where_it_fits():
 
 
 def test_the_quantised_strategy_is_what_the_rows_decode_to():
-    """``store.quantised_strategy`` (what the builder measures and continues from) equals the store's rows
+    """``rows.quantised_strategy`` (what the builder measures and continues from) equals the store's rows
     decoded, bit for bit, and quantising it again changes nothing."""
-    from games.dudo.store import quantised_strategy
+    from games.dudo.build.rows import quantised_strategy
     g = make_group(1, 2, 2, {(1, 1): 0.5})
     st = FastSolver(g).solve(20, progress=False).average_strategy()
     q = quantised_strategy(g, st)

@@ -1,7 +1,7 @@
 """The operations page's Dudo heat map: each round's headline figure (the one GetStats names), and a note in
 every cell no game reaches."""
 from builder.dudo import build_dudo_store
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from games.plots import dudo_exploitability, headline
 from games.storage import Store
 

@@ -10,7 +10,7 @@ from games.dudo.measure.exploit import best_response_value
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import parse_memory
 from games.dudo.solvers.abstract_cfr import FastSolver
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from tests.conftest import built_dudo_manifest
 
 SMALL = DudoParams(max_dice=2, iterations=40, memory=1, exact_br_total=2, bound_memory=1)

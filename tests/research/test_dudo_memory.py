@@ -4,7 +4,7 @@ import pytest
 
 from research import dudo_memory
 from games.dudo.abstraction.infoset import Schedule, dominates, memory_at, parse_memory
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from tests.conftest import built_dudo_manifest
 
 SMALL = DudoParams(max_dice=2, iterations=40, memory=1, exact_br_total=2, bound_memory=1)

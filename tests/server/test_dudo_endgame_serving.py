@@ -10,7 +10,7 @@ import pytest
 
 from games.dudo.serving.endgame_store import STOPPED, resolve_from_store, would_resolve
 from games.dudo.rules import claim
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from protos import gamestrategy_pb2 as pb
 from server.backends import dudo as dudo_backend
 from server.live import LiveCall, Refused, Stopped

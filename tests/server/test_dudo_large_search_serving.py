@@ -11,7 +11,7 @@ from games.dudo.search.continual import continuation_values
 from games.dudo.serving.endgame_store import resolve_from_store, stored_group
 from games.dudo.search.abstract_resolve import AbstractResolver, int8_continuations, top_claims
 from games.dudo.policy.served import SERVED_SEARCH_LARGE
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from games.storage import Store
 from protos import gamestrategy_pb2 as pb
 from server.backends import dudo as dudo_backend

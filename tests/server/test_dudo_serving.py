@@ -5,7 +5,8 @@ import pytest
 
 from builder.dudo import build_dudo_store
 from games.dudo.build.solve_game import solve_params
-from games.dudo.store import DudoParams, lookup_row, store_memories
+from games.dudo.build.params import DudoParams
+from games.dudo.store import lookup_row, store_memories
 from games.dudo.rules import strength
 from games.quantise import UNIT, quantise
 from games.storage import Store

@@ -9,7 +9,7 @@ import grpc
 import pytest
 
 from builder.dudo import build_dudo_store
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server.app import build_server

@@ -23,7 +23,8 @@ import pytest
 from builder.dudo import build_dudo_store
 from games.dudo.serving.review import review_from_store
 from games.dudo.rules import claim_table, roll_arrays, rolls, strength
-from games.dudo.store import DudoParams, lookup_row, store_memories
+from games.dudo.build.params import DudoParams
+from games.dudo.store import lookup_row, store_memories
 from games.storage import Store
 from protos import gamestrategy_pb2 as pb
 from tests.conftest import SMALL_VARIANT, stub_on

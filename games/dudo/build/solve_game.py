@@ -45,7 +45,8 @@ from games.dudo.measure.lbr import improvement_kind, round_improved_best_respons
 from games.dudo.build.budget import improvement_bytes
 from games.dudo.rules import MAX_DICE, roll_index
 from games.dudo.policy.served import served_label
-from games.dudo.store import DudoParams, quantised_strategy
+from games.dudo.build.params import DudoParams
+from games.dudo.build.rows import quantised_strategy
 
 
 def groups_in_order(max_dice: int = MAX_DICE):
@@ -400,7 +401,7 @@ def _train(plan: _GroupPlan, g, W, max_dice, exact_br_total, abstract_br, cores_
     # with the floor rule the stored strategy is the measured one of least exploitability (with an
     # imperfect-recall abstraction it can grow with the iterations); else the last
     t_done = min(curve, key=lambda p: p[1])[0] if (curve and measured) else t_trained
-    # what the store holds and a server reads: the quantised rows (``store.quantised_strategy``); every
+    # what the store holds and a server reads: the quantised rows (``rows.quantised_strategy``); every
     # figure, the continuation values of the larger rounds and the saved strategy are of these
     strat = quantised_strategy(g, solver.average_strategy() if t_done == t_trained else np.load(best_path),
                                in_place=True)

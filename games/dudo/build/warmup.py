@@ -29,7 +29,7 @@ from games.dudo.solvers import abstract_cfr as solver
 from games.dudo.abstraction.dag import make_group
 from games.dudo.build.solve_game import DudoSolution, solve_game, solve_group
 from games.dudo.solvers.abstract_cfr import FastSolver
-from games.dudo.store import iter_rows
+from games.dudo.build.rows import iter_rows
 
 # max_dice 3: a perfect-recall round, exact best responses, a group trained against CFR+ responders, the
 # memory bound and the improvement beyond 2 dice in play; the kinds of work of the default profile

@@ -19,7 +19,7 @@ from games.dudo.abstraction.infoset import num_windows
 from games.dudo.abstraction.precision import node_value_bytes
 from games.dudo.rules import num_rolls
 from games.dudo.build.solve_game import DudoSolution, groups_in_order, solve_game
-from games.dudo.store import group_iterations
+from games.dudo.build.params import group_iterations
 
 # CPU per (information-set row x iteration) of training, one core: 65-115 ns measured on groups
 # 1v1 .. 3v3 (m = 3 and perfect recall; FastSolver and TreeSolver), taken high for an estimate

@@ -14,7 +14,7 @@ from games.dudo.serving.endgame_store import store_W, stored_group
 from games.dudo.rules import roll_arrays
 from games.dudo.policy.searched import SearchedRound, search_specs
 from games.dudo.policy.served import SERVED_SEARCHED
-from games.dudo.store import DudoParams
+from games.dudo.build.params import DudoParams
 
 _ROUNDS: dict[tuple, SearchedRound] = {}
 _STORES: dict[str, Store] = {}
