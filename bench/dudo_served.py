@@ -1,4 +1,4 @@
-"""The served Dudo under load (issue 35): every decision of self-played games asked of a server process by
+"""The served Dudo under load: every decision of self-played games asked of a server process by
 ``--concurrency`` callers for ``--seconds``; how each answer was made (BOOK, LIVE, DEGRADED) and its latency.
 
   python -m bench.dudo_served [--root stores] [--variant dudo-5dice-default] [--concurrency 16] [--seconds 60]
@@ -8,7 +8,7 @@ from max_dice v max_dice (bench.review.dudo_game: seeded draws from the stored r
 losing what the rules say), each with both rolls known to its own seat only. An idle pass first: one
 caller, each request once (p50 / p99 by round size, the 5v5 moves apart). Then ``--concurrency`` threads
 send them round robin for ``--seconds`` with ``--deadline`` each. Prints, per phase: answers by source,
-the degraded share (issue 35's target: at most 1 % at c = 16 for 60 s), errors by status, and p50 / p99
+the degraded share (the target: at most 1 % at c = 16 for 60 s; docs/serving.md has runs), errors by status, and p50 / p99
 of the moves at the game's start size (5v5) and of all moves. A reply's source is the server's own statement of how it was made:
 DEGRADED is a stored row given where the served policy would have searched.
 """

@@ -101,7 +101,7 @@ def table_serving(requests):
                 if g == secret:
                     break
                 hist.append((m.move, int(b.oracle.C[g, secret])))
-            print(f"\ngRPC SampleMove on loopback, concurrency 1, {requests} calls each (make bench of issue 4 adds load)")
+            print(f"\ngRPC SampleMove on loopback, concurrency 1, {requests} calls each (bench.load adds load)")
             print(f"{'call':24s} {'p50 ms':>8} {'p99 ms':>8} {'calls/s':>8}")
             for name, fn in [("book hit (root)", lambda: c.jotto_move(variant, "guesser", [], seed=3)),
                              ("live, memoised", lambda: c.jotto_move(variant, "guesser", live_hist, seed=3)),

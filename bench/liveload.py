@@ -1,4 +1,4 @@
-"""Load test: book hits while live requests run (issue 12), bounded in time, loopback only.
+"""Load test: book hits while live requests run, bounded in time, loopback only.
 
   python -m bench.liveload [--seconds 40] [--phase 5] [--workers 2] [--concurrency 8] [--root stores]
 
@@ -234,7 +234,7 @@ def _measure(args, sp, port, variant, tmp) -> int:
     busy = [x for s, x in zip(stamps, lat) if any(b <= s < c for _, b, c in phases)]
     p99_idle, p99_live = _pct(idle, .99), _pct(busy, .99)
     load_cpu = (ru1.children_user - ru0.children_user) + (ru1.children_system - ru0.children_system)
-    print(f"\nBook hits with live work (issue 12): {args.workers} server workers, Jotto book hits at concurrency "
+    print(f"\nBook hits with live work: {args.workers} server workers, Jotto book hits at concurrency "
           f"{args.concurrency} ({variant}), {len(phases)} idle and {len(phases)} live phases of {args.phase:g} s "
           f"alternating; in the live phases one live Dudo request after another on dudo-m3-1dice ({args.iterations} "
           f"iterations; live cache off, --live-slots 1, --live-estimate-scale {args.estimate_scale:g})")

@@ -9,7 +9,7 @@ the rows earlier ones decoded, as in a live worker that has reviewed before).
 p50 / p99 as a client sees it, the live worker's start included in the first), and the book-hit SampleMove
 latency (a Jotto guesser's first move and a 5v5 Dudo opening, alternately, one caller pausing ``--pause`` s
 between calls) idle and while a second
-caller reviews the games one after another: p50 / p99 and the ratio of the p99s (issue 38: at most 2).
+caller reviews the games one after another: p50 / p99 and the ratio of the p99s (the target: at most 2; docs/review.md has runs).
 
 Dudo games: both players play the store's strategy (seeded draws from its rows), from max_dice v max_dice,
 for at most ``--rounds`` rounds, the first player reviewed; a challenge's loser loses one die (so that a game

@@ -1,4 +1,4 @@
-"""Serving while building (issue 37, item 4): book-hit latency beside a build, and the time to a first answer.
+"""Serving while building: book-hit latency beside a build, and the time to a first answer.
 
   python -m bench.serve_while_building [p99] [--seconds 20] [--concurrency 4] [--build-variant V] [--root DIR]
   python -m bench.serve_while_building first [--variant V ...] [--timeout 600]
@@ -158,7 +158,7 @@ def p99(args) -> int:
         print(f"{name:<14}{n:>8}{rate:>9.0f}{p50 * 1e3:>9.2f}{p99_ * 1e3:>9.2f}{p999 * 1e3:>10.2f}{mx * 1e3:>9.1f}"
               f"{errs:>8}  {note}")
     during = next(r for r in rows if r[0] == "during build")[4]
-    print(f"p99 during the build / the larger idle p99: {during / idle:.2f}x (issue 37 asks at most 2x)")
+    print(f"p99 during the build / the larger idle p99: {during / idle:.2f}x (the target: at most 2x)")
     return 0
 
 

@@ -1,10 +1,10 @@
 """The product's code states why, not when: no work-log remark (an issue or session number, "(was 60)") in games,
-builder, server, clients or launcher; that history is in the docs pages and git."""
+builder, server, clients, launcher or bench; that history is in the docs pages and git."""
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PRODUCT = ("games", "builder", "server", "clients", "launcher")
+PRODUCT = ("games", "builder", "server", "clients", "launcher", "bench")
 WORK_LOG = re.compile(r"\b(issue|session)s? \d+|\((was|were) [^)]|\brounds? of work\b", re.I)
 
 
