@@ -4,7 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
-export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
+# numba's cache notices a change of a kernel's own file only, not of a kernel it calls in another file (a stale
+# callee can crash a worker), so the cache is kept per version of the kernels' sources
+KERNELS_HASH := $(shell find games -name '*.py' | LC_ALL=C sort | xargs cat | sha1sum | cut -c1-12)
+export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache/$(KERNELS_HASH)
 export PYTHONDONTWRITEBYTECODE := 1
 
 .PHONY: docs chromium promtool haproxy serve test check-imports build-stores build-default-stores bench bench-refresh protos check-protos openapi check-openapi words unfit-words venv clean-stores

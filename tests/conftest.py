@@ -7,7 +7,20 @@ from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parent.parent / ".numba_cache"))
+
+
+def _kernels_hash() -> str:
+    """The Makefile's KERNELS_HASH: numba's cache kept per version of games/'s sources (it notices a change of a
+    kernel's own file only, not of a kernel it calls in another file)."""
+    import hashlib
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha1()
+    for p in sorted(str(x.relative_to(root)) for x in (root / "games").rglob("*.py")):
+        h.update((root / p).read_bytes())
+    return h.hexdigest()[:12]
+
+
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parent.parent / ".numba_cache" / _kernels_hash()))
 # grpcio >= 1.81 restarts its poller thread in a forked child (grpc/grpc#43055): a child that closes its
 # descriptors before exec, as pexpect's pty spawn does, can die of "epoll_wait error: Bad file descriptor"
 # before it execs (6 of 200 spawns next to an in-process server here, 0 of 200 with this). The tests fork

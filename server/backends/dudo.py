@@ -395,7 +395,9 @@ class DudoBackend:
                                   SERVED_RESOLVED if self.resolves(op, oth) else SERVED_BOOK)
             # the round's figure: the perfect-recall improvement where measured (the larger lower bound), else
             # the exploitability with its best response's kind
-            if "improved_exploitability" in s.figures:
+            if (op, oth) in self.large_rounds:   # the searched policy's figure, or none: the rows' are context
+                figures.label(s, "dudo", "served_exploitability", st.get("served_kind", ""))
+            elif "improved_exploitability" in s.figures:
                 figures.label(s, "dudo", "improved_exploitability", s.labels.get("improved_kind", "lower bound"))
             else:
                 kind = s.labels["br_kind"]

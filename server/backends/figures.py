@@ -25,6 +25,7 @@ _UNITS = {
     "dudo": {
         "exploitability": BOTH_SEATS, "improved_exploitability": BOTH_SEATS, "improved_stderr": BOTH_SEATS,
         "stored_exploitability": BOTH_SEATS, "search_exploitability": BOTH_SEATS,
+        "served_exploitability": BOTH_SEATS, "served_exploitability_stderr": BOTH_SEATS, "served_games": "games",
         "value": "win probability (the opener's)", "br_opener": "win probability (a best response as opener)",
         "br_other": "win probability (a best response as the other)", "stored_br_opener": WIN_PROBABILITY,
         "stored_br_other": WIN_PROBABILITY, "improved_left": "probability (share of the responder's turns)",

@@ -31,6 +31,13 @@ def test_the_figure_is_a_lower_bound_of_the_served_policys_exact_one(root, capsy
     assert got <= exact + 3 * se
     assert got >= 0.5 * exact - 3 * se, (got, se, exact)
     assert "lower bound" in st["served_kind"] and st["served_games"] == 400
+    from server.backends.dudo import DudoBackend
+    from protos import gamestrategy_pb2 as pb
+    v = pb.VariantStats()
+    DudoBackend(after).stats(v)
+    rs = {x.strategy: x for x in v.strategies}["round 1v1"]
+    assert rs.headline == "served_exploitability" and rs.headline_kind == st["served_kind"]
+    assert rs.units["served_exploitability"] == "win probability, both seats summed"
     assert list(after.items("windows")) == list(before.items("windows"))
     assert list(after.items("arrays")) == list(before.items("arrays"))
     old = {k: v for k, v in before.manifest["rounds"]["1v1"].items()}

@@ -133,6 +133,7 @@ def test_stats_label_the_searched_rounds_and_name_search_served(service):
     st = {s.strategy: s for s in v.strategies}["round 1v1"]
     assert st.labels["served"] == SERVED_SEARCH_LARGE
     assert st.labels["served_kind"].startswith("not measured") and "stored rows" in st.labels["rows_figures"]
+    assert st.headline == "" and st.headline_kind == "not measured"    # the rows' figures are not the served one's
     lv = stub.ListVariants(pb.ListVariantsRequest(game="dudo"), timeout=30).variants[0]
     assert [s.name for s in lv.strategies] == ["search", "fsicfr"]
 
