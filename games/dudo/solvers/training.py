@@ -2,6 +2,11 @@
 and training to the floor (a stopping rule on the measured exploitability)."""
 from __future__ import annotations
 
+import json
+import os
+import sys
+import time
+
 
 class TrainingStopped(Exception):
     """Training stopped at an iteration boundary because a stop was asked for (checkpoint saved)."""
@@ -13,8 +18,6 @@ def train(solver, iterations: int, checkpoint: str | None = None, every: int = 0
     every ``every`` iterations and at the end; when ``should_stop()`` turns true (a graceful stop of the
     build), save and raise ``TrainingStopped`` at the iteration boundary (an ordinary exception, so it
     travels back from a worker process like any task error)."""
-    import sys
-
     from tqdm import tqdm
     shown = progress and sys.stderr.isatty()   # a bar on a terminal; a log gets the builder's lines instead
     report = _ProgressFile(checkpoint)
@@ -47,10 +50,6 @@ class _ProgressFile:
         self.last = float("-inf")
 
     def __call__(self, t: int, force: bool = False) -> None:
-        import json
-        import os
-        import time
-
         now = time.monotonic()
         if self.path is None or (not force and now - self.last < PROGRESS_EVERY_SECONDS):
             return
