@@ -32,37 +32,38 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
     work.mkdir(parents=True, exist_ok=True)
     from builder.profiles import DUDO_DEFAULT
 
-    warming = executor.beside(compile_kernels, str(work)) if executor is not None and cores > 1 else None
-    try:
-        with DudoWork(params, work, default=params == DUDO_DEFAULT):    # the progress file reads it
+    # the progress file reads the work directory until the store is published (groups, then search tables)
+    with DudoWork(params, work, default=params == DUDO_DEFAULT):
+        warming = executor.beside(compile_kernels, str(work)) if executor is not None and cores > 1 else None
+        try:
             sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,
                                cores=cores, busy=busy)
-    finally:
-        if executor is not None:
-            executor.stop_beside(warming)
-    rounds = round_stats(sol)
-    if params.search_by_round:      # rounds served by search where it lowers their exact figure
-        for name, upd in state_searched_rounds(sol, params.search_by_round, params.exact_br_total).items():
-            rounds[name].update(upd)
-    spec = large_search_spec(params)
-    groups = searched_groups(sol, spec) if spec else []
-    for key in groups:
-        for op, oth in {key, key[::-1]}:
-            if f"{op}v{oth}" in rounds:       # a round the game reaches
-                rounds[f"{op}v{oth}"].update(served=SERVED_SEARCH_LARGE, search=spec.label())
-    with StoreWriter(root, "dudo", params.variant) as writer:
-        n = writer.put_many("windows", iter_rows(sol))
+        finally:
+            if executor is not None:
+                executor.stop_beside(warming)
+        rounds = round_stats(sol)
+        if params.search_by_round:      # rounds served by search where it lowers their exact figure
+            for name, upd in state_searched_rounds(sol, params.search_by_round, params.exact_br_total).items():
+                rounds[name].update(upd)
+        spec = large_search_spec(params)
+        groups = searched_groups(sol, spec) if spec else []
         for key in groups:
-            for name, arr in group_tables(sol, spec, key, log=print):
-                writer.put_array(name, arr)
-            (work / tables_marker(*key)).write_text("{}")     # the progress reads it
-        curves = round_curves(sol)
-        manifest = dict(game="dudo", variant=params.variant, parameters=recorded_parameters(params),
-                        **format_fields(params.memories()), windows=n, rounds=rounds,
-                        **({"large_search": asdict(spec)} if spec else {}),
-                        **({"curves": curves} if curves else {}), code_version=code_version(),
-                        build_seconds=time.perf_counter() - t0)
-        path = writer.publish(manifest)
+            for op, oth in {key, key[::-1]}:
+                if f"{op}v{oth}" in rounds:       # a round the game reaches
+                    rounds[f"{op}v{oth}"].update(served=SERVED_SEARCH_LARGE, search=spec.label())
+        with StoreWriter(root, "dudo", params.variant) as writer:
+            n = writer.put_many("windows", iter_rows(sol))
+            for key in groups:
+                for name, arr in group_tables(sol, spec, key, log=print):
+                    writer.put_array(name, arr)
+                (work / tables_marker(*key)).write_text("{}")     # the progress reads it
+            curves = round_curves(sol)
+            manifest = dict(game="dudo", variant=params.variant, parameters=recorded_parameters(params),
+                            **format_fields(params.memories()), windows=n, rounds=rounds,
+                            **({"large_search": asdict(spec)} if spec else {}),
+                            **({"curves": curves} if curves else {}), code_version=code_version(),
+                            build_seconds=time.perf_counter() - t0)
+            path = writer.publish(manifest)
     for pat in ("*.npz", "*.npy", "*.json", "*.progress"):
         for p in work.glob(pat):
             p.unlink()

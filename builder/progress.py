@@ -104,9 +104,10 @@ class ProgressReporter:
         """The store's fraction from its build's steps (``builder.steps``), and the time left at the pace it has
         kept since this reporter first saw it (before a minimum of progress: the expected time, if any)."""
         steps = steps_of(v.variant)
-        if steps is None:   # its build has not started counting yet (imports, a compile): nothing done
-            v.work_fraction, v.work_remaining = 0.0, v.expected_seconds
-            return
+        if steps is None:
+            if v.variant not in self._first_seen:   # not counting yet (imports, a compile): nothing done
+                v.work_fraction, v.work_remaining = 0.0, v.expected_seconds
+            return                                  # counted before: its last count stands until it is published
         try:
             steps.poll()
             f = steps.fraction()

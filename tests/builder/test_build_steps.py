@@ -159,3 +159,31 @@ def test_a_store_not_counting_yet_is_at_zero_not_at_its_elapsed_time(tmp_path):
         rep._write()
         p = read_progress(tmp_path).variants[0]
         assert p.fraction == 0.0 and p.remaining_seconds() == 100.0
+
+
+def test_a_counted_store_keeps_its_count_until_published(tmp_path):
+    """A store's last count stands when its steps end before it is published (it went back to 0 once Dudo's solve
+    ended and its search tables were written)."""
+    with ProgressReporter(tmp_path, {"dudo-z": None}, heartbeat=3600) as rep:
+        rep.started("dudo-z")
+        with StoreSteps("dudo-z", {"all": 1.0}) as steps:
+            steps.step("all", 4).update(3)
+            rep._write()
+        rep._write()
+        assert read_progress(tmp_path).variants[0].fraction == 0.75
+
+
+def test_the_dudo_build_is_counted_until_its_store_is_published(tmp_path, monkeypatch):
+    import builder.dudo as dudo
+
+    params = DudoParams(max_dice=1, iterations=10)
+    seen = []
+    publish = dudo.StoreWriter.publish
+
+    def checked(self, manifest):
+        seen.append(steps_of(params.variant))
+        return publish(self, manifest)
+
+    monkeypatch.setattr(dudo.StoreWriter, "publish", checked)
+    build_dudo_store(params, tmp_path)
+    assert len(seen) == 1 and isinstance(seen[0], DudoWork) and steps_of(params.variant) is None
