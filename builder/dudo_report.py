@@ -201,7 +201,7 @@ def update_docs(text: str, manifest: dict) -> str:
             cells[2], cells[3] = f" {mem} ", f" {fig} "
             line = "|".join(cells)
         out.append(line)
-    return head + sep + "\n".join(out) + sep2 + tail
+    return head + sep + "\n".join(out) + ("\n" if body.endswith("\n") else "") + sep2 + tail
 
 
 def main(argv=None) -> int:

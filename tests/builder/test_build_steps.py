@@ -6,6 +6,8 @@ import json
 import re
 import time
 
+import pytest
+
 from builder.dudo import build_dudo_store
 from builder.dudo_progress import DudoWork, tables_marker
 from builder.jotto import JottoParams, build_jotto_store
@@ -187,3 +189,19 @@ def test_the_dudo_build_is_counted_until_its_store_is_published(tmp_path, monkey
     monkeypatch.setattr(dudo.StoreWriter, "publish", checked)
     build_dudo_store(params, tmp_path)
     assert len(seen) == 1 and isinstance(seen[0], DudoWork) and steps_of(params.variant) is None
+
+
+def test_the_time_left_follows_the_recent_pace_not_a_slow_start():
+    """A build whose first steps crawl (a compile beside other work) and then keep a steady pace: the time left is
+    read from the last third of its time, 200 s here, where the pace since its start says 333 s."""
+    import collections
+
+    from builder.progress import pace_remaining
+
+    recent = collections.deque()
+    counts = [(0, 0.0), (100, 0.01), (200, 0.02), (300, 0.2), (400, 0.4), (500, 0.6)]
+    for s, f in counts:
+        left = pace_remaining(recent, 0.0, s, f, expected=50.0)
+    assert left == pytest.approx(200.0)
+    assert pace_remaining(collections.deque(), 0.0, 5.0, 0.01, expected=50.0) == pytest.approx(49.5)  # too early
+    assert pace_remaining(collections.deque(), 0.0, 5.0, 0.01, expected=None) is None

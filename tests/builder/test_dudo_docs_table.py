@@ -47,6 +47,7 @@ def test_the_generator_writes_each_rounds_headline_and_kind_and_only_the_default
     assert out.replace(out.split(DOCS_BEGIN)[1].split(DOCS_END)[0], "") == \
         text.replace(text.split(DOCS_BEGIN)[1].split(DOCS_END)[0], "")
     assert docs_cells(_manifest(), ["1v1"]) == ("2", "1.0e-3 exact")
+    assert out.count("\n") == text.count("\n")       # every line kept whole, the end marker on its own line
 
 
 def test_the_docs_table_states_the_built_default_stores_figures():
