@@ -27,6 +27,12 @@ NOT_RUN = {
                   "empty root by tests/server/test_serve_while_building.py, its build (python -m builder "
                   "--missing-only) by tests/builder",
     "make test": "this very test run",
+    "python -m research.dudo_exact_searched": "exact walks of minutes (docs/dudo-search-serving.md, section 7); "
+                                              "tests/research/test_dudo_exact_searched.py runs it on a small store",
+    "python -m builder.measure_search": "the responder against the searched policy: minutes to hours on the default "
+                                        "store; tests/builder/test_measure_search.py runs it on a small store",
+    "python -m bench.dudo_search_served": "whole searched games against a server for minutes; "
+                                          "tests/bench/test_dudo_search_served.py runs it on a small store",
     "sudo python -m bench.multihost": "the multi-host drill (docs/operations.md): tests/bench/test_multihost.py "
                                                "runs it (root, network namespaces, haproxy; faults of 3 s)",
     "kubernetes-validate --strict": "run by tests/deploy/test_kubernetes.py (the same files, two Kubernetes versions)",

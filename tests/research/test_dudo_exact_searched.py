@@ -1,0 +1,20 @@
+"""research.dudo_exact_searched: the searched policy's exact figure on a store's round equals the independent exact
+check (games.dudo.reference.exact_check) of the policy the server answers there."""
+import pytest
+
+from builder.dudo import build_dudo_store
+from builder.measure_search import served_seat_policy
+from games.dudo.reference import exact_check as xc
+from games.storage import Store
+from research.dudo_exact_searched import exact_searched
+from tests.server.test_dudo_large_search_serving import PARAMS
+
+
+def test_the_walk_is_the_exact_check_of_the_served_policy(tmp_path):
+    store = Store(build_dudo_store(PARAMS, tmp_path))
+    got = exact_searched(store, 1, 1, log=lambda *a: None)[(1, 1)]
+    policy_for_seat, _ = served_seat_policy(store, 1, 1)
+    served = lambda own, opp, hist: policy_for_seat(len(hist) % 2 == 1)(hist)   # noqa: E731
+    want = xc.exact_figures(served, PARAMS.max_dice, 2)[(1, 1)]["exploitability"]
+    assert got[0] == pytest.approx(want, abs=1e-5)
+    assert got[1] == store.manifest["rounds"]["1v1"]["exploitability"]
