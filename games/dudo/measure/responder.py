@@ -110,11 +110,51 @@ def rows_choice(t: ResponderTables):
     return lambda x, hist, w, L, post: int(np.argmax(rows_action_values(t, x, w, L, post)))
 
 
+def reply_estimates(t: ResponderTables, x: int, w: int, L: int, post: np.ndarray, P: np.ndarray):
+    """(predictive probability of each reply of the fixed player at window ``w`` after claim ``L``, the
+    responder's estimated value after each): Dudo exactly, a claim by the best of ``rows_action_values`` at the
+    responder's next decision.  The control variate of ``sample_response(control=True)``."""
+    gs = t.gs
+    joint = np.asarray(P) * post
+    q = joint.sum(axis=1)
+    est = np.zeros(q.size)
+    for b in np.flatnonzero(q > 0):
+        post_b = joint[b] / q[b]
+        if b == 0:
+            est[0] = post_b @ challenge_payoffs(t, 2 * t.T_fix - 1, L, x)
+        else:
+            est[b] = rows_action_values(t, x, int(gs.child[gs.act_off[w] + b]), L + int(b), post_b).max()
+    return q, est
+
+
+def root_estimates(t: ResponderTables, policy, resp_is_opener: bool) -> np.ndarray:
+    """The responder's estimated value at the round's root for each of its rolls (the control variate of its
+    roll): at its own decision the best of ``rows_action_values``, at the policy's the expectation of
+    ``reply_estimates``."""
+    gs = t.gs
+    nr, nf = int(gs.ns[t.s_resp]), int(gs.ns[t.s_fix])
+    pf = gs.probs[t.s_fix, :nf] / gs.probs[t.s_fix, :nf].sum()
+    if resp_is_opener:
+        return np.array([rows_action_values(t, x, 0, -1, pf).max() for x in range(nr)])
+    P = np.asarray(policy(()))
+    out = np.empty(nr)
+    for x in range(nr):
+        q, est = reply_estimates(t, x, 0, -1, pf, P)
+        out[x] = q @ est
+    return out
+
+
 def sample_response(t: ResponderTables, policy, resp_is_opener: bool, games: int, seed: int = 0,
-                    log_every: int = 0, log=print, choose=None) -> Sampled:
+                    log_every: int = 0, log=print, choose=None, control: bool = False) -> Sampled:
     """The responder of ``t`` (one seat) against ``policy`` (the fixed player's P[slot, roll] at each of
     its histories, in the rolls of ``t``'s fixed side), ``games`` sampled rounds.  ``choose(x, hist, w, L,
-    post) -> slot``: the responder's choice, a function of what it observes (default ``rows_choice``)."""
+    post) -> slot``: the responder's choice, a function of what it observes (default ``rows_choice``).
+
+    ``control``: each round's value less zero-mean control variates (Burch, Schmid, Moravčík, Morrill & Bowling,
+    "AIVAT", AAAI 2018): at the responder's roll and at each reply of the policy, the estimated value of what
+    was drawn less its expectation over what could have been (``root_estimates``, ``reply_estimates``; the
+    draws are made from exactly those probabilities), so the mean is the same in expectation and the variance
+    is what the estimates do not explain."""
     if games < 2:
         raise ValueError("games must be at least 2 (the standard error needs two)")
     choose = rows_choice(t) if choose is None else choose
@@ -125,10 +165,12 @@ def sample_response(t: ResponderTables, policy, resp_is_opener: bool, games: int
     pf = gs.probs[t.s_fix, :nf] / gs.probs[t.s_fix, :nf].sum()
     Ur = 2 * t.T_resp - 1
     Uf = 2 * t.T_fix - 1        # the responder's payoff when the fixed player challenges
+    at_root = root_estimates(t, policy, resp_is_opener) if control else None
     vals = np.empty(games)
     for gi in range(games):
         rng = np.random.default_rng([seed, gi])
         x = int(rng.choice(nr, p=pr))
+        cv = at_root[x] - pr @ at_root if control else 0.0
         post = pf.copy()
         hist: list[int] = []
         w, L, k = 0, -1, 0
@@ -145,6 +187,9 @@ def sample_response(t: ResponderTables, policy, resp_is_opener: bool, games: int
                 if tot <= 0:
                     raise ValueError(f"the policy has no action after {hist}")
                 j = int(rng.choice(q.size, p=q / tot))
+                if control:
+                    qe, est = reply_estimates(t, x, w, L, post, P)
+                    cv += est[j] - qe @ est / qe.sum()
                 post = post * P[j]
                 post = post / post.sum()
                 if j == 0:
@@ -154,7 +199,7 @@ def sample_response(t: ResponderTables, policy, resp_is_opener: bool, games: int
             L += j
             hist.append(L)
             k += 1
-        vals[gi] = 0.5 * (1 + u)
+        vals[gi] = 0.5 * (1 + u - cv)
         if log_every and (gi + 1) % log_every == 0:
             log(f"    {gi + 1} rounds: {vals[:gi + 1].mean():.4f} +- {vals[:gi + 1].std(ddof=1) / np.sqrt(gi + 1):.4f}")
     return Sampled(float(vals.mean()), float(vals.std(ddof=1) / np.sqrt(games)), games, vals)

@@ -15,12 +15,14 @@ from games.dudo.measure.lookahead import LookaheadChooser
 
 def respond(policy_for_seat, round_: tuple[int, int], g, strat: np.ndarray, W: dict, resp_open: dict,
             resp_other: dict, max_dice: int, games: int, seed: int = 0, m_resp: int = 2, depth: int = 1,
-            width: int = 4) -> dict:
+            width: int = 4, control: bool = True) -> dict:
     """The lookahead responder's figure in ``round_`` = (opener's dice, other's dice) against the policy
     ``policy_for_seat(resp_is_opener)`` (the fixed player's ``policy(hist) -> P[slot, roll]`` in the seat
     facing the responder), ``games`` sampled rounds a seat, deterministic from ``seed``.  ``g``, ``strat``:
     the round's stored group and rows (the responder's leaf values: the memory-``m_resp`` best response to
-    them); ``resp_open`` / ``resp_other``: the responder's winning probabilities in the later rounds.
+    them); ``resp_open`` / ``resp_other``: the responder's winning probabilities in the later rounds;
+    ``control``: each round's value with AIVAT's control variates (``measure.responder.sample_response``: the same mean,
+    on the exact rounds a tenth of the standard error or less).
 
     Returns value (br_opener + br_other - 1, a lower bound of the policy's exploitability in expectation),
     stderr, games (a seat), responder (its name), br_opener, br_other and their standard errors."""
@@ -31,7 +33,7 @@ def respond(policy_for_seat, round_: tuple[int, int], g, strat: np.ndarray, W: d
         policy = policy_for_seat(resp_is_opener)
         choose = LookaheadChooser(t, policy, depth=depth, width=width)
         seats[resp_is_opener] = sample_response(t, policy, resp_is_opener, games, seed=seed + (0 if resp_is_opener else 1),
-                                                choose=choose)
+                                                choose=choose, control=control)
         del t, choose
     o, n = seats[True], seats[False]
     return dict(value=o.value + n.value - 1.0, stderr=float(np.hypot(o.stderr, n.stderr)), games=games,
