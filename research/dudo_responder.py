@@ -8,9 +8,10 @@ depth 2, ``--A`` own claims, ``--iterations`` CFR+ iterations a re-solve, int8 l
 blueprint trained here, and against the blueprint's stored rows: the exact best-response figure (both seats
 summed, win probability: ``continual.seat_best_response`` / ``exploit.best_response_value``), then each
 responder's own figure computed exactly (``responder.strategy_value``: every roll and every reply of the
-policy enumerated; no sampling error) and its share of the exact one: the rows' responder (``search_lbr``)
-and the lookahead responder (``search_lookahead``, depth 1) at each of ``--widths``; last, the sampled figure
-``respond.respond`` states (width ``--width``, ``--games`` a seat, mean +- standard error).
+policy enumerated; no sampling error) and its share of the exact one: the rows' responder (``measure.responder``)
+and the lookahead responder (``measure.lookahead``, depth 1) at each of ``--widths``; last, the sampled figure
+``respond.respond`` states (width ``--width``, ``--games`` a seat, AIVAT's control variates, mean +- standard
+error) and the same sampled plainly.
 """
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def validate(a, b, m, its, A, iterations, widths, width, games, seed=0, m_resp=2
                 "search": SearchedPolicy(AbstractResolver(own, opp, not resp_opens, W, cont, top, depth=2,
                                                           iterations=iterations, gadget="maxmargin", A=A, near=1)),
                 "rows": stored_policy(g, st, 0 if g.nsides == 1 else g.dice.index(own))}
-        responders = [("rows' best response (search_lbr)", None)] + [
+        responders = [("rows' best response (measure.responder)", None)] + [
             (LookaheadChooser.name_of(1, w), w) for w in widths]
         for kind in ("search", "rows"):
             ex = sum(exact[kind]) - 1
@@ -65,12 +66,14 @@ def validate(a, b, m, its, A, iterations, widths, width, games, seed=0, m_resp=2
                     total += strategy_value(t, pol, resp_opens, choose)
                 log(f"| {op}v{oth} | {kind} | {ex:.5f} | {name} | {total:.5f} | {total / ex:.3f} | "
                     f"{time.process_time() - c0:.0f} |")
-            c0 = time.process_time()
-            r = respond(lambda resp_opens: policies[resp_opens][kind], (op, oth), g, st, W, bo, bn, 5, games, seed,
-                        m_resp=m_resp, width=width)
-            log(f"| {op}v{oth} | {kind} | {ex:.5f} | {r['responder']}, sampled ({games} games a seat, seed {seed}) | "
-                f"{r['value']:.5f} +- {r['stderr']:.5f} | {r['value'] / ex:.3f} +- {r['stderr'] / ex:.3f} | "
-                f"{time.process_time() - c0:.0f} |")
+            for control in (True, False):
+                c0 = time.process_time()
+                r = respond(lambda resp_opens: policies[resp_opens][kind], (op, oth), g, st, W, bo, bn, 5, games,
+                            seed, m_resp=m_resp, width=width, control=control)
+                how = "with AIVAT's control variates" if control else "plainly"
+                log(f"| {op}v{oth} | {kind} | {ex:.5f} | {r['responder']}, sampled {how} ({games} games a seat, seed "
+                    f"{seed}) | {r['value']:.5f} +- {r['stderr']:.5f} | {r['value'] / ex:.3f} +- {r['stderr'] / ex:.3f} | "
+                    f"{time.process_time() - c0:.0f} |")
 
 
 def main(argv=None):

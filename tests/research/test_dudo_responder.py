@@ -1,0 +1,29 @@
+"""research.dudo_responder validate, small (1v1, 200 sampled rounds a seat), the command docs/dudo-search-serving.md
+section 7 shows: a row per policy and responder, each responder's exact figure at most the exact one; a bad argument
+exits 2 with argparse's line naming it."""
+import re
+
+import pytest
+
+from research.dudo_responder import main
+
+
+def test_validate_prints_the_table_on_1v1(capsys):
+    main(["validate", "--group", "1v1", "--games", "200", "--widths", "4"])
+    rows = [r for r in capsys.readouterr().out.splitlines() if r.startswith("| 1v1 |")]
+    assert [r.split(" | ")[1] for r in rows] == ["search"] * 4 + ["rows"] * 4
+    for r in rows:
+        exact = float(r.split(" | ")[2])
+        figure = float(re.match(r"[-0-9.]+", r.split(" | ")[4]).group())
+        if "sampled" not in r:
+            assert 0 < figure <= exact + 1e-9
+    assert "sampled with AIVAT's control variates (200 games a seat, seed 0)" in rows[2] and "+-" in rows[2]
+    assert "sampled plainly (200 games a seat, seed 0)" in rows[3]
+
+
+@pytest.mark.parametrize("argv", [["--group", "2v2"], ["--group", "one"], ["--games", "1"]])
+def test_bad_arguments_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["validate", *argv])
+    assert e.value.code == 2
+    assert argv[0] in capsys.readouterr().err.strip().splitlines()[-1]
