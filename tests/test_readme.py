@@ -63,6 +63,11 @@ NOT_RUN = {
                                           "tests/research/test_dudo_endgame.py runs each section small",
     "nice -n 19 python -m research.dudo_endgame": "the exact exploitability table: hours of CPU on rounds with 4 dice in "
                                           "play; tests/research/test_dudo_endgame.py runs it small",
+    "NUMBA_NUM_THREADS=1 nice -n 10 python -m research.dudo_responder": "the responder's validation on the exact "
+                                                                        "rounds: exact walks of minutes each on 1v2 "
+                                                                        "(docs/dudo-search-serving.md section 7); "
+                                                                        "tests/research/test_dudo_responder.py runs it "
+                                                                        "small on 1v1",
 }
 
 
