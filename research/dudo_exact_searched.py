@@ -1,6 +1,6 @@
 """The exact exploitability of the served search (the store's large-round settings: depth 2, A own claims, 100 CFR+
 iterations, int8 leaves, max-margin gadget) on a store's exact rounds, beside the stored rows' exact figure: the
-rule that serves search on a round only where it is lower (docs/dudo-search-serving.md, section 7).
+rule that serves search on a round only where it is lower (docs/dudo-search-serving.md, section 8).
 
   python -m research.dudo_exact_searched [--root stores] [--variant dudo-5dice-default] [--group 1v2] [--A 14]
 

@@ -27,7 +27,7 @@ NOT_RUN = {
                   "empty root by tests/server/test_serve_while_building.py, its build (python -m builder "
                   "--missing-only) by tests/builder",
     "make test": "this very test run",
-    "python -m research.dudo_exact_searched": "exact walks of minutes (docs/dudo-search-serving.md, section 7); "
+    "python -m research.dudo_exact_searched": "exact walks of minutes (docs/dudo-search-serving.md, section 8); "
                                               "tests/research/test_dudo_exact_searched.py runs it on a small store",
     "python -m builder.measure_search": "the responder against the searched policy: minutes to hours on the default "
                                         "store; tests/builder/test_measure_search.py runs it on a small store",
