@@ -164,8 +164,8 @@ def test_a_store_not_counting_yet_is_at_zero_not_at_its_elapsed_time(tmp_path):
 
 
 def test_a_counted_store_keeps_its_count_until_published(tmp_path):
-    """A store's last count stands when its steps end before it is published (it went back to 0 once Dudo's solve
-    ended and its search tables were written)."""
+    """A store's last count stands when its steps end before it is published (a Dudo build writes its search
+    tables after its solve)."""
     with ProgressReporter(tmp_path, {"dudo-z": None}, heartbeat=3600) as rep:
         rep.started("dudo-z")
         with StoreSteps("dudo-z", {"all": 1.0}) as steps:

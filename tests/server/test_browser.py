@@ -444,7 +444,7 @@ def test_the_play_page_says_what_is_still_being_built_and_drops_the_line_when_do
         line = pg.locator("#building")
         assert line.is_visible()
         text = line.inner_text()
-        # a store with no estimate says so (it showed "jotto-en_US80-4-ganzfried ()")
+        # a store with no estimate says so
         assert text.startswith("Still being built: jotto-en_US80-5-ganzfried (about 40%, about 1 min left), "
                                "jotto-en_US80-4-ganzfried (no estimate yet), dudo-5dice-default (waiting)"), text
         done = BuildProgress.start([("jotto-en_US80-5-ganzfried", 100.0)])
