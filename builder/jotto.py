@@ -735,7 +735,7 @@ EXACT_DO_ROUNDS = 50
 JOTTO_STEP_SECONDS: dict[int, dict] = {
     2: {"params": {"fp_iterations": 2000, "do_iterations": 40, "certify_rounds": EXACT_DO_ROUNDS},
         "seconds": {"fixed guessers": 0.5, "fictitious play": 3, "double oracle": 2, "hider selection": 0.5,
-                    "double-oracle book": 0.5, "people's guesser": 0.5, "exact double oracle": 1100,
+                    "double-oracle book": 0.5, "people's guesser": 0.5, "exact double oracle": 945,
                     "figures": 0.5, "publish": 0.5}},
     3: {"params": {"fp_iterations": 300, "hedge_iterations": 150, "do_iterations": 5},
         "seconds": {"fixed guessers": 3, "fictitious play": 1, "hedge": 1, "double oracle": 5, "hider selection": 2,
