@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 
-def served_seat_policy(store, opener: int, other: int):
+def served_seat_policy(store, opener: int, other: int, strategy: str = "search"):
     """``policy_for_seat(resp_is_opener) -> policy(hist)`` of the served policy facing the responder in the round
     ``opener`` v ``other`` (strategy ``search``)."""
     from games.dudo.reference import exact_check as xc
@@ -41,7 +41,7 @@ def served_seat_policy(store, opener: int, other: int):
 
     stored = xc.stored_policy(lambda key: store.get("windows", key), store_memories(store.manifest), history_window)
     served = served_policy(stored, store_blueprint(store), store_W(store.manifest), sr.endgame,
-                           rounds=sr.resolves, large={r: large_round for r in sr.large})
+                           rounds=sr.resolves, large={r: large_round for r in sr.large}, strategy=strategy)
 
     def policy_for_seat(resp_is_opener: bool):
         own, opp = (other, opener) if resp_is_opener else (opener, other)
@@ -50,13 +50,14 @@ def served_seat_policy(store, opener: int, other: int):
     return policy_for_seat, seats
 
 
-def measure(store, rounds, games: int, seed: int, depth: int, width: int, log=print) -> dict:
+def measure(store, rounds, games: int, seed: int, depth: int, width: int, log=print,
+            strategy: str = "search") -> dict:
     """{round name: manifest updates} of the served policy's figures in ``rounds``."""
     from games.dudo.serving.respond import respond_on_store
     out = {}
     for opener, other in rounds:
         t0 = time.perf_counter()
-        policy_for_seat, seats = served_seat_policy(store, opener, other)
+        policy_for_seat, seats = served_seat_policy(store, opener, other, strategy)
         r = respond_on_store(policy_for_seat, (opener, other), store, games, seed, depth=depth, width=width)
         resolves = sum(p.resolves for p in seats.values())
         out[f"{opener}v{other}"] = dict(
@@ -64,7 +65,8 @@ def measure(store, rounds, games: int, seed: int, depth: int, width: int, log=pr
             served_responder=r["responder"],
             served_kind=f"lower bound: {r['responder']} against the searched policy, {games} sampled rounds a seat "
                         f"(the round's own share)")
-        log(f"{opener}v{other}: {r['value']:.4f} +- {r['stderr']:.4f} ({r['responder']}, {games} rounds a seat, "
+        log(f"{opener}v{other} ({strategy}): {r['value']:.4f} +- {r['stderr']:.4f} ({r['responder']}, {games} rounds "
+            f"a seat, "
             f"{resolves} re-solves, {time.perf_counter() - t0:.0f} s)")
     return out
 
@@ -104,6 +106,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--depth", type=int, default=1, help="the responder's lookahead depth")
     ap.add_argument("--width", type=int, default=4, help="the responder's replies looked at")
+    ap.add_argument("--rows", action="store_true", help="measure the stored rows (strategy fsicfr) with the same "
+                    "responder instead, for comparison: printed, nothing published")
     a = ap.parse_args(argv)
     root = a.root or stores_root()
     path = current_stores(root, "dudo").get(a.variant)
@@ -123,6 +127,9 @@ def main(argv=None) -> int:
         print(f"measure_search: {a.variant} searches the rounds {', '.join(f'{x}v{y}' for x, y in large) or 'none'}",
               file=sys.stderr)
         return 2
+    if a.rows:
+        measure(store, rounds, a.games, a.seed, a.depth, a.width, strategy="fsicfr")
+        return 0
     updates = measure(store, rounds, a.games, a.seed, a.depth, a.width)
     print(f"published {publish_with(store, root, updates)}")
     return 0

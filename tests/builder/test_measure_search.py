@@ -52,3 +52,10 @@ def test_bad_arguments_exit_2_with_one_line(root, capsys):
     with pytest.raises(SystemExit) as e:
         main(["--root", str(root), "--rounds", "five"])
     assert e.value.code == 2
+
+
+def test_the_rows_measured_by_the_same_responder_publish_nothing(root, capsys):
+    before = current_stores(root, "dudo")[PARAMS.variant]
+    assert main(["--root", str(root), "--variant", PARAMS.variant, "--games", "50", "--rows"]) == 0
+    assert "1v1 (fsicfr): " in capsys.readouterr().out
+    assert current_stores(root, "dudo")[PARAMS.variant] == before
