@@ -25,7 +25,8 @@ SERVED_SEARCHED = "continual re-solving on the stored rows (the figures are of t
 # a large round answered by depth-limited continual re-solving on the stored rows with an action abstraction
 # (``games.dudo.serving.large_search``, its tables in the store): the stored rows' figures are kept, the searched
 # policy's are stated where measured (``served_*``)
-SERVED_SEARCH_LARGE = "depth-limited continual re-solving on the stored rows (action-abstracted lookahead)"
+# (search5: the action-abstracted re-solve, games.dudo.search.abstract_resolve; the label is stored data)
+SERVED_SEARCH_LARGE = "depth-limited continual re-solving on the stored rows (search5)"
 
 
 def serves_search(stored_exploitability: float, searched_exploitability: float) -> bool:
