@@ -2,6 +2,7 @@
 
     NUMBA_NUM_THREADS=1 nice -n 10 .venv/bin/python -m research.dudo_responder validate [--group 1v2]
         [--blueprint 2:200] [--A 6] [--iterations 100] [--widths 2,4,8] [--width 4] [--games 20000]
+    NUMBA_NUM_THREADS=1 nice -n 10 .venv/bin/python -m research.dudo_responder cost --group 2v2 --A 14 [--games 300]
 
 On the group's rounds (both orders), against the searched policy (``abstract_resolve.AbstractResolver`` chained:
 depth 2, ``--A`` own claims, ``--iterations`` CFR+ iterations a re-solve, int8 leaves, max-margin gadget) on a
@@ -12,6 +13,9 @@ policy enumerated; no sampling error) and its share of the exact one: the rows' 
 and the lookahead responder (``measure.lookahead``, depth 1) at each of ``--widths``; last, the sampled figure
 ``respond.respond`` states (width ``--width``, ``--games`` a seat, AIVAT's control variates, mean +- standard
 error) and the same sampled plainly.
+
+``cost``: on a round too large for the exact walk (up to 4 dice), the re-solves the lookahead makes the searched
+policy compute beside the rows' responder's, and both figures.
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from games.dudo.search.continual import continuation_values, seat_best_response
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.measure.lbr import responder_tables
 from games.dudo.search.abstract_resolve import AbstractResolver, int8_continuations, top_claims
-from games.dudo.measure.responder import SearchedPolicy, rows_choice, stored_policy, strategy_value
+from games.dudo.measure.responder import SearchedPolicy, rows_choice, sample_response, stored_policy, strategy_value
 from games.dudo.measure.lookahead import LookaheadChooser
 from games.dudo.serving.respond import respond
 
@@ -76,9 +80,37 @@ def validate(a, b, m, its, A, iterations, widths, width, games, seed=0, m_resp=2
                     f"{time.process_time() - c0:.0f} |")
 
 
+def cost(a, b, m, its, A, iterations, width, games, seed=0, m_resp=2, log=print):
+    """What the lookahead costs where no exact figure is at hand: per seat of round a v b (a opens), the rows'
+    responder and the lookahead (depth 1, ``width``) against search, each on a fresh searched policy that keeps
+    its re-solves by history: the figure (control variates) and the re-solves the policy made."""
+    W, bo, bn = continuations(a + b, log=lambda *x: None)
+    g, st, _ = train(a, b, m, its, W)
+    top = top_claims(st, g, A)
+    log(f"{a}v{b}: blueprint memory {m}, {its} CFR+ iterations; search: depth 2, A = {A}, {iterations} iterations a "
+        f"re-solve, int8 leaves, max-margin gadget; {games} rounds a seat, seed {seed}")
+    log("| round | responder seat | responder | figure (win probability) | re-solves | re-solves a round | CPU s |\n"
+        "|---|---|---|---|---|---|---|")
+    for resp_opens in (True, False):
+        own, opp = (b, a) if resp_opens else (a, b)
+        cont = int8_continuations(continuation_values(a, b, m, st, W, own, not resp_opens))
+        t = responder_tables(g, st, a, resp_opens, m_resp, W, bo, bn, 5)
+        for name, w in (("rows' best response (measure.responder)", None), (LookaheadChooser.name_of(1, width), width)):
+            resolver = AbstractResolver(own, opp, not resp_opens, W, cont, top, depth=2, iterations=iterations,
+                                        gadget="maxmargin", A=A, near=1)
+            pol = SearchedPolicy(resolver)
+            c0 = time.process_time()
+            choose = None if w is None else LookaheadChooser(t, pol, depth=1, width=w)
+            r = sample_response(t, pol, resp_opens, games, seed=seed + (0 if resp_opens else 1), choose=choose,
+                                control=True)
+            n = resolver.stats["resolves"]
+            log(f"| {a}v{b} | {'opens' if resp_opens else 'other'} | {name} | {r.value:.4f} +- {r.stderr:.4f} | {n} | "
+                f"{n / games:.2f} | {time.process_time() - c0:.1f} |")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("validate",))
+    ap.add_argument("what", choices=("validate", "cost"))
     ap.add_argument("--group", default="1v2")
     ap.add_argument("--blueprint", default="2:200", help="memory:CFR+ iterations")
     ap.add_argument("--A", type=int, default=6)
@@ -94,12 +126,16 @@ def main(argv=None):
         widths = tuple(int(x) for x in t.widths.split(","))
     except ValueError:
         ap.error(f"--group {t.group} / --blueprint {t.blueprint} / --widths {t.widths}: e.g. 1v2, 2:200, 2,4,8")
-    if min(a, b) < 1 or a + b > 3:
-        ap.error(f"--group {t.group}: the exact walk runs on 1v1 and 1v2 (minutes); larger rounds take hours")
+    if min(a, b) < 1 or a + b > (3 if t.what == "validate" else 4):
+        ap.error(f"--group {t.group}: validate's exact walk runs on 1v1 and 1v2 (minutes), cost's blueprint on up to "
+                 f"4 dice")
     if t.games < 2 or t.width < 1 or min(widths) < 1:
         ap.error("--games needs at least 2, --width and --widths at least 1")
-    validate(a, b, m, its, t.A, t.iterations, widths, t.width, t.games, t.seed,
-             log=lambda r: print(r, flush=True))
+    log = lambda r: print(r, flush=True)   # noqa: E731
+    if t.what == "cost":
+        cost(a, b, m, its, t.A, t.iterations, t.width, t.games, t.seed, log=log)
+    else:
+        validate(a, b, m, its, t.A, t.iterations, widths, t.width, t.games, t.seed, log=log)
 
 
 if __name__ == "__main__":

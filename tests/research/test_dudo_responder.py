@@ -1,6 +1,6 @@
-"""research.dudo_responder validate, small (1v1, 200 sampled rounds a seat), the command docs/dudo-search-serving.md
-section 7 shows: a row per policy and responder, each responder's exact figure at most the exact one; a bad argument
-exits 2 with argparse's line naming it."""
+"""research.dudo_responder validate and cost, small (1v1), the commands docs/dudo-search-serving.md section 7 shows:
+a row per policy and responder, each responder's exact figure at most the exact one; a row per seat and responder
+with the re-solves made; a bad argument exits 2 with argparse's line naming it."""
 import re
 
 import pytest
@@ -21,9 +21,20 @@ def test_validate_prints_the_table_on_1v1(capsys):
     assert "sampled plainly (200 games a seat, seed 0)" in rows[3]
 
 
-@pytest.mark.parametrize("argv", [["--group", "2v2"], ["--group", "one"], ["--games", "1"]])
-def test_bad_arguments_exit_2(argv, capsys):
+@pytest.mark.parametrize("argv, fault", [(["validate", "--group", "2v2"], "--group"),
+                                         (["validate", "--group", "one"], "--group"),
+                                         (["validate", "--games", "1"], "--games"),
+                                         (["cost", "--group", "2v3"], "--group")])
+def test_bad_arguments_exit_2(argv, fault, capsys):
     with pytest.raises(SystemExit) as e:
-        main(["validate", *argv])
+        main(argv)
     assert e.value.code == 2
-    assert argv[0] in capsys.readouterr().err.strip().splitlines()[-1]
+    assert fault in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_cost_prints_each_seat_and_responder(capsys):
+    main(["cost", "--group", "1v1", "--games", "20"])
+    rows = [r.split(" | ") for r in capsys.readouterr().out.splitlines() if r.startswith("| 1v1 |")]
+    assert [(r[1], "lookahead" in r[2]) for r in rows] == [("opens", False), ("opens", True), ("other", False),
+                                                          ("other", True)]
+    assert all(int(r[4]) > 0 and "+-" in r[3] for r in rows)
