@@ -66,8 +66,8 @@ NOT_RUN = {
     "NUMBA_NUM_THREADS=1 nice -n 10 python -m research.dudo_responder": "the responder's validation on the exact "
                                                                         "rounds: exact walks of minutes each on 1v2 "
                                                                         "(docs/dudo-search-serving.md section 7); "
-                                                                        "tests/research/test_dudo_responder.py runs it "
-                                                                        "small on 1v1",
+                                                                        "tests/research/test_dudo_responder.py runs "
+                                                                        "validate and cost small on 1v1",
 }
 
 
