@@ -17,7 +17,7 @@ def test_http_driver_answers_book_hits(registry):
             r = _one({"target": f"127.0.0.1:{http.port}", "kind": "http-book", "variant": SMALL_VARIANT}, conc, 0.3, 4)
             assert r["lat"] and not r["errors"], r["errors"]
         r = _one({"target": f"127.0.0.1:{http.port}", "kind": "http-book", "variant": "nope"}, 2, 0.2, 4)
-        assert not r["lat"] and set(r["errors"]) == {"400"}  # failures are counted, not timed
+        assert not r["lat"] and set(r["errors"]) == {"404"}  # failures are counted, not timed (an unknown variant)
     finally:
         http.stop(0)
         api.close()
