@@ -32,7 +32,7 @@ class StoreUnavailable(NotServed):
     verified (the move read from it is not answered), or its published version was refused."""
 
     def __init__(self, message: str):
-        super().__init__(message, "UNAVAILABLE")
+        super().__init__(message, "UNAVAILABLE", retry="store")
 
 
 class _Handle:

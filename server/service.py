@@ -25,9 +25,9 @@ SOURCES = {"book": pb.SampleMoveReply.BOOK, "live": pb.SampleMoveReply.LIVE, "de
 
 
 class _Abort(Exception):
-    def __init__(self, code: grpc.StatusCode, message: str):
+    def __init__(self, code: grpc.StatusCode, message: str, retry: str = "building"):
         super().__init__(message)
-        self.code, self.message = code, message
+        self.code, self.message, self.retry = code, message, retry
 
 
 def _sample(registry: Registry, request: pb.SampleMoveRequest, live: LiveCall,
@@ -55,7 +55,7 @@ def _sample(registry: Registry, request: pb.SampleMoveRequest, live: LiveCall,
     except BadRequest as e:
         raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, str(e)) from None
     except NotServed as e:
-        raise _Abort(grpc.StatusCode[e.status], str(e)) from None
+        raise _Abort(grpc.StatusCode[e.status], str(e), e.retry) from None
     except DeadlineExceeded as e:
         raise _Abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(e)) from None
     except (Refused, Stopped) as e:  # live work refused at once, or stopped (deadline, caller gone, memory)
@@ -98,15 +98,16 @@ def _building(out, registry: Registry, keep=lambda p: True) -> None:
                              eta_seconds=-1.0 if p["eta_seconds"] is None else p["eta_seconds"])
 
 
-# trailing metadata of an UNAVAILABLE the service itself answers (a variant still being built): a client tells it
-# from a connection that failed, which gRPC reports with the same code
-RETRY_METADATA = (("gamestrategy-retry", "building"),)
+# trailing metadata of an UNAVAILABLE the service itself answers, a client tells it from a connection that failed
+# (which gRPC reports with the same code); its value says why: "building" (the variant is being built) or "store"
+# (its store is being verified again, or a good version is awaited)
+RETRY_KEY = "gamestrategy-retry"
 
 
 def _abort_not_served(context, e: NotServed):
     code = grpc.StatusCode[e.status]
     if code is grpc.StatusCode.UNAVAILABLE:
-        context.set_trailing_metadata(RETRY_METADATA)
+        context.set_trailing_metadata(((RETRY_KEY, e.retry),))
     context.abort(code, str(e))
 
 
@@ -149,7 +150,7 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
             return _sample(self.registry, request, LiveCall(self.live_pool, _deadline(context), context.is_active))
         except _Abort as e:
             if e.code is grpc.StatusCode.UNAVAILABLE:
-                context.set_trailing_metadata(RETRY_METADATA)
+                context.set_trailing_metadata(((RETRY_KEY, e.retry),))
             context.abort(e.code, e.message)
 
     def SampleMoves(self, request, context):

@@ -22,9 +22,10 @@ class NotServed(LookupError):
     """A variant this server does not serve: ``status`` NOT_FOUND (unknown) or UNAVAILABLE (being built: a
     temporary state, retry); the message names the variant and what is served."""
 
-    def __init__(self, message: str, status: str):
+    def __init__(self, message: str, status: str, retry: str = "building"):
         super().__init__(message)
         self.status = status
+        self.retry = retry    # why an UNAVAILABLE is temporary (the ``gamestrategy-retry`` metadata's value)
 
 
 class DeadlineExceeded(RuntimeError):

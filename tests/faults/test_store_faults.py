@@ -89,10 +89,12 @@ def test_a_served_file_damaged_in_place_answers_no_move_and_is_withdrawn(served,
     with pytest.raises(grpc.RpcError) as e:  # the move read from changed bytes is not answered
         client.jotto_move(JOTTO, "guesser", seed=1)
     assert e.value.code() == grpc.StatusCode.UNAVAILABLE and "changed on disk" in e.value.details()
+    assert ("gamestrategy-retry", "store") in tuple(e.value.trailing_metadata())   # not "building"
     assert registry.refresh() == {JOTTO: "withdrawn"}
     with pytest.raises(grpc.RpcError) as e:
         client.jotto_move(JOTTO, "guesser", seed=1)
     assert e.value.code() == grpc.StatusCode.UNAVAILABLE and "refused" in e.value.details()
+    assert ("gamestrategy-retry", "store") in tuple(e.value.trailing_metadata())
     assert [r["variant"] for r in registry.refused()] == [JOTTO]
     assert client.sample_move(guesswho_request(GUESSWHO, 12, 12)).store_version  # the other store serves on
 
