@@ -38,6 +38,10 @@ def test_the_figure_is_a_lower_bound_of_the_served_policys_exact_one(root, capsy
     rs = {x.strategy: x for x in v.strategies}["round 1v1"]
     assert rs.headline == "served_exploitability" and rs.headline_kind == st["served_kind"]
     assert rs.units["served_exploitability"] == "win probability, both seats summed"
+    from builder.readme_tables import _dudo
+    served, text, kind = _dudo(after.manifest)        # the README's strength row states the searched figure
+    assert served == "search" and f"as served (search): exploitability {got:.3f}" in text
+    assert kind.startswith("lower bound: lookahead responder") and _dudo(before.manifest)[1].count("not measured")
     assert list(after.items("windows")) == list(before.items("windows"))
     assert list(after.items("arrays")) == list(before.items("arrays"))
     old = {k: v for k, v in before.manifest["rounds"]["1v1"].items()}
