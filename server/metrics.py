@@ -85,6 +85,10 @@ AUTH_REFUSALS = Counter("gamestrategy_auth_refusals_total", "Calls refused by th
                         ["code"])
 STORE_VERSION = Gauge("gamestrategy_store_info", "1 for the store version served per variant (0: retired)",
                       ["variant", "version"], **_gauge_mode)
+STORE_BUILD_TIME = Gauge("gamestrategy_store_build_timestamp_seconds",
+                         "When the store version served per variant was built and published (its manifest's "
+                         "build_time), Unix seconds; 0 when the variant's store was withdrawn",
+                         ["variant"], **_gauge_mode)
 STORE_LOADS = Counter("gamestrategy_store_loads_total", "Stores opened at start or refresh: loaded or refused",
                       ["result"])
 CONNECTIONS_CLOSED = Counter("gamestrategy_connections_closed_total",

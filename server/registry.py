@@ -11,9 +11,11 @@ check refuses it. Every refusal is logged, counted, and listed by ``refused`` (`
 """
 from __future__ import annotations
 
+import calendar
 import logging
 import os
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -253,6 +255,7 @@ class Registry:
             if close:
                 h.closed = True
         metrics.STORE_VERSION.labels(variant=variant, version=h.backend.version).set(0)
+        metrics.STORE_BUILD_TIME.labels(variant=variant).set(0)
         metrics.STORE_LOADS.labels(result="refused").inc()
         log.error("refusing the served store: its file changed on disk and fails its check",
                   extra={"fields": {"variant": variant, "path": str(h.path), "error": why}})
@@ -273,6 +276,13 @@ class Registry:
             b, fd, ident = self._open_verified(variant, path)
         except Exception as e:  # noqa: BLE001 - any failure refuses the store
             return self._refuse(variant, path, cur, str(e))
+        try:
+            built = build_timestamp(b.store.manifest)
+        except ValueError:
+            os.close(fd)
+            b.store.close()
+            return self._refuse(variant, path, cur, f"store {path}: manifest field 'build_time' is "
+                                f"{b.store.manifest['build_time']!r}, expected YYYY-MM-DDTHH:MM:SSZ")
         new = _Handle(b, path, fd, ident)
         with self._lock:
             self._refused.pop(variant, None)
@@ -287,6 +297,7 @@ class Registry:
         if old is not None:
             metrics.STORE_VERSION.labels(variant=variant, version=old.backend.version).set(0)
         metrics.STORE_VERSION.labels(variant=variant, version=b.version).set(1)
+        metrics.STORE_BUILD_TIME.labels(variant=variant).set(built)
         metrics.STORE_LOADS.labels(result="loaded").inc()
         log.info("serving store", extra={"fields": {
             "variant": variant, "store_version": b.version, "replaced": old.backend.version if old else None}})
@@ -332,6 +343,11 @@ class Registry:
             if not h.closed:
                 h.closed = True
                 self._close(h)
+
+
+def build_timestamp(manifest: dict) -> float:
+    """A manifest's build time (``%Y-%m-%dT%H:%M:%SZ``, set when the store was published) in Unix seconds."""
+    return float(calendar.timegm(time.strptime(manifest["build_time"], "%Y-%m-%dT%H:%M:%SZ")))
 
 
 def _reason(message: str) -> str:

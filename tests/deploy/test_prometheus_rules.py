@@ -30,7 +30,7 @@ def _promtool(*args, cwd=DEPLOY / "prometheus"):
 @needs_promtool
 def test_promtool_checks_the_rules():
     r = _promtool("check", "rules", RULES.name)
-    assert r.returncode == 0 and "SUCCESS: 18 rules found" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0 and "SUCCESS: 21 rules found" in r.stdout, r.stdout + r.stderr
 
 
 @needs_promtool
@@ -40,18 +40,23 @@ def test_promtool_unit_tests_of_the_rules_pass():
 
 
 @needs_promtool
-def test_the_unit_tests_can_fail(tmp_path):
-    """The same unit tests against rules with the SampleMove p99 threshold moved fail."""
-    (tmp_path / RULES.name).write_text(RULES.read_text().replace("> 0.5\n", "> 0.9\n"))
+@pytest.mark.parametrize("threshold,moved,alert", [
+    ("> 0.5\n", "> 0.9\n", "GamestrategySlowSampleMove"),
+    ("vector(30 * 86400)", "vector(32 * 86400)", "GamestrategyStoreStale"),
+])
+def test_the_unit_tests_can_fail(tmp_path, threshold, moved, alert):
+    """The same unit tests against rules with an alert's threshold moved fail."""
+    assert threshold in RULES.read_text()
+    (tmp_path / RULES.name).write_text(RULES.read_text().replace(threshold, moved))
     (tmp_path / RULES_TEST.name).write_text(RULES_TEST.read_text())
     r = _promtool("test", "rules", RULES_TEST.name, cwd=tmp_path)
-    assert r.returncode != 0 and "GamestrategySlowSampleMove" in r.stdout + r.stderr
+    assert r.returncode != 0 and alert in r.stdout + r.stderr
 
 
 def _exported() -> set[str]:
     names = set()
     for m in (metrics.REQUESTS, metrics.ERRORS, metrics.LATENCY, metrics.MOVES, metrics.STREAM_MESSAGES,
-              metrics.AUTH_REFUSALS, metrics.STORE_VERSION, metrics.STORE_LOADS, metrics.CONNECTIONS_CLOSED):
+              metrics.AUTH_REFUSALS, metrics.STORE_VERSION, metrics.STORE_BUILD_TIME, metrics.STORE_LOADS, metrics.CONNECTIONS_CLOSED):
         for family in m.describe():
             names.add(family.name)
             names.update(s.name for s in family.samples)
@@ -83,7 +88,7 @@ def test_queries_name_only_exported_metrics_and_recorded_series():
     # every alert of the issue: error ratio, p99, DEGRADED share, store refused or stale, evictions
     alerts = {r["alert"] for r in _rules() if "alert" in r}
     assert {"GamestrategyServerErrors", "GamestrategySlowSampleMove", "GamestrategyDegradedShare",
-            "GamestrategyStoreRefused", "GamestrategyStoreVersionsDiverge", "GamestrategyConnectionsShed",
+            "GamestrategyStoreRefused", "GamestrategyStoreStale", "GamestrategyStoreVersionsDiverge", "GamestrategyConnectionsShed",
             "GamestrategyStoreBuildFailed"} <= alerts
 
 

@@ -1,6 +1,9 @@
 """Hot refresh: a newly published store is swapped in under load, the old one closed after its calls."""
+import datetime
+import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -184,3 +187,50 @@ def test_build_killed_half_way_leaves_the_served_store_untouched(served, tmp_pat
     assert os.readlink(_link(root)) == before
     assert registry.refresh() == {}
     assert client.jotto_move(SMALL_VARIANT, "guesser", seed=5).store_version == v1
+
+
+def _build_time_gauge(variant=SMALL_VARIANT):
+    from prometheus_client import REGISTRY
+    return REGISTRY.get_sample_value("gamestrategy_store_build_timestamp_seconds", {"variant": variant})
+
+
+def _publish_with_build_time(root, name, build_time):
+    """A copy of the served version under `name` whose manifest states `build_time` (outside the content
+    hash, so the copy passes its check), made `current`."""
+    base = root / "jotto" / SMALL_VARIANT
+
+    def write(d):
+        shutil.copy(base / "current" / "data.mdb", d / "data.mdb")
+        os.chmod(d / "data.mdb", 0o644)
+        env = lmdb.open(str(d), max_dbs=4)
+        db = env.open_db(b"meta")
+        with env.begin(write=True, db=db) as txn:
+            manifest = dict(json.loads(txn.get(b"manifest")), build_time=build_time, store_version=name)
+            txn.put(b"manifest", json.dumps(manifest).encode())
+        env.close()
+
+    _publish_dir(root, name, write)
+
+
+def test_the_build_time_gauge_follows_the_served_version(served):
+    root, registry, client, v1 = served
+    stated = registry.backends[SMALL_VARIANT].store.manifest["build_time"]
+    assert _build_time_gauge() == datetime.datetime.fromisoformat(stated.replace("Z", "+00:00")).timestamp()
+    assert abs(_build_time_gauge() - time.time()) < 3600  # built by the fixture just now
+    _publish_with_build_time(root, "20200102T030405-old", "2020-01-02T03:04:05Z")
+    assert registry.refresh() == {SMALL_VARIANT: "swapped"}
+    assert client.jotto_move(SMALL_VARIANT, "guesser", seed=1).store_version == "20200102T030405-old"
+    assert _build_time_gauge() == 1577934245.0
+    # a build time that cannot be read refuses the version; the gauge keeps the version still served
+    _publish_with_build_time(root, "20200103T000000-bad", "yesterday")
+    assert registry.refresh() == {SMALL_VARIANT: "refused"}
+    assert "build_time" in registry.refused()[0]["reason"] and "'yesterday'" in registry.refused()[0]["reason"]
+    assert _build_time_gauge() == 1577934245.0
+    # the served file damaged in place: withdrawn, and the gauge says no store (0)
+    os.symlink("20200102T030405-old", root / "jotto" / SMALL_VARIANT / ".current-old")
+    os.replace(root / "jotto" / SMALL_VARIANT / ".current-old", _link(root))
+    with open(root / "jotto" / SMALL_VARIANT / "20200102T030405-old" / "data.mdb", "r+b") as f:
+        f.seek(4096 * 3)
+        f.write(os.urandom(4096))
+    assert registry.refresh() == {SMALL_VARIANT: "withdrawn"}
+    assert _build_time_gauge() == 0.0
