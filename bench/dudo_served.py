@@ -4,7 +4,7 @@
   python -m bench.dudo_served [--root stores] [--variant dudo-5dice-default] [--concurrency 16] [--seconds 60]
 
 The requests: every decision, both seats, of ``--games`` games the store's strategy plays against itself
-from max_dice v max_dice (bench.review.dudo_game: seeded draws from the stored rows, a challenge's loser
+from max_dice v max_dice (bench.review_latency.dudo_game: seeded draws from the stored rows, a challenge's loser
 losing what the rules say), each with both rolls known to its own seat only. An idle pass first: one
 caller, each request once (p50 / p99 by round size, the 5v5 moves apart). Then ``--concurrency`` threads
 send them round robin for ``--seconds`` with ``--deadline`` each. Prints, per phase: answers by source,
@@ -28,8 +28,8 @@ import numpy as np
 def decisions(root: Path, variant: str, games: int, rng: np.random.Generator) -> list:
     """(dice a player at the start, [(dice, SampleMoveRequest)]) for every decision of ``games`` self-played
     games."""
-    from bench.review import dudo_game
-    from games.dudo.serving import review as dr
+    from bench.review_latency import dudo_game
+    from games.dudo.serving import move_scoring as dr
     from games.storage import current_stores
     from protos import gamestrategy_pb2 as pb
     from games.storage import Store

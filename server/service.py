@@ -7,8 +7,8 @@ import time
 
 import grpc
 
-from games.dudo.serving import review as dudo_review
-from games.jotto import review as jotto_review
+from games.dudo.serving import move_scoring as dudo_review
+from games.jotto import guess_scoring as jotto_review
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pb_grpc
 from server import metrics

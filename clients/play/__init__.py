@@ -23,7 +23,7 @@ import grpc
 
 from clients.client import GameStrategyClient
 from clients.diagnose import answered_by_service, explain_unavailable
-from clients.play.review import default_save_dir
+from clients.play.review_screen import default_save_dir
 from clients.play.service import NoVariant, Service
 from clients.play.ui import UI, Quit
 

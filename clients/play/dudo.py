@@ -12,7 +12,7 @@ import re
 import numpy as np
 from rich.table import Table
 
-from clients.play.review import offer_review, save_transcript
+from clients.play.review_screen import offer_review, save_transcript
 from clients.play.service import Service, dice_of
 from clients.play.ui import UI
 from games.dudo.rules import FACES, MAX_DICE, challenge_outcome, claim_table, count_for, strength

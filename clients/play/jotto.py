@@ -17,7 +17,7 @@ import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
-from clients.play.review import offer_review, save_transcript
+from clients.play.review_screen import offer_review, save_transcript
 from games.jotto.dictionary import VariantError, list_rule, why_left_out
 from clients.play.service import Service, invalid
 from clients.play.ui import UI, YES, NO

@@ -26,7 +26,7 @@ from games.dudo.serving.searched_store import search_seconds, searched_move_from
 from games.dudo.policy.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
                                SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, ServedRounds, decide, served_label,
                                served_rounds)
-from games.dudo.serving.review import TranscriptError, parse_rounds, review_from_store
+from games.dudo.serving.move_scoring import TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
 from games.dudo.build.params import DudoParams
 from games.dudo.store import DudoManifest, read_row, store_memories
@@ -47,7 +47,7 @@ BOOK, DEGRADED = "book", "degraded"   # the sources of a move answered from the 
 # a re-solve must end this long before the caller's deadline: the store's answer is the fallback
 ENDGAME_MARGIN_SECONDS = 0.05
 MAX_REVIEW_ROUNDS = 64
-# a reviewed decision's estimate (every action's rest of the round valued; bench/review.py measures it)
+# a reviewed decision's estimate (every action's rest of the round valued; bench/review_latency.py measures it)
 REVIEW_SECONDS = 0.05
 PROCESS_BYTES = 300 << 20
 
@@ -90,7 +90,8 @@ class ChainCache:
 class DudoBackend:
     game = "dudo"
     live_modules = ("games.dudo.serving.live_solve", "games.dudo.serving.endgame_store", "games.dudo.serving.warm",
-                    "games.dudo.serving.review", "games.dudo.serving.searched_store", "games.dudo.serving.large_search")
+                    "games.dudo.serving.move_scoring", "games.dudo.serving.searched_store",
+                    "games.dudo.serving.large_search")
     endgame: EndgamePolicy | None = ENDGAME  # None: every decision the store holds is answered from it
 
     def __init__(self, store: Store):
@@ -334,7 +335,7 @@ class DudoBackend:
     # ------------------------------------------------------------------ review
     def analyze(self, request, live: LiveCall = NO_LIVE) -> dict:
         """AnalyzeGame: the transcript checked here (BadRequest naming the first bad move), the review
-        (``games.dudo.serving.review``) run in the live pool."""
+        (``games.dudo.serving.move_scoring``) run in the live pool."""
         if request.strategy not in ("", ROWS, SEARCH):
             raise BadRequest(f"unknown strategy {quote(request.strategy)} for {self.variant} (known: "
                              f"{', '.join(self.strategies())})")

@@ -10,7 +10,7 @@ import numpy as np
 
 from games.jotto.dictionary import Variant, dictionary_from_words
 from games.jotto.oracle import JottoOracle, state_key
-from games.jotto.review import TranscriptError, parse_turns, review_from_store
+from games.jotto.guess_scoring import TranscriptError, parse_turns, review_from_store
 from games.jotto.store import COMMON, JottoManifest, book_moves, read_strategies
 from games.jotto.strategy import GuesserStrategy
 from games.seeding import seeded_uniform
@@ -30,7 +30,7 @@ def draw(cum: list[float], u: float) -> int:
     getting it back cost about 15 us a call; bisect never lets go of it."""
     return min(bisect.bisect_right(cum, u * cum[-1]), len(cum) - 1)
 MAX_HISTORY = 64
-REVIEW_SECONDS = 0.2  # a reviewed test word's estimate (bench/review.py measures it)
+REVIEW_SECONDS = 0.2  # a reviewed test word's estimate (bench/review_latency.py measures it)
 MAX_RESULTS = 100_000  # guesser results kept for reuse, with their encoded replies (about 400 bytes each)
 # live oracle moves (states below the book threshold) run on the serving thread: at most this many at once per
 # process, so that costly histories (up to half a second each) leave the other threads and cores to book hits;
@@ -267,7 +267,7 @@ class JottoBackend:
 
     def analyze(self, request, live: LiveCall = NO_LIVE) -> dict:
         """AnalyzeGame: the guesser's test words checked here (BadRequest naming the first bad one), the
-        review (``games.jotto.review``) run in the live pool."""
+        review (``games.jotto.guess_scoring``) run in the live pool."""
         s = self.strategy(request.strategy)
         if request.dudo or not request.HasField("jotto"):
             raise BadRequest(f"{self.variant} is a Jotto variant: give the game in `jotto`")

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from builder.dudo import build_dudo_store
-from games.dudo.serving.review import review_from_store
+from games.dudo.serving.move_scoring import review_from_store
 from games.dudo.rules import claim_table, roll_arrays, rolls, strength
 from games.dudo.build.params import DudoParams
 from games.dudo.store import lookup_row, store_memories
@@ -218,7 +218,7 @@ def test_bad_dudo_transcripts_are_invalid_argument_naming_the_first_bad_move(dud
 
 
 def test_a_round_whose_dice_the_challenge_does_not_leave_is_named():
-    from games.dudo.serving.review import TranscriptError, parse_rounds
+    from games.dudo.serving.move_scoring import TranscriptError, parse_rounds
     r1 = dict(own=3, opp=3, roll=[2, 2, 5], opp_roll=[2, 6, 6], opened=True, claims=[(3, 2)], challenged=True)
     # 3 twos counted (2, 2, 2): exact, so the challenger (the opponent) loses one die and you open round 2
     ok = dict(own=3, opp=2, roll=[1, 1, 1], opp_roll=[], opened=True, claims=[(1, 2)], challenged=False)
@@ -275,7 +275,7 @@ def test_jotto_values_equal_every_tree_walked(jotto2, seed):
     """A game against a random secret: at each test word the reported values (served hider = a random
     weight vector here, and uniform) equal the optimal tree's by exhaustive search (exact continuation) or
     the literal GBR guesser's replayed cost (greedy continuation)."""
-    from games.jotto.review import EXACT_WORDS, parse_turns, review_turns
+    from games.jotto.guess_scoring import EXACT_WORDS, parse_turns, review_turns
     o = jotto2
     words = list(o.dictionary.words)
     rng = np.random.default_rng(seed)
@@ -321,7 +321,7 @@ def test_jotto_values_equal_every_tree_walked(jotto2, seed):
 
 
 def test_bad_jotto_transcripts_name_the_first_bad_test_word(jotto2):
-    from games.jotto.review import TranscriptError, parse_turns
+    from games.jotto.guess_scoring import TranscriptError, parse_turns
     o = jotto2
     with pytest.raises(TranscriptError, match="test word 2 \\('zz', 0 jots\\): not a word of"):
         parse_turns(o, [("ad", 1), ("zz", 0)])
@@ -457,7 +457,7 @@ def test_the_terminal_jotto_game_saves_your_test_words_for_review(jotto2, tmp_pa
     from google.protobuf import json_format
 
     from clients.play.jotto import Game, Jotto
-    from games.jotto.review import parse_turns
+    from games.jotto.guess_scoring import parse_turns
 
     class Words:
         def words(self, variant):

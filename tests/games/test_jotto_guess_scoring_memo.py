@@ -1,4 +1,4 @@
-"""The Jotto review's caches (games/jotto/review_kernels.py, games/jotto/review.py) against the direct
+"""The Jotto review's caches (games/jotto/guess_scoring_memo.py, games/jotto/guess_scoring.py) against the direct
 computations: the memoised greedy tree cost against kernels.tree_cost and the literal GBR guesser replayed
 per secret (tests/games/jotto_reference.py), the exact value without the full tree against ExactSolver.solve,
 and a whole review against a plain review written here (no cache, every child's tree walked afresh)."""
@@ -7,11 +7,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from games.jotto import kernels, review_kernels
+from games.jotto import kernels, guess_scoring_memo
 from games.jotto.dictionary import Variant, dictionary_from_words
 from games.jotto.exact import ExactSolver
 from games.jotto.oracle import ENTROPY, GBR, JottoOracle
-from games.jotto.review import EXACT_NODES, EXACT_WORDS, WIDTH, Turn, Valuer, review_turns
+from games.jotto.guess_scoring import EXACT_NODES, EXACT_WORDS, WIDTH, Turn, Valuer, review_turns
 from tests.games import jotto_reference as ref
 from tests.games.test_jotto_oracle import tiny
 
@@ -23,9 +23,9 @@ def test_memo_cost_equals_tree_cost_and_the_replayed_guesser(length, n, seed):
     d, o = tiny(length, n, seed)
     words = list(d.words)
     rng = np.random.default_rng(seed)
-    k1, k2 = review_kernels.zobrist(n)
+    k1, k2 = guess_scoring_memo.zobrist(n)
     for w in (np.ones(n), rng.integers(0, 4, size=n).astype(np.float64)):
-        memo = review_kernels.new_memo()
+        memo = guess_scoring_memo.new_memo()
         stats = np.zeros(2, dtype=np.int64)
         in_S = np.zeros(n, dtype=np.bool_)
         acc_c, acc_h = np.zeros((n, o.L + 1), dtype=np.int64), np.zeros((n, o.L + 1))
@@ -33,7 +33,7 @@ def test_memo_cost_equals_tree_cost_and_the_replayed_guesser(length, n, seed):
         for trial in range(60):
             size = int(rng.integers(1, n + 1))
             T = np.sort(rng.choice(n, size=size, replace=False)).astype(np.int32)
-            got = review_kernels.memo_cost(o.C, o.counts, T, w, o.all_words, o.L, GBR, k1, k2, memo, in_S, stats,
+            got = guess_scoring_memo.memo_cost(o.C, o.counts, T, w, o.all_words, o.L, GBR, k1, k2, memo, in_S, stats,
                                            acc_c, acc_h)
             direct = kernels.tree_cost(o.C, o.counts, T, w, w, o.all_words, o.L, GBR, np.zeros(n, dtype=np.int32))
             assert got == pytest.approx(direct, rel=1e-12, abs=1e-12)
@@ -203,7 +203,7 @@ def test_exact_value_is_solves_value_and_first_word(seed):
 def test_review_from_store_keeps_its_valuers_and_the_same_values(small_store):
     """The live task keeps the store's valuers from one review to the next (and at most VALUERS_KEPT): a game
     reviewed again after others gets the same reply as with new valuers."""
-    from games.jotto import review as jr
+    from games.jotto import guess_scoring as jr
     from tests.conftest import SMALL_VARIANT
     from games.jotto.dictionary import load_dictionary
     from games.jotto.oracle import JottoOracle

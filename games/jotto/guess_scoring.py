@@ -16,7 +16,7 @@ w on S (the served hider's distribution restricted to S, and separately uniform 
   hider's weights.
 
 Computed with ``ExactSolver.value`` (not ``solve``, whose tree over the whole dictionary took a minute a call
-on 5 letters) and ``review_kernels`` (the greedy trees memoised by set, GBR's choice for all test words in
+on 5 letters) and ``guess_scoring_memo`` (the greedy trees memoised by set, GBR's choice for all test words in
 one pass); the valuers are kept by a live worker from review to review (``Valuer``). docs/review.md.
 """
 from __future__ import annotations
@@ -26,13 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.jotto import kernels, review_kernels
+from games.jotto import guess_scoring_memo, kernels
 from games.jotto.exact import ExactSolver
 from games.jotto.oracle import GBR, JottoOracle, state_key
 
 THRESHOLDS = (("blunder", 1.0), ("mistake", 0.5), ("inaccuracy", 0.2))  # in expected guesses
-EXACT_WORDS = 12  # exact search at 21 words took 1.2 s on 2 letters, 16 words kept reviews at 5 s (bench.review);
-# on 5 letters 13-22 words took up to 2.2 s a search, 36 words 54 s (docs/review.md)
+EXACT_WORDS = 12  # exact search at 21 words took 1.2 s on 2 letters, 16 words kept reviews at 5 s
+# (bench.review_latency); on 5 letters 13-22 words took up to 2.2 s a search, 36 words 54 s (docs/review.md)
 EXACT_NODES = 50_000
 WIDTH = 16
 MAX_TURNS = 64
@@ -122,12 +122,12 @@ class Valuer:
     """Expected guesses of test words at states, against one weight vector. Kept by a live worker from one
     review to the next (``review_from_store``), so what it remembers is bounded (``new_review``):
 
-    * the greedy continuation's tree costs by set (``review_kernels.memo_cost``: the same trees as
+    * the greedy continuation's tree costs by set (``guess_scoring_memo.memo_cost``: the same trees as
       ``kernels.tree_cost``'s), the exact continuation's values by set;
     * per state, the candidates' values other than the played word's (``bases``): every game starts at the
       whole dictionary, so its 16 candidates are valued once per worker, not once per review.
 
-    Every value is the one the direct computation gives (tests/games/test_jotto_review_memo.py)."""
+    Every value is the one the direct computation gives (tests/games/test_jotto_guess_scoring_memo.py)."""
 
     MEMO_ENTRIES = 400_000   # tree costs kept per valuer (about 100 bytes each, measured: 40 MB)
     EXACT_ENTRIES = 100_000
@@ -137,9 +137,9 @@ class Valuer:
         self.o, self.w = oracle, np.ascontiguousarray(w, dtype=np.float64)
         self.solver = solver or ExactSolver(oracle.C, oracle.L)  # keeps nothing from one search to the next
         self.cand = oracle.candidates(GBR)
-        self.k1, self.k2 = review_kernels.zobrist(oracle.D)
-        self.memo = review_kernels.new_memo()       # greedy cost(T) against self.w
-        self.memo_flat = review_kernels.new_memo()  # ... against uniform (states self.w gives no weight)
+        self.k1, self.k2 = guess_scoring_memo.zobrist(oracle.D)
+        self.memo = guess_scoring_memo.new_memo()       # greedy cost(T) against self.w
+        self.memo_flat = guess_scoring_memo.new_memo()  # ... against uniform (states self.w gives no weight)
         self.exact_memo: dict = {}                   # (flat, T's bytes) -> exact unnormalised value
         self.bases: dict = {}                        # (kind, state key) -> {candidate: value}, or None
         self.stats = np.zeros(2, dtype=np.int64)     # greedy tree nodes walked, memo hits
@@ -147,7 +147,7 @@ class Valuer:
     def new_review(self) -> None:
         """Called before each review: forgets what has grown past its bound."""
         if len(self.memo) + len(self.memo_flat) > self.MEMO_ENTRIES:
-            self.memo, self.memo_flat = review_kernels.new_memo(), review_kernels.new_memo()
+            self.memo, self.memo_flat = guess_scoring_memo.new_memo(), guess_scoring_memo.new_memo()
         if len(self.exact_memo) > self.EXACT_ENTRIES:
             self.exact_memo = {}
         if len(self.bases) > self.STATES:
@@ -179,7 +179,7 @@ class Valuer:
     def greedy(self, S: np.ndarray, words, w: np.ndarray, flat: bool = False) -> np.ndarray:
         """The greedy continuation's unnormalised value of each test word of `words` at S (W(S) + the
         oracle trees' costs of its answers' sets)."""
-        return review_kernels.greedy_after(self.o.C, self.o.counts, np.ascontiguousarray(S, dtype=np.int32),
+        return guess_scoring_memo.greedy_after(self.o.C, self.o.counts, np.ascontiguousarray(S, dtype=np.int32),
                                            np.asarray(words, dtype=np.int32), w, self.cand, self.o.L, GBR,
                                            self.k1, self.k2, self.memo_flat if flat else self.memo, self.stats)
 

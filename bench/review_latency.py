@@ -2,8 +2,8 @@
 self-played games, in one process (the first review of a store, which opens it and compiles, is not timed; later reviews find
 the rows earlier ones decoded, as in a live worker that has reviewed before).
 
-  python -m bench.review --dudo STORE_DIR [--jotto STORE_DIR [--cold]] [--games 50] [--rounds 6] [--seed 0]
-  python -m bench.review --served ROOT [--dudo-variant V] [--jotto-variant V] [--games 50] [--calls 600]
+  python -m bench.review_latency --dudo STORE_DIR [--jotto STORE_DIR [--cold]] [--games 50] [--rounds 6] [--seed 0]
+  python -m bench.review_latency --served ROOT [--dudo-variant V] [--jotto-variant V] [--games 50] [--calls 600]
 
 ``--served``: the same games reviewed over gRPC by a server process on the store root ROOT (AnalyzeGame's
 p50 / p99 as a client sees it, the live worker's start included in the first), and the book-hit SampleMove
@@ -18,7 +18,7 @@ of the transcript, and the review does not use it). Jotto games: a secret drawn 
 hider, the guesser plays a random test word with probability 1/3 and else the greedy oracle's, until it
 names the secret. Prints one row per game kind: games, reviewed moves, p50 / p99 / max seconds a game (Jotto
 in one process: also in CPU seconds). A Jotto worker keeps its valuers from review to review
-(games/jotto/review.py); ``--cold`` gives every review new ones.
+(games/jotto/guess_scoring.py); ``--cold`` gives every review new ones.
 """
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def _store_games(root: Path, dudo_variant: str, jotto_variant: str, n: int, roun
     dudo = current_stores(root, "dudo").get(dudo_variant)
     jotto = current_stores(root, "jotto").get(jotto_variant)
     if dudo is not None:
-        from games.dudo.serving import review as dr
+        from games.dudo.serving import move_scoring as dr
         store = Store(dudo)
         tables = dr.StoreTables.of_store(store)
         md = int(store.manifest["parameters"]["max_dice"])
@@ -210,7 +210,7 @@ def served(args) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.review")
+    ap = argparse.ArgumentParser(prog="python -m bench.review_latency")
     ap.add_argument("--dudo", type=Path, help="a Dudo store's directory (its version or `current`)")
     ap.add_argument("--jotto", type=Path, help="a Jotto store's directory")
     ap.add_argument("--games", type=int, default=50)
@@ -231,7 +231,7 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(args.seed)
     print(f"{'reviews (seconds a game)':34s} {'games':>6s} {'moves':>8s} {'p50':>9s} {'p99':>9s} {'max':>9s}")
     if args.dudo:
-        from games.dudo.serving import review as dr
+        from games.dudo.serving import move_scoring as dr
         from games.storage import Store
         store = Store(args.dudo)
         tables = dr.StoreTables.of_store(store)
@@ -247,7 +247,7 @@ def main(argv=None) -> int:
         rounds = np.mean([len(g) for g in games[1:]])
         print(_row(f"{store.manifest['variant']} ({rounds:.1f} rounds)", times, moves))
     if args.jotto:
-        from games.jotto import review as jr
+        from games.jotto import guess_scoring as jr
         from games.jotto.dictionary import Variant, dictionary_from_words
         from games.jotto.oracle import JottoOracle
         from games.jotto.store import COMMON, read_strategies

@@ -1,4 +1,4 @@
-"""The review's greedy continuation, memoised (games.jotto.review, docs/review.md).
+"""The review's greedy continuation, memoised (games.jotto.guess_scoring, docs/review.md).
 
 ``kernels.tree_cost(T)`` is the expected guesses (unnormalised, weights w) of the greedy oracle's decision
 tree from the set T, with the oracle's input h = w. The tree is a function of T alone (the oracle at a node
