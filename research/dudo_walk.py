@@ -132,7 +132,7 @@ def profile_python_walk(a=1, b=2, m=2, depth=4, iterations=200, gadget="maxmargi
     cont = C.continuation_values(a, b, m, st, W, own, False)
     kt = [0.0]
     saved = {}
-    for name in ("cfr_plus_resolve", "average_and_best_response", "subgame_layout", "leaf_windows"):
+    for name in ("cfr_plus_resolve", "leaf_bases", "subgame_layout", "leaf_windows"):
         f = saved[name] = getattr(C, name)
 
         def wrap(*args, _f=f):
@@ -209,7 +209,8 @@ def timed_cost(a: int, b: int, depth: int, iterations: int, r_max: int = 12, log
             for _ in range(2):          # the first call may compile; the faster of two
                 c0 = time.process_time()
                 resolve_at(L, 0, w0, depth, iterations, GADGETS["maxmargin"], True, K, a + b, pol.ns, pol.rc,
-                           pol.claim_r, pol.U, cont.Vc, cont.voff, cont.side, cont.act_off, cont.child,
+                           pol.claim_r, pol.U, pol.V, pol.cidx, pol.vscale, pol.acc_type, cont.voff, cont.side,
+                           cont.act_off, cont.child,
                            pol.prior_req.copy(), pol.prior_opp, np.zeros(int(pol.ns[1])), P, T2)
                 best = min(best, time.process_time() - c0)
             per_R[R] = best

@@ -39,6 +39,25 @@ def test_full_width_abstraction_is_the_full_width_resolve(coarse):
         assert seat_best_response(ab, V) == pytest.approx(seat_best_response(ref, V), abs=1e-4)
 
 
+def test_every_searched_policy_runs_one_kernel(coarse):
+    """Given the same float32 leaves, the abstraction that keeps every claim and continual.py's full-width
+    re-solver build the same subgame and run the same kernel: equal bits, re-solve for re-solve."""
+    from dataclasses import replace
+    g, st = coarse
+    top = top_claims(st, g, 12)
+    for opened in (True, False):
+        cont = continuation_values(1, 1, 1, st, {}, 1, opened)
+        cont32 = replace(cont, Vc=cont.Vc.astype(np.float32))
+        ref = ContinualResolver(1, 1, opened, {}, cont32, depth=2, iterations=20, gadget="maxmargin")
+        ab = AbstractResolver(1, 1, opened, {}, cont32, top, depth=2, iterations=20, gadget="maxmargin", A=12)
+        rr = ref.prior_req.copy()
+        for hist, target in (((), None), ((0, 3) if opened else (2,), np.full(int(ref.ns[1]), 0.1))):
+            a, b = ref.resolve(hist, rr, target), ab.resolve(hist, rr, target)
+            assert np.array_equal(a.vO, b.vO) and np.array_equal(a.last, b.last)
+            if a.root_strategy is not None:
+                assert np.array_equal(a.root_strategy, b.root_strategy)
+
+
 def test_abstracted_subgame_keeps_every_first_reply(coarse):
     """The opponent's first reply has a target for each claim; the requester's own claims are A."""
     g, st = coarse
@@ -102,7 +121,8 @@ def test_int8_leaves_are_the_float_resolve_on_the_rounded_values(coarse):
     explicitly rounded values (the step applied at every leaf, in both seats' passes and the targets)."""
     from dataclasses import replace
 
-    from games.dudo.search.abstract_resolve import INT8_STEP, int8_continuations
+    from games.dudo.search.abstract_resolve import int8_continuations
+    from games.dudo.search.resolve import INT8_STEP
 
     g, st = coarse
     V = payoff_tables(1, 1, {}, {}, {})

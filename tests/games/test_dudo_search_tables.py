@@ -29,7 +29,7 @@ def test_tables_are_each_seats_int8_continuations(a, b):
         for opened in (True, False):
             ref = int8_continuations(continuation_values(a, b, 1, strat, W, own, opened))
             res = resolver(t, a, b, 1, W, own, opp, opened, spec)
-            got = res.Vf[res.cidx]
+            got = res.V[res.cidx]
             assert np.array_equal(got, ref.Vc)
             assert np.array_equal(res.cont.voff, ref.voff) and np.array_equal(res.cont.side, ref.side)
             top = top_claims(strat, make_group(a, b, 1, W), spec.A)

@@ -3,9 +3,9 @@
 ``continual.seat_best_response`` walks a round's claim histories in Python and calls
 ``ContinualResolver.resolve`` (Python around numba kernels) at each of the requester's decisions; that is
 about 2 ms a decision at 1v2, hours a seat at 4 dice in play (2**24 claim histories).  This module does the
-same walk in numba over plain arrays with the re-solve inlined (``resolve_at``: the same kernels,
-``subgame_layout``, ``leaf_windows``, ``cfr_plus_resolve``, ``average_and_best_response``, so a re-solve
-gives the same bits as ``ContinualResolver.resolve``).
+same walk in numba over plain arrays with the re-solve inlined (``resolve_at``: the same layout and kernel,
+``subgame_layout``, ``leaf_windows``, ``leaf_bases``, ``cfr_plus_resolve``, so a re-solve gives the same bits
+as ``ContinualResolver.resolve``; the full-width lookahead only, not ``abstract_resolve``'s).
 
 The walk (``search_best_response_walk``) is a depth-first search over claim histories with an explicit
 stack, one level per claim:
@@ -30,7 +30,7 @@ import time
 import numpy as np
 from numba import njit
 
-from games.dudo.search.continual import average_and_best_response, cfr_plus_resolve, leaf_windows, subgame_layout
+from games.dudo.search.resolve import cfr_plus_resolve, leaf_bases, leaf_windows, subgame_layout
 from games.dudo.search.endgame import GADGETS, OPP, REQ
 
 RESOLVE, TABLE = 0, 1   # the walk's modes: the requester re-solves, or answers a fixed table
@@ -48,8 +48,8 @@ def _subgame_nodes(R, d):
 
 
 @njit(cache=True, nogil=True)
-def resolve_at(L0, p0, w0, depth, iters, gadget, use_gadget, K, D, ns, rc, claim_r, U, Vc, voff, side,
-               act_off, child, reach_req, prior_opp, target, P, T2):
+def resolve_at(L0, p0, w0, depth, iters, gadget, use_gadget, K, D, ns, rc, claim_r, U, V, cidx, vscale, acc_type,
+               voff, side, act_off, child, reach_req, prior_opp, target, P, T2):
     """``ContinualResolver.resolve`` in numba: the depth-limited re-solve after a history whose last claim
     is ``L0`` and blueprint window ``w0`` (``p0`` to move).  Writes the requester's root strategy into
     ``P[slot, roll]`` (when it moves) and the opponent's best-response values at every node two claims
@@ -57,11 +57,12 @@ def resolve_at(L0, p0, w0, depth, iters, gadget, use_gadget, K, D, ns, rc, claim
     below into ``T2[c1, K]`` when the opponent moves at the root).  Returns the subgame's node count."""
     R = K - 1 - L0
     N = _subgame_nodes(R, depth)
-    C = Vc.shape[0]
+    C = cidx.size
     nR = ns[REQ]
     nO = ns[OPP]
     last, dep, cfirst, nch, mover, leaf, off = subgame_layout(L0, depth, K, N, p0, ns, C)
     win = leaf_windows(w0, cfirst, nch, act_off, child)
+    lbase = leaf_bases(voff, side, mover, win, nR, nO)
     rows = off[N]
     reg = np.zeros(rows)
     ssum = np.zeros(rows)
@@ -72,11 +73,9 @@ def resolve_at(L0, p0, w0, depth, iters, gadget, use_gadget, K, D, ns, rc, claim
     vO = np.zeros((N, nO))
     greg = np.zeros((2, nO))
     qroot = np.zeros(nO)
-    cfr_plus_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, win, reg, ssum, sig, rR,
-                     rO, vR, vO, ns, rc, claim_r, U, Vc, voff, side, K, D, reach_req, prior_opp, target, greg,
-                     qroot)
-    average_and_best_response(last, cfirst, nch, mover, leaf, off, win, reg, ssum, sig, rR, rO, vR, vO, ns,
-                              rc, claim_r, U, Vc, voff, side, K, D, reach_req)
+    cfr_plus_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig, rR,
+                     rO, vR, vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, reach_req, prior_opp, target,
+                     greg, qroot, 1)
     if p0 == REQ:
         for j in range(K - L0):
             for x in range(nR):
@@ -114,9 +113,9 @@ def _dudo_values(L, weights, p, D, rc, claim_r, nR, nO, V_resp, cnt, out):
 
 
 @njit(cache=True, nogil=True)
-def search_best_response_walk(mode, req_first, w_root, depth, iters, gadget, K, D, ns, rc, claim_r, U, Vc,
-                              voff, side, act_off, child, prior_req, prior_opp, V_resp, min_reach, tab,
-                              tab_off, stats):
+def search_best_response_walk(mode, req_first, w_root, depth, iters, gadget, K, D, ns, rc, claim_r, U, V, cidx,
+                              vscale, acc_type, voff, side, act_off, child, prior_req, prior_opp, V_resp, min_reach,
+                              tab, tab_off, stats):
     """The responder's value per roll (its prior not applied) at the round's root against the requester's
     policy: re-solving (``mode`` 0) or the fixed table ``tab`` (``mode`` 1, window w's rows at
     ``tab[tab_off[w]:]``, entry ``slot * n + roll``).  ``stats``: [re-solves, subgame nodes summed,
@@ -132,14 +131,13 @@ def search_best_response_walk(mode, req_first, w_root, depth, iters, gadget, K, 
     P = np.zeros((K + 2, K + 1, nR))
     T2 = np.zeros((K + 2, K + 1, K + 1, nO))      # targets from the re-solve at level k
     tmpw = np.zeros(nR)
-    dv = np.zeros(nO)
     cnt = np.zeros(D + 2)
     zero_t = np.zeros(nO)
     hist = np.empty(K + 2, dtype=np.int64)
     pre = np.zeros((K + 1, K + 1, nO))            # the round's root re-solve when the opponent opens
     if mode == RESOLVE and not req_first:
-        resolve_at(-1, OPP, w_root, depth, iters, gadget, False, K, D, ns, rc, claim_r, U, Vc, voff, side,
-                   act_off, child, prior_req, prior_opp, zero_t, P[0], pre)
+        resolve_at(-1, OPP, w_root, depth, iters, gadget, False, K, D, ns, rc, claim_r, U, V, cidx, vscale,
+                   acc_type, voff, side, act_off, child, prior_req, prior_opp, zero_t, P[0], pre)
         stats[0] += 1
         stats[1] += _subgame_nodes(K, depth)
     k = 0
@@ -166,14 +164,14 @@ def search_best_response_walk(mode, req_first, w_root, depth, iters, gadget, K, 
             elif isreq[k]:
                 if mode == RESOLVE:
                     if k == 0:
-                        resolve_at(L, REQ, wk[k], depth, iters, gadget, False, K, D, ns, rc, claim_r, U, Vc,
-                                   voff, side, act_off, child, rr[k], prior_opp, zero_t, P[k], T2[k])
+                        resolve_at(L, REQ, wk[k], depth, iters, gadget, False, K, D, ns, rc, claim_r, U, V,
+                                   cidx, vscale, acc_type, voff, side, act_off, child, rr[k], prior_opp, zero_t, P[k], T2[k])
                     elif k == 1:
-                        resolve_at(L, REQ, wk[k], depth, iters, gadget, True, K, D, ns, rc, claim_r, U, Vc,
-                                   voff, side, act_off, child, rr[k], prior_opp, pre[hist[0], K], P[k], T2[k])
+                        resolve_at(L, REQ, wk[k], depth, iters, gadget, True, K, D, ns, rc, claim_r, U, V,
+                                   cidx, vscale, acc_type, voff, side, act_off, child, rr[k], prior_opp, pre[hist[0], K], P[k], T2[k])
                     else:
-                        resolve_at(L, REQ, wk[k], depth, iters, gadget, True, K, D, ns, rc, claim_r, U, Vc,
-                                   voff, side, act_off, child, rr[k], prior_opp,
+                        resolve_at(L, REQ, wk[k], depth, iters, gadget, True, K, D, ns, rc, claim_r, U, V,
+                                   cidx, vscale, acc_type, voff, side, act_off, child, rr[k], prior_opp,
                                    T2[k - 2, hist[k - 2], hist[k - 1]], P[k], T2[k])
                     stats[0] += 1
                     stats[1] += _subgame_nodes(K - 1 - L, depth)
@@ -238,7 +236,8 @@ def search_best_response(policy, V_resp: np.ndarray, min_reach: float = 0.0, sta
     v = search_best_response_walk(
         RESOLVE, bool(policy.opened), _root_window(cont), int(policy.depth), int(policy.iterations),
         int(GADGETS[policy.gadget]), int(policy.K), int(policy.D), policy.ns, policy.rc, policy.claim_r,
-        policy.U, cont.Vc, cont.voff, cont.side, cont.act_off, cont.child, policy.prior_req, policy.prior_opp,
+        policy.U, policy.V, policy.cidx, float(policy.vscale), policy.acc_type, cont.voff, cont.side, cont.act_off,
+        cont.child, policy.prior_req, policy.prior_opp,
         np.ascontiguousarray(V_resp, dtype=np.float64), float(min_reach), np.zeros(1), np.zeros(1, np.int64),
         st)
     return float(policy.prior_opp @ v)
@@ -255,7 +254,7 @@ def table_best_response(own: int, opp: int, opened: bool, act_off, child, w_root
     st = np.zeros(4, dtype=np.int64)
     v = search_best_response_walk(
         TABLE, bool(opened), int(w_root), 2, 0, 0, K, D, ns, rc, claim_r, np.zeros((2, K, D + 1)),
-        np.zeros((1, 1)), np.zeros(2, np.int64), np.zeros(2, np.int64), np.asarray(act_off, np.int64),
+        np.zeros((1, 1)), np.zeros(1, np.int64), 1.0, np.zeros(1), np.zeros(2, np.int64), np.zeros(2, np.int64), np.asarray(act_off, np.int64),
         np.asarray(child, np.int64), roll_arrays(own)[0].copy(), roll_arrays(opp)[0].copy(),
         np.ascontiguousarray(V_resp, dtype=np.float64), 0.0, np.ascontiguousarray(tab, dtype=np.float64),
         np.asarray(tab_off, np.int64), st)

@@ -23,7 +23,8 @@ import numpy as np
 from games.dudo.search.continual import Continuations
 from games.dudo.abstraction.dag import make_group
 from games.dudo.solvers.kernels import br_backward
-from games.dudo.search.abstract_resolve import INT8_STEP, AbstractResolve, AbstractResolver, top_claims
+from games.dudo.search.abstract_resolve import AbstractResolver, top_claims
+from games.dudo.search.resolve import INT8_STEP, Resolve
 
 
 @dataclass(frozen=True)
@@ -115,15 +116,15 @@ def resolver(tables: dict, a: int, b: int, m, W, own: int, opp: int, opened: boo
                             gadget=spec.gadget, A=spec.A, near=spec.near, root_full=True, threads=threads)
 
 
-def root_tables(res: AbstractResolve) -> dict[str, np.ndarray]:
+def root_tables(res: Resolve) -> dict[str, np.ndarray]:
     out = dict(vO=res.vO, cfirst=res.cfirst, nch=res.nch, last=res.last)
     if res.root_strategy is not None:
         out["root_strategy"] = res.root_strategy
     return out
 
 
-def root_from_tables(t: dict) -> AbstractResolve:
-    return AbstractResolve(t.get("root_strategy"), t["vO"], t["cfirst"], t["nch"], t["last"], -1, 0.0,
+def root_from_tables(t: dict) -> Resolve:
+    return Resolve(t.get("root_strategy"), t["vO"], t["cfirst"], t["nch"], t["last"], -1, 0.0,
                            int(t["last"].size), 0)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from games.storage import Store
 from games.dudo.serving.endgame_store import store_W
 from games.dudo.rules import num_rolls, roll_index
-from games.dudo.search.abstract_resolve import AbstractResolve
+from games.dudo.search.resolve import Resolve
 from games.dudo.search.tables import LargeSearchSpec, group_key, resolver, root_from_tables, seat_key
 from games.dudo.store import store_memories
 
@@ -31,7 +31,7 @@ class ChainState:
     """The searched policy at the requester's decision after ``k`` claims: its range and its re-solve."""
     k: int
     rr: np.ndarray
-    res: AbstractResolve
+    res: Resolve
 
     def plain(self) -> tuple:
         r = self.res
@@ -40,7 +40,7 @@ class ChainState:
     @staticmethod
     def from_plain(t) -> "ChainState":
         k, rr, root, vO, cfirst, nch, last, L0 = t
-        return ChainState(int(k), np.asarray(rr), AbstractResolve(root, vO, cfirst, nch, last, int(L0), 0.0,
+        return ChainState(int(k), np.asarray(rr), Resolve(root, vO, cfirst, nch, last, int(L0), 0.0,
                                                                      int(np.asarray(last).size), 0))
 
     @property
@@ -88,7 +88,7 @@ def _seat(store_path: str, own: int, opp: int, opened: bool):
     return got
 
 
-def chain(pol, root: AbstractResolve, history: tuple, start: ChainState | None) -> list[ChainState]:
+def chain(pol, root: Resolve, history: tuple, start: ChainState | None) -> list[ChainState]:
     """The chain's states from ``start`` (None: the round's root) to the requester's decision after ``history``:
     every state computed here, in order (the last is the decision's)."""
     opened = pol.opened
@@ -114,7 +114,7 @@ def chain(pol, root: AbstractResolve, history: tuple, start: ChainState | None) 
     return out
 
 
-def _target(res: AbstractResolve, claims) -> np.ndarray:
+def _target(res: Resolve, claims) -> np.ndarray:
     try:
         return res.target(claims)
     except KeyError as e:
