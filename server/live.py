@@ -216,8 +216,7 @@ class LivePool:
         self.max_seconds, self.max_bytes, self.nice = max_seconds, max_bytes, nice
         self.estimate_scale = estimate_scale
         self._ctx = multiprocessing.get_context("forkserver")
-        if preload:
-            self._ctx.set_forkserver_preload(["server.live", *preload])
+        self._ctx.set_forkserver_preload(["server.live_threading", "server.live", *preload])
         self._lock = threading.Lock()
         self._running = 0
         self._idle: list[_Worker] = []

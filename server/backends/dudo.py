@@ -53,6 +53,9 @@ PROCESS_BYTES = 300 << 20
 
 
 CHAIN_CACHE_BYTES = 512 << 20      # searched chain states kept per server process (each about 1-2 MB)
+# a searched move that finds no other live work running in its process re-solves on this many threads (the same
+# bits; about 1.4 times sooner on an idle machine, docs/dudo-search-serving.md section 8)
+IDLE_SEARCH_THREADS = 2
 class ChainCache:
     """Searched chain states (``large_search.ChainState.plain``) by (seat, history prefix), least recently used
     dropped past ``max_bytes``.  A state is a function of its history, so which are kept changes no answer."""
@@ -222,9 +225,10 @@ class DudoBackend:
         cost = Cost(seconds, PROCESS_BYTES, f"{steps} depth-limited re-solve{'s' if steps != 1 else ''} of a "
                     f"{own}v{opp} Dudo decision ({self.large_spec.label()})")
         deadline = time.monotonic() + live.time_left() - ENDGAME_MARGIN_SECONDS
+        threads = IDLE_SEARCH_THREADS if live.pool.running == 0 else 1
         try:
             out = live.submit(searched_move, str(self.store.path), own, opp, tuple(roll), tuple(history), opened,
-                              start, cost=cost, deadline=deadline, ready_only=True)
+                              start, threads, cost=cost, deadline=deadline, ready_only=True)
         except Refused as e:
             log.info("search refused", extra={"fields": {"variant": self.variant, "status": e.status,
                                                          "reason": str(e)[:200]}})

@@ -167,3 +167,25 @@ def test_the_measured_policy_is_the_served_one(service, registry):
         acts = ([-1] if hist else []) + list(range(last + 1, 12))
         want = moves(acts, [P[0 if a < 0 else a - last, x] for a in acts])
         assert distribution(r) == pytest.approx(want, abs=1e-12), hist
+
+
+def test_a_search_runs_on_two_threads_when_no_other_live_work_runs(registry):
+    """The thread count follows the live work running in the process (the answer does not: the tests above
+    compare the server's answers with one thread's)."""
+    from server.live import LiveCall, Refused
+    asked = []
+
+    class SpyPool:
+        default_seconds = 10.0
+
+        def __init__(self, running):
+            self.running = running
+
+        def submit(self, fn, *args, **kw):
+            asked.append(args[7])
+            raise Refused("RESOURCE_EXHAUSTED", "spy")
+
+    with registry.acquire(PARAMS.variant) as b:
+        for running in (0, 1):
+            assert b._large_searched(1, 1, (4,), HIST, True, LiveCall(SpyPool(running))) == dudo_backend.DEGRADED
+    assert asked == [dudo_backend.IDLE_SEARCH_THREADS, 1] and dudo_backend.IDLE_SEARCH_THREADS == 2

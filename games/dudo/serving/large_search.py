@@ -164,12 +164,15 @@ def searched_strategy(store_path: str, own: int, opp: int, history, opened: bool
         return None
 
 
-def searched_move(store_path: str, own: int, opp: int, roll: tuple, history: tuple, opened: bool, start=None):
+def searched_move(store_path: str, own: int, opp: int, roll: tuple, history: tuple, opened: bool, start=None,
+                  threads: int = 1):
     """``{"actions", "probs", "states"}`` of the searched policy at the requester's decision after ``history``
     (actions: claim strengths, -1 Dudo, every legal one as the store's rows list them); ``start``: a
     ``ChainState.plain()`` of a prefix of ``history`` or None; ``states``: the new states, plain.  ``None`` where
-    the history holds a claim of the requester's that the policy never makes (its answer there is the store's)."""
+    the history holds a claim of the requester's that the policy never makes (its answer there is the store's).
+    ``threads``: the re-solves' leaves on that many threads (the same bits, sooner on idle cores)."""
     pol, root = _seat(store_path, own, opp, opened)
+    pol.threads = max(1, int(threads))
     history = tuple(int(c) for c in history)
     first = None if start is None else ChainState.from_plain(start)
     try:
