@@ -91,6 +91,9 @@ def parse_args(argv):
                     help="live results (solved Dudo games) kept per worker (0 = none)")
     ap.add_argument("--live-estimate-scale", type=float, default=float(_env("LIVE_ESTIMATE_SCALE", "1")),
                     help="multiplies the live cost estimates' seconds (calibration to this machine)")
+    ap.add_argument("--live-margin", type=float, default=float(_env("LIVE_MARGIN", str(live.DEFAULT_MARGIN))),
+                    help="live work with a fallback answer (a Dudo store row, DEGRADED) stops this many seconds "
+                         "before the caller's deadline")
     ap.add_argument("--grace", type=float, default=float(_env("GRACE", "5")), help="seconds in-flight calls get on shutdown")
     ap.add_argument("--drain-seconds", type=float, default=float(_env("DRAIN_SECONDS", "0")),
                     help="on SIGTERM, keep answering calls this long while /readyz and gRPC health say NOT_SERVING "

@@ -37,7 +37,8 @@ class MetricsInterceptor(grpc.ServerInterceptor):
     handler is built once per method, not once per call. It parses unary requests itself (bytes that are
     no message get INVALID_ARGUMENT, not INTERNAL) and hands stream-request methods their raw messages
     (the handler parses each one and reports a bad one in its reply, keeping the stream open).
-    Handlers report failures by `context.abort` (raising), so a call that returns is counted OK.
+    Handlers report failures by `context.abort` (raising), so a call that returns is counted OK, unless it
+    returns past its deadline (DEADLINE_EXCEEDED: what the caller got).
     """
 
     def __init__(self):
@@ -65,7 +66,7 @@ class MetricsInterceptor(grpc.ServerInterceptor):
     def _wrap(handler, method: str):
         inner = handler.unary_unary
         deserialize = handler.request_deserializer
-        observe, clock, OK = metrics.observe, time.perf_counter, grpc.StatusCode.OK
+        observe, clock, OK, LATE = metrics.observe, time.perf_counter, grpc.StatusCode.OK, grpc.StatusCode.DEADLINE_EXCEEDED
 
         def behaviour(raw, context):
             t0 = clock()
@@ -79,7 +80,9 @@ class MetricsInterceptor(grpc.ServerInterceptor):
             except BaseException:
                 observe(method, _final_code(context, grpc.StatusCode.UNKNOWN), clock() - t0)
                 raise
-            observe(method, OK, clock() - t0)
+            # a reply made after the call's deadline never reaches the caller: gRPC ended the call with
+            # DEADLINE_EXCEEDED, and so it is counted
+            observe(method, OK if context.time_remaining() > 0 else LATE, clock() - t0)
             return resp
 
         serialize = handler.response_serializer

@@ -61,6 +61,10 @@ MAX_SECONDS = 60.0  # no live computation is admitted with a larger estimate
 MAX_BYTES = 2 << 30  # nor with a larger memory estimate; a worker past it is killed
 CACHE_BYTES = 256 << 20  # live results kept per server process
 NICE = 19  # live workers yield the cores to the serving threads (and to anything else)
+# live work with a fallback answer (a Dudo store row) stops this long before the caller's deadline: the time left
+# for the fallback, the reply, and the serving thread's own wake-up, which a loaded machine delays
+# (bench/deadline_edge.py measures it; docs/serving.md)
+DEFAULT_MARGIN = 0.05
 WORKER_NAME = "gamestrategy-live"
 
 
@@ -206,12 +210,17 @@ class LivePool:
 
     def __init__(self, slots: int = DEFAULT_SLOTS, default_seconds: float = DEFAULT_SECONDS,
                  max_seconds: float = MAX_SECONDS, max_bytes: int = MAX_BYTES, nice: int = NICE,
-                 preload: tuple[str, ...] = (), estimate_scale: float = 1.0, cache_bytes: int = CACHE_BYTES):
+                 preload: tuple[str, ...] = (), estimate_scale: float = 1.0, cache_bytes: int = CACHE_BYTES,
+                 margin: float = DEFAULT_MARGIN):
         """``preload``: modules the forkserver imports once for every worker (those of the live
         functions). ``estimate_scale`` multiplies every cost estimate's seconds (calibrates the
-        estimates to a slower or faster machine)."""
+        estimates to a slower or faster machine). ``margin``: what work with a fallback leaves before
+        the caller's deadline (``LiveCall.fallback_deadline``)."""
         if slots < 0:
             raise ValueError("slots must be >= 0")
+        if margin < 0:
+            raise ValueError("margin must be >= 0")
+        self.margin = margin
         self.slots, self.default_seconds = slots, default_seconds
         self.max_seconds, self.max_bytes, self.nice = max_seconds, max_bytes, nice
         self.estimate_scale = estimate_scale
@@ -433,6 +442,14 @@ class LiveCall:
         if deadline is None or (self.deadline is not None and self.deadline < deadline):
             deadline = self.deadline
         return self.pool.submit(fn, *args, deadline=deadline, cost=cost, active=self.active, ready_only=ready_only)
+
+    def fallback_deadline(self, now: float | None = None) -> float:
+        """The deadline of live work whose caller has a fallback answer: the pool's ``margin`` before this
+        call's deadline (the pool's wait for a call without one), so that a computation stopped there still
+        leaves the fallback and its reply that long to reach the caller."""
+        now = time.monotonic() if now is None else now
+        margin = self.pool.margin if self.pool is not None else DEFAULT_MARGIN
+        return now + self.time_left(now) - margin
 
     def time_left(self, now: float | None = None) -> float:
         """Seconds before this call's deadline (the pool's wait for a call without one)."""

@@ -55,6 +55,7 @@ class ServerSettings:
     live_max_mb: int = live.MAX_BYTES >> 20
     live_cache_mb: int = live.CACHE_BYTES >> 20
     live_estimate_scale: float = 1.0
+    live_margin: float = live.DEFAULT_MARGIN
     # connections (server.connections): the handshake (TLS and HTTP/2 preface) within header_timeout,
     # idle connections (no call in flight) closed after grpc_idle_timeout, at most max_connections open
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)
@@ -74,4 +75,5 @@ class ServerSettings:
     def live_pool(self, preload: tuple[str, ...] = ()) -> live.LivePool:
         return live.LivePool(slots=self.live_slots, default_seconds=self.live_seconds,
                              max_seconds=self.live_max_seconds, max_bytes=self.live_max_mb << 20, preload=preload,
-                             estimate_scale=self.live_estimate_scale, cache_bytes=self.live_cache_mb << 20)
+                             estimate_scale=self.live_estimate_scale, cache_bytes=self.live_cache_mb << 20,
+                             margin=self.live_margin)

@@ -95,7 +95,8 @@ def server_settings(args, tokens: list[str], reuseport: bool):
                           max_batch=args.max_batch, max_streams=args.max_streams, tokens=tokens, tls=args.tls,
                           reuseport=reuseport, live_slots=args.live_slots, live_seconds=args.live_seconds,
                           live_max_seconds=args.live_max_seconds, live_max_mb=args.live_max_mb,
-                          live_cache_mb=args.live_cache_mb, live_estimate_scale=args.live_estimate_scale)
+                          live_cache_mb=args.live_cache_mb, live_estimate_scale=args.live_estimate_scale,
+                          live_margin=args.live_margin)
 
 
 def http_listener(args, server, tokens: list[str], http_port: int | None, reuseport: bool):

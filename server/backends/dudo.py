@@ -44,8 +44,9 @@ FIVE_DICE_FULL = DudoParams(max_dice=MAX_DICE, iterations=1, memory_budget=1, la
 
 ENDGAME = EndgamePolicy()  # when and how a late decision is re-solved (games.dudo.search.endgame)
 BOOK, DEGRADED = "book", "degraded"   # the sources of a move answered from the store (server.service.SOURCES)
-# a re-solve must end this long before the caller's deadline: the store's answer is the fallback
-ENDGAME_MARGIN_SECONDS = 0.05
+# a re-solve stops itself this long before its live deadline (``LiveCall.fallback_deadline``), so that its worker
+# answers STOPPED and is kept rather than killed there
+SELF_STOP_SECONDS = 0.025
 MAX_REVIEW_ROUNDS = 64
 # a reviewed decision's estimate (every action's rest of the round valued; bench/review_latency.py measures it)
 REVIEW_SECONDS = 0.05
@@ -154,7 +155,7 @@ class DudoBackend:
         """(actions, probs) of an endgame decision (``decide``) re-solved with perfect recall in the live pool;
         ``BOOK`` where the policy answers from the store (no live pool: not a server; the store's strategy
         reaches it too rarely to re-solve); ``DEGRADED`` where the policy
-        re-solves it but the server could not: the re-solve cannot end ``ENDGAME_MARGIN_SECONDS`` before the
+        re-solves it but the server could not: the re-solve cannot end the live pool's margin before the
         deadline (refused at once, or stopped), the pool refuses it (slots, caps, no worker ready: starting
         one would take the caller's time) or it failed. A caller gone (CANCELLED) raises."""
         policy = self.endgame
@@ -164,12 +165,12 @@ class DudoBackend:
         if est is None:      # not an endgame (``decide`` does not send one here)
             return BOOK
         remaining, seconds, nbytes = est
-        deadline = time.monotonic() + live.time_left() - ENDGAME_MARGIN_SECONDS
+        deadline = live.fallback_deadline()
         cost = Cost(seconds, nbytes, f"re-solving the last {remaining} claims of a {own}v{opp} Dudo round with "
                     f"perfect recall ({policy.iterations} CFR+ iterations)")
         try:
             out = live.submit(resolve_from_store, str(self.store.path), own, opp, tuple(roll), tuple(history),
-                              opened, policy, deadline - ENDGAME_MARGIN_SECONDS / 2, cost=cost, deadline=deadline,
+                              opened, policy, deadline - SELF_STOP_SECONDS, cost=cost, deadline=deadline,
                               ready_only=True)
         except Refused:
             return self._not_resolved(own, opp, history, opened)
@@ -195,7 +196,7 @@ class DudoBackend:
             return DEGRADED
         seconds = search_seconds(own, opp, history, opened, spec.depth, spec.iterations)
         cost = Cost(seconds, PROCESS_BYTES, f"continual re-solving of a {own}v{opp} Dudo decision ({spec.label()})")
-        deadline = time.monotonic() + live.time_left() - ENDGAME_MARGIN_SECONDS
+        deadline = live.fallback_deadline()
         try:
             out = live.submit(searched_move_from_store, str(self.store.path), own, opp, tuple(roll), tuple(history),
                               opened, cost=cost, deadline=deadline, ready_only=True)
@@ -224,7 +225,7 @@ class DudoBackend:
         seconds = steps * resolve_seconds(own, opp, history, self.large_spec)
         cost = Cost(seconds, PROCESS_BYTES, f"{steps} depth-limited re-solve{'s' if steps != 1 else ''} of a "
                     f"{own}v{opp} Dudo decision ({self.large_spec.label()})")
-        deadline = time.monotonic() + live.time_left() - ENDGAME_MARGIN_SECONDS
+        deadline = live.fallback_deadline()
         threads = IDLE_SEARCH_THREADS if live.pool.running == 0 else 1
         try:
             out = live.submit(searched_move, str(self.store.path), own, opp, tuple(roll), tuple(history), opened,

@@ -4,6 +4,7 @@ refuses (slots, an estimate over the time left) or the re-solve is stopped (issu
 ends the call. The mechanism,
 without timing asserts (the re-solve itself is checked in tests/games/test_dudo_endgame*.py)."""
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from games.dudo.build.params import DudoParams
 from protos import gamestrategy_pb2 as pb
 from server.backends import dudo as dudo_backend
 from server.live import LiveCall, Refused, Stopped
+from server.settings import ServerSettings
 from tests.server.test_live_pool import ready
 from tests.server.test_live_serving import dudo_registry, served
 
@@ -140,6 +142,31 @@ def test_stopped_re_solve_falls_back_unless_the_caller_went(service, registry):
         assert b._endgame(1, 1, (4,), list(EARLY), True, stopped) == "book"
         with pytest.raises(Stopped):
             b._endgame(1, 1, (4,), list(LATE), True, _Call(server.live_pool, Stopped("CANCELLED", "gone")))
+
+
+class _Deadlines(LiveCall):
+    """A live call whose pool records the deadline each submission gets, then stops it."""
+
+    def __init__(self, pool, deadline):
+        super().__init__(pool, deadline, lambda: True)
+        self.got = []
+
+    def submit(self, fn, *args, cost, deadline=None, ready_only=False):
+        self.got.append(deadline)
+        raise Stopped("DEADLINE_EXCEEDED", "stopped at the deadline")
+
+
+def test_a_re_solve_stops_the_live_margin_before_the_callers_deadline(registry):
+    """Live work with a fallback (the store's row) runs until the live pool's margin (``--live-margin``) before the
+    caller's deadline, leaving the fallback and its reply that long to reach the caller."""
+    pool = ServerSettings(live_slots=0, live_margin=0.3).live_pool()
+    try:
+        with registry.acquire(PARAMS.variant) as b:
+            call = _Deadlines(pool, time.monotonic() + 5.0)
+            assert b._endgame(1, 1, (4,), list(LATE), True, call) == "degraded"
+    finally:
+        pool.close()
+    assert call.got == [pytest.approx(call.deadline - 0.3, abs=1e-9)]
 
 
 def test_re_solve_past_its_deadline_serves_nothing(registry):

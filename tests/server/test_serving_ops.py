@@ -147,6 +147,36 @@ def test_live_computation_past_the_deadline_is_abandoned(registry, serve, monkey
     c.close()
 
 
+def test_a_reply_made_past_the_deadline_is_counted_as_the_caller_got_it(serve, monkeypatch):
+    """A handler that returns after its call's deadline (a serving thread the machine woke late): the caller got
+    DEADLINE_EXCEEDED, and the metrics count that, not OK."""
+    from server import service
+    real = service._sample
+
+    def late(*args, **kw):
+        time.sleep(0.5)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(service, "_sample", late)
+    port = serve()
+    c = GameStrategyClient(f"127.0.0.1:{port}", timeout=20)
+    ok0 = _sample("gamestrategy_requests_total", method="SampleMove", code="OK")
+    late0 = _sample("gamestrategy_errors_total", method="SampleMove", code="DEADLINE_EXCEEDED")
+    code, _ = _err(lambda: c.jotto_move(SMALL_VARIANT, "guesser", seed=1, timeout=0.2))
+    assert code == grpc.StatusCode.DEADLINE_EXCEEDED
+    for _ in range(100):  # the handler returns after its sleep (bounded wait)
+        metrics.flush()
+        if _sample("gamestrategy_errors_total", method="SampleMove", code="DEADLINE_EXCEEDED") > late0:
+            break
+        time.sleep(0.1)
+    assert _sample("gamestrategy_errors_total", method="SampleMove", code="DEADLINE_EXCEEDED") == late0 + 1
+    assert _sample("gamestrategy_requests_total", method="SampleMove", code="OK") == ok0
+    c.jotto_move(SMALL_VARIANT, "guesser", seed=1, timeout=20)     # in time: OK
+    metrics.flush()
+    assert _sample("gamestrategy_requests_total", method="SampleMove", code="OK") == ok0 + 1
+    c.close()
+
+
 def test_bearer_token(serve):
     port = serve(tokens=[TOKEN])
     target = f"127.0.0.1:{port}"
