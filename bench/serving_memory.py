@@ -5,8 +5,8 @@ a container's memory request and limit are set from: docs/deploying.md).
   python -m bench.serving_memory [--root stores] [--variant dudo-5dice-default] [--workers 2] [--seconds 60]
                                  [--search-games 2] [--book-clients 8] [--json out.json]
 
-The server runs as the Kubernetes Deployment starts it (deploy/kubernetes/deployment.yaml: ``--workers 2 --grace 5
---drain-seconds 2 --refresh-seconds 5``, gRPC, HTTP and metrics on). Phases: ``idle`` (``--idle-seconds`` after the
+The server runs with the Kubernetes Deployment's options (deploy/kubernetes/deployment.yaml, read here: workers,
+grace, drain, refresh, live pool), gRPC, HTTP and metrics on loopback. Phases: ``idle`` (``--idle-seconds`` after the
 stores are served), ``warm`` (searched games until a live worker has answered), ``load`` (``--search-games`` searched
 games played at once, every move strategy ``search``, beside ``--book-clients`` gRPC callers and one HTTP caller
 asking book hits, for ``--seconds``), ``after`` (``--idle-seconds`` once the load stops). Every ``--every`` seconds
@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import psutil
 
+DEPLOYMENT = Path(__file__).resolve().parents[1] / "deploy" / "kubernetes" / "deployment.yaml"
 ROLLUP_FIELDS = {"Rss": "rss", "Pss": "pss", "Pss_Anon": "pss_anon", "Anonymous": "anon"}
 ROLES = ("parent", "server worker", "live forkserver", "live worker", "other")
 
@@ -160,6 +161,29 @@ def print_table(summary: dict) -> None:
           f"{t['processes_peak']} processes at once")
 
 
+def deployment_options() -> list[str]:
+    """The server options of deploy/kubernetes/deployment.yaml but its addresses, store root and log format."""
+    import yaml
+    (deployment,) = [d for d in yaml.safe_load_all(DEPLOYMENT.read_text()) if d]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    args, out = list(container["args"]), []
+    while args:
+        opt = args.pop(0)
+        value = args.pop(0) if args and not args[0].startswith("--") else None
+        if opt not in ("--host", "--metrics-host", "--root", "--log-format"):
+            out += [opt] + ([value] if value is not None else [])
+    return out
+
+
+def server_command(root: Path, port_file: Path, workers: int | None = None) -> list[str]:
+    """The server as the Deployment runs it, on ``root``, on loopback ports of its choosing (``port_file``)."""
+    opts = deployment_options()
+    if workers is not None:
+        opts[opts.index("--workers") + 1] = str(workers)
+    return [sys.executable, "-m", "server", "--root", str(root), *opts, "--port", "0", "--http-port", "0",
+            "--metrics-port", "0", "--log-level", "WARNING", "--port-file", str(port_file)]
+
+
 def http_book_caller(port: int, reqs: list, seconds: float, counts: dict) -> None:
     """Book hits over HTTP/JSON, one after the other, for ``seconds``."""
     from google.protobuf.json_format import MessageToJson
@@ -181,7 +205,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.serving_memory", description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=None, help="a store root holding the variant (default: stores/)")
     ap.add_argument("--variant", default="dudo-5dice-default")
-    ap.add_argument("--workers", type=int, default=2, help="server worker processes (the Deployment's)")
+    ap.add_argument("--workers", type=int, default=None, help="server worker processes (default: the Deployment's)")
     ap.add_argument("--seconds", type=float, default=60.0, help="the load phase")
     ap.add_argument("--idle-seconds", type=float, default=10.0)
     ap.add_argument("--search-games", type=int, default=2, help="searched games played at once")
@@ -215,9 +239,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="serving-memory-") as tmp, open(Path(tmp) / "server.log", "wb") as log:
         if a.numba_cache == "fresh":
             os.environ["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba")  # the server's environment (bench.load._start)
-        cmd = [sys.executable, "-m", "server", "--root", str(a.root), "--port", "0", "--http-port", "0",
-               "--metrics-port", "0", "--workers", str(a.workers), "--grace", "5", "--drain-seconds", "2",
-               "--refresh-seconds", "5", "--log-level", "WARNING", "--port-file", str(Path(tmp) / "server.json")]
+        cmd = server_command(a.root, Path(tmp) / "server.json", a.workers)
         sp, port = _start(cmd, Path(tmp) / "server.json", log)
         http_port = json.loads((Path(tmp) / "server.json").read_text())["http_port"]
         ch = grpc.insecure_channel(f"127.0.0.1:{port}")
@@ -264,7 +286,7 @@ def main(argv=None) -> int:
           f"({http_counts['failed']} failed)")
     summary = summarise(sampler.samples)
     summary["run"] = {"root": str(a.root), "served": served, "variant": a.variant,
-                      "store_version": manifest["store_version"], "workers": a.workers, "seconds": a.seconds,
+                      "store_version": manifest["store_version"], "server": cmd[3:], "seconds": a.seconds,
                       "search_games": a.search_games, "book_clients": a.book_clients,
                       "searched_answers": dict(busy.sources), "searched_errors": dict(searched_errors),
                       "book_answers_grpc": len(lat),

@@ -31,6 +31,10 @@ NOT_RUN = {
                                               "tests/research/test_dudo_exact_searched.py runs it on a small store",
     "python -m builder.measure_search": "the responder against the searched policy: minutes to hours on the default "
                                         "store; tests/builder/test_measure_search.py runs it on a small store",
+    "python -m bench.serving_memory": "90 s of searched games on the default Dudo store (docs/deploying.md); "
+                                      "tests/bench/test_serving_memory.py runs it on a small store",
+    "python -m bench.dashboard_queries": "minutes of load before Prometheus's graphs (docs/deploying.md); "
+                                         "tests/deploy/test_dashboard_queries.py runs it for 8 s",
     "python -m bench.dudo_search_served": "whole searched games against a server for minutes; "
                                           "tests/bench/test_dudo_search_served.py runs it on a small store",
     "sudo python -m bench.multihost": "the multi-host drill (docs/operations.md): tests/bench/test_multihost.py "

@@ -56,3 +56,17 @@ def test_peak_is_the_largest_sample_and_steady_the_load_phases_second_half():
     assert summary["tree"]["peak_pss"] == (100 + 300 + 153) * MiB
     assert summary["tree"]["steady_pss"] == (100 + 200 + 156) * MiB  # the load's second half: t = 5, 6, 7
     assert summary["tree"]["idle_pss"] == (100 + 200 + 150.5) * MiB
+
+
+def test_the_server_runs_with_the_deployments_options(tmp_path):
+    import yaml
+
+    from server.__main__ import parse_args
+    (deployment,) = [d for d in yaml.safe_load_all(serving_memory.DEPLOYMENT.read_text()) if d]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    theirs = vars(parse_args(container["args"]))
+    ours = vars(parse_args(serving_memory.server_command(tmp_path, tmp_path / "ports.json")[3:]))
+    local = {"host", "metrics_host", "http_host", "root", "log_format", "log_level", "port", "http_port",
+             "metrics_port", "port_file"}
+    assert {k: v for k, v in ours.items() if k not in local} == {k: v for k, v in theirs.items() if k not in local}
+    assert theirs["workers"] == 2 and ours["root"] == tmp_path

@@ -2,6 +2,7 @@
 kubernetes-validate (strict: no field the API does not have); the server's options in the Deployment are
 options the server takes; probes, grace and the build Job match the server and the Makefile; the
 Containerfile installs with the README's step. No container engine runs here: the image is not built."""
+import math
 import re
 import subprocess
 import sys
@@ -79,3 +80,26 @@ def test_the_containerfile_installs_as_the_readme_does():
     cmd = re.search(r"^CMD (\[.*\])$", text, re.M).group(1)
     args = yaml.safe_load(cmd)
     assert args[1:3] == ["-m", "server"] and parse_args(args[3:]).root == Path("/stores")
+
+
+def _mebibytes(quantity: str) -> int:
+    m = re.fullmatch(r"(\d+)(Mi|Gi)", quantity)
+    assert m, f"memory {quantity!r} is not in Mi or Gi"
+    return int(m.group(1)) * (1024 if m.group(2) == "Gi" else 1)
+
+
+def test_the_deployments_memory_is_the_measured_tree_with_the_stated_headroom():
+    """docs/deploying.md's serving memory table (bench.serving_memory): requests = the whole tree's steady PSS x 1.25,
+    limits = its peak PSS x 1.5, each rounded up to 256 MiB; the Deployment and the doc's text state those figures."""
+    doc = (ROOT / "docs" / "deploying.md").read_text()
+    table = doc.split("<!-- serving memory table")[1].split("<!-- end of the serving memory table")[0]
+    (tree,) = [line for line in table.splitlines() if line.startswith("| whole tree")]
+    cells = [c.strip() for c in tree.strip("|").split("|")]
+    header = [c.strip() for c in table.splitlines()[1].strip("|").split("|")]
+    peak, steady = int(cells[header.index("peak PSS")]), int(cells[header.index("steady PSS")])
+    request = math.ceil(steady * 1.25 / 256) * 256
+    limit = math.ceil(peak * 1.5 / 256) * 256
+    _, c = _server_container()
+    assert _mebibytes(c["resources"]["requests"]["memory"]) == request
+    assert _mebibytes(c["resources"]["limits"]["memory"]) == limit
+    assert f"requests **{request}Mi**" in doc and f"limits **{limit}Mi**" in doc
