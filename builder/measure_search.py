@@ -4,6 +4,7 @@ dispatch and tasks as the server, strategy ``search``), each round's own share, 
 new version of the store (its data unchanged, the figures added to its manifest's rounds), which a server swaps in.
 
   python -m builder.measure_search [--root stores] [--variant dudo-5dice-default] [--rounds 5v5,4v4] [--games 40]
+                                  [--processes 2]
 
 Each measured round gets ``served_exploitability`` (a lower bound, in win probability, the responder's value
 summed over both seats less 1) with ``served_exploitability_stderr``, ``served_games`` (sampled rounds a seat),
@@ -51,14 +52,16 @@ def served_seat_policy(store, opener: int, other: int, strategy: str = "search")
 
 
 def measure(store, rounds, games: int, seed: int, depth: int, width: int, log=print,
-            strategy: str = "search") -> dict:
-    """{round name: manifest updates} of the served policy's figures in ``rounds``."""
+            strategy: str = "search", processes: int = 2) -> dict:
+    """{round name: manifest updates} of the served policy's figures in ``rounds``; ``processes`` 2: the two
+    seats at once (the same figures)."""
     from games.dudo.serving.respond import respond_on_store
     out = {}
     for opener, other in rounds:
         t0 = time.perf_counter()
         policy_for_seat, seats = served_seat_policy(store, opener, other, strategy)
-        r = respond_on_store(policy_for_seat, (opener, other), store, games, seed, depth=depth, width=width)
+        r = respond_on_store(policy_for_seat, (opener, other), store, games, seed, depth=depth, width=width,
+                             parallel_seats=processes > 1)
         resolves = sum(p.resolves for p in seats.values())
         out[f"{opener}v{other}"] = dict(
             served_exploitability=r["value"], served_exploitability_stderr=r["stderr"], served_games=float(games),
@@ -67,7 +70,7 @@ def measure(store, rounds, games: int, seed: int, depth: int, width: int, log=pr
                         f"(the round's own share)")
         log(f"{opener}v{other} ({strategy}): {r['value']:.4f} +- {r['stderr']:.4f} ({r['responder']}, {games} rounds "
             f"a seat, "
-            f"{resolves} re-solves, {time.perf_counter() - t0:.0f} s)")
+            f"{resolves} re-solves{' in one seat' if processes > 1 else ''}, {time.perf_counter() - t0:.0f} s)")
     return out
 
 
@@ -106,6 +109,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--depth", type=int, default=1, help="the responder's lookahead depth")
     ap.add_argument("--width", type=int, default=4, help="the responder's replies looked at")
+    ap.add_argument("--processes", type=int, choices=(1, 2), default=2, help="2: the two seats at once")
     ap.add_argument("--rows", action="store_true", help="measure the stored rows (strategy fsicfr) with the same "
                     "responder instead, for comparison: printed, nothing published")
     a = ap.parse_args(argv)
@@ -128,9 +132,9 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     if a.rows:
-        measure(store, rounds, a.games, a.seed, a.depth, a.width, strategy="fsicfr")
+        measure(store, rounds, a.games, a.seed, a.depth, a.width, strategy="fsicfr", processes=a.processes)
         return 0
-    updates = measure(store, rounds, a.games, a.seed, a.depth, a.width)
+    updates = measure(store, rounds, a.games, a.seed, a.depth, a.width, processes=a.processes)
     print(f"published {publish_with(store, root, updates)}")
     return 0
 

@@ -115,6 +115,9 @@ def test_respond_states_a_lower_bound_deterministically(round_1v1):
     assert out["value"] < exact + 4 * out["stderr"]
     assert out["value"] >= SHARE_FLOOR * exact
     assert run(300) == run(300)
+    both = respond(lambda resp_opens: seats[resp_opens]["policy"], (1, 1), r["g"], r["st"], r["W"], r["bo"],
+                   r["bn"], 5, 300, seed=0, parallel_seats=True)
+    assert both == run(300)                 # the seats in two processes: the same figures
 
 
 def test_bad_settings_are_refused(round_1v1):

@@ -4,6 +4,8 @@ tables of the stored rows.  Its validated share of the exact figure is docs/dudo
 "A responder strong against search" (``research`` script ``dudo_responder validate``)."""
 from __future__ import annotations
 
+import multiprocessing
+
 import numpy as np
 
 from games.storage import Store
@@ -15,30 +17,55 @@ from games.dudo.measure.lookahead import LookaheadChooser
 
 def respond(policy_for_seat, round_: tuple[int, int], g, strat: np.ndarray, W: dict, resp_open: dict,
             resp_other: dict, max_dice: int, games: int, seed: int = 0, m_resp: int = 2, depth: int = 1,
-            width: int = 4, control: bool = True) -> dict:
+            width: int = 4, control: bool = True, parallel_seats: bool = False) -> dict:
     """The lookahead responder's figure in ``round_`` = (opener's dice, other's dice) against the policy
     ``policy_for_seat(resp_is_opener)`` (the fixed player's ``policy(hist) -> P[slot, roll]`` in the seat
     facing the responder), ``games`` sampled rounds a seat, deterministic from ``seed``.  ``g``, ``strat``:
     the round's stored group and rows (the responder's leaf values: the memory-``m_resp`` best response to
     them); ``resp_open`` / ``resp_other``: the responder's winning probabilities in the later rounds;
     ``control``: each round's value with AIVAT's control variates (``measure.responder.sample_response``: the same mean,
-    on the exact rounds a tenth of the standard error or less).
+    on the exact rounds a tenth of the standard error or less); ``parallel_seats``: the responder's seat as the
+    opener in a forked process beside the other (the same figures, in about half the wall on two idle cores).
 
     Returns value (br_opener + br_other - 1, a lower bound of the policy's exploitability in expectation),
     stderr, games (a seat), responder (its name), br_opener, br_other and their standard errors."""
     opener = round_[0]
-    seats = {}
-    for resp_is_opener in (True, False):
+
+    def seat(resp_is_opener: bool):
         t = responder_tables(g, strat, opener, resp_is_opener, m_resp, W, resp_open, resp_other, max_dice)
         policy = policy_for_seat(resp_is_opener)
         choose = LookaheadChooser(t, policy, depth=depth, width=width)
-        seats[resp_is_opener] = sample_response(t, policy, resp_is_opener, games, seed=seed + (0 if resp_is_opener else 1),
-                                                choose=choose, control=control)
-        del t, choose
+        return sample_response(t, policy, resp_is_opener, games, seed=seed + (0 if resp_is_opener else 1),
+                               choose=choose, control=control)
+
+    seats = both_seats_forked(seat) if parallel_seats else {s: seat(s) for s in (True, False)}
     o, n = seats[True], seats[False]
     return dict(value=o.value + n.value - 1.0, stderr=float(np.hypot(o.stderr, n.stderr)), games=games,
                 responder=LookaheadChooser.name_of(depth, width), br_opener=o.value, br_opener_stderr=o.stderr,
                 br_other=n.value, br_other_stderr=n.stderr)
+
+
+def both_seats_forked(seat) -> dict:
+    """{True: seat(True), False: seat(False)}, seat(True) computed in a forked child meanwhile."""
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child():
+        try:
+            send.send(("ok", seat(True)))
+        except BaseException as e:  # noqa: BLE001 - reported to the parent, which raises it
+            send.send(("error", f"{type(e).__name__}: {e}"))
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    try:
+        other = seat(False)
+        status, opener = recv.recv()
+    finally:
+        proc.join()
+    if status != "ok":
+        raise RuntimeError(f"the opener seat's responder failed: {opener}")
+    return {True: opener, False: other}
 
 
 def respond_on_store(policy_for_seat, round_: tuple[int, int], store: Store, games: int, seed: int = 0,
