@@ -1,4 +1,4 @@
-"""Calibrate the Dudo group cost model (games.dudo.build.budget) against measurement.
+"""Calibrate the Dudo group cost model (games.dudo.cost.group_cost) against measurement.
 
   python -m bench.dudo_cost [--quick]
 
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from games.dudo.build.budget import group_cost
+from games.dudo.cost import group_cost
 from games.dudo.abstraction.dag import make_group
 from games.dudo.solvers.abstract_cfr import FastSolver
 from games.dudo.solvers.tree_cfr import TreeSolver

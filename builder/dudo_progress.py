@@ -6,7 +6,7 @@ A group's files say how far it is: ``<stem>.npz.progress`` its training's iterat
 ``games.dudo.solvers.training``), ``<stem>.trained.json`` its training done, ``<stem>.json`` the group done. Each task
 is weighted by its expected wall (the default store: the walls of a fresh clone's build,
 ``builder.dudo_estimate.FRESH_CLONE_SPLIT``; other parameters: the solver's cost model,
-``games.dudo.build.budget.group_cost``, times the group's iterations) and each step by its expected wall scheduled on
+``games.dudo.cost.group_cost``, times the group's iterations) and each step by its expected wall scheduled on
 the workers (``dudo_estimate.level_seconds``), so that the fraction follows the build's time, not its count of
 groups: the last two steps (5v4 and 5v5) are about a third of the default build.
 """
@@ -30,7 +30,7 @@ def group_walls(params: DudoParams, default: bool) -> dict[tuple[int, int], tupl
     """(a, b) -> expected (training, measuring) walls of every group of the store."""
     if default:
         return dict(FRESH_CLONE_SPLIT)
-    from games.dudo.build.budget import group_cost
+    from games.dudo.cost import group_cost
     out = {}
     for (a, b), m in params.memories().items():
         train = group_cost(a, b, m).seconds_per_iteration * params.group_iterations(a, b)

@@ -89,12 +89,12 @@ def curves(manifest: dict) -> str:
 
 def plan(params, workers: int = 2) -> str:
     """A Dudo profile's plan from the cost model (``games.dudo.build.budget``, one core, modelled seconds):
-    per group its memory (``m vs m'``: trained against responders remembering m', ``budget.cfrbr_cost``),
+    per group its memory (``m vs m'``: trained against responders remembering m', ``cost.cfrbr_cost``),
     iteration cap, table bytes and training seconds at the cap, the bound's responder memory with its bytes
     and seconds (one round, both seats; computed at every measurement of the floor rule), and the build's
     modelled wall time on ``workers`` processes (the groups of one total of dice run in parallel, the
     totals one after another)."""
-    from games.dudo.build.budget import bound_cost, cfrbr_cost, group_cost, store_bytes
+    from games.dudo.cost import bound_cost, cfrbr_cost, group_cost, store_bytes
     from games.dudo.build.solve_game import FLOOR_DOUBLINGS, groups_in_order
     from games.dudo.abstraction.dag import round_reachable
     mems, bmems, tmems = params.memories(), params.bound_memories(), params.train_memories()

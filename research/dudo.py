@@ -499,7 +499,7 @@ def largebounds(profile="default", extra=(1, 2), min_total=5, work=None, max_gb=
     import resource
     from builder.profiles import PROFILES
     from games.dudo.measure.bound import br_kind, memory_best_response
-    from games.dudo.build.budget import bound_cost
+    from games.dudo.cost import bound_cost
     from games.dudo.build.solve_game import solve_params
     params = next(p for v, p in PROFILES[profile].items() if v.startswith("dudo"))
     t0 = time.perf_counter()

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from games.dudo.cost import endgame_cost
 from games.dudo.search import endgame as eg
 from games.dudo.measure.exploit import payoff_tables
 from games.dudo.rules import roll_arrays
@@ -282,7 +283,7 @@ def timing(policy: eg.EndgamePolicy, pairs=((1, 1), (2, 2), (3, 3), (5, 5)), cla
                 eg.solve(eg.prepare(bp, own, opp, (K - 2 - R, K - 1 - R), True, W),
                          policy.iterations, policy.gadget)
                 ts.append(time.perf_counter() - t0)
-            est = eg.estimate(R, own, opp)
+            est = endgame_cost(R, own, opp)
             sec = float(np.median(ts))
             print(f"| {own}v{opp} | {R} | {est.nodes} | {est.node_rolls} | {est.bytes / 1e6:.1f} | "
                   f"{sec:.3f} | {est.seconds(policy.iterations):.3f} | "

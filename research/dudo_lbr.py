@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from games.dudo.measure.bound import kind_memory
-from games.dudo.build.budget import improvement_bytes
+from games.dudo.cost import improvement_bytes
 from games.dudo.serving.endgame_store import store_W, stored_group
 from games.dudo.abstraction.infoset import dominates, memory_json, parse_memory
 from games.dudo.measure.lbr import round_improved_best_response

@@ -22,7 +22,7 @@ import numpy as np
 
 from research.dudo_lbr import gain_buckets, store_inputs
 from builder.profiles import PROFILES
-from games.dudo.build.budget import group_cost, improvement_bytes
+from games.dudo.cost import group_cost, improvement_bytes
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import Faces, Schedule, memory_at, memory_json, num_windows, parse_memory
 from games.dudo.measure.lbr import round_improved_best_response

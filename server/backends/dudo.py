@@ -20,15 +20,16 @@ from games.dudo.measure.bound import EXACT, kind_of
 from games.dudo.search.endgame import EndgamePolicy
 from games.dudo.serving.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
 from games.dudo.abstraction.dag import round_reachable
-from games.dudo.serving.large_search import ChainState, decisions_to_search, resolve_seconds, searched_move, spec_of
+from games.dudo.serving.large_search import ChainState, decisions_to_search, searched_move, spec_of
 from games.dudo.serving.live_solve import live_cost, solve_live
-from games.dudo.serving.searched_store import search_seconds, searched_move_from_store, searched_rounds
+from games.dudo.serving.searched_store import searched_move_from_store, searched_rounds
 from games.dudo.policy.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
                                SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, ServedRounds, decide, served_label,
                                served_rounds)
 from games.dudo.serving.move_scoring import TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
 from games.dudo.build.params import DudoParams
+from games.dudo.cost import SEARCH_WORKER_BYTES, exact_search_seconds, large_resolve_seconds, review_seconds
 from games.dudo.store import DudoManifest, read_row, store_memories
 from games.quantise import UNIT
 from games.seeding import seeded_pick
@@ -48,9 +49,6 @@ BOOK, DEGRADED = "book", "degraded"   # the sources of a move answered from the 
 # answers STOPPED and is kept rather than killed there
 SELF_STOP_SECONDS = 0.025
 MAX_REVIEW_ROUNDS = 64
-# a reviewed decision's estimate (every action's rest of the round valued; bench/review_latency.py measures it)
-REVIEW_SECONDS = 0.05
-PROCESS_BYTES = 300 << 20
 
 
 CHAIN_CACHE_BYTES = 512 << 20      # searched chain states kept per server process (each about 1-2 MB)
@@ -194,8 +192,9 @@ class DudoBackend:
         deadline, or a fault. A caller gone (CANCELLED) raises."""
         if live.pool is None:
             return DEGRADED
-        seconds = search_seconds(own, opp, history, opened, spec.depth, spec.iterations)
-        cost = Cost(seconds, PROCESS_BYTES, f"continual re-solving of a {own}v{opp} Dudo decision ({spec.label()})")
+        seconds = exact_search_seconds(own, opp, history, opened, spec.depth, spec.iterations)
+        cost = Cost(seconds, SEARCH_WORKER_BYTES,
+                    f"continual re-solving of a {own}v{opp} Dudo decision ({spec.label()})")
         deadline = live.fallback_deadline()
         try:
             out = live.submit(searched_move_from_store, str(self.store.path), own, opp, tuple(roll), tuple(history),
@@ -222,8 +221,8 @@ class DudoBackend:
         seat = (own, opp, opened)
         start = self.chains.longest(seat, history)
         steps = decisions_to_search(tuple(history), opened, None if start is None else start[0])
-        seconds = steps * resolve_seconds(own, opp, history, self.large_spec)
-        cost = Cost(seconds, PROCESS_BYTES, f"{steps} depth-limited re-solve{'s' if steps != 1 else ''} of a "
+        seconds = steps * large_resolve_seconds(own, opp, history, self.large_spec.A, self.large_spec.iterations)
+        cost = Cost(seconds, SEARCH_WORKER_BYTES, f"{steps} depth-limited re-solve{'s' if steps != 1 else ''} of a "
                     f"{own}v{opp} Dudo decision ({self.large_spec.label()})")
         deadline = live.fallback_deadline()
         threads = IDLE_SEARCH_THREADS if live.pool.running == 0 else 1
@@ -356,7 +355,7 @@ class DudoBackend:
         except TranscriptError as e:
             raise BadRequest(str(e)) from None
         decisions = sum(len(r.claims) // 2 + 1 for r in parsed)
-        cost = Cost(REVIEW_SECONDS * decisions, PROCESS_BYTES,
+        cost = Cost(review_seconds(decisions), SEARCH_WORKER_BYTES,
                     f"reviewing a Dudo game of {len(parsed)} rounds ({decisions} decisions) against {self.variant}")
         out = live.submit(review_from_store, str(self.store.path), rounds, cost=cost)
         if "too_large" in out:

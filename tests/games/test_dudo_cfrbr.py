@@ -135,8 +135,8 @@ def test_threads_give_the_same_bits():
 
 @pytest.mark.parametrize("a,b,m,m_fine", [(1, 2, 1, 3), (2, 2, 1, 2), (1, 2, 2, 4)])
 def test_cost_model_bytes_cover_the_arrays(a, b, m, m_fine):
-    """``budget.cfrbr_cost``: the fine group's arrays (split seats) and the abstract strategy's."""
-    from games.dudo.build.budget import cfrbr_cost
+    """``cost.cfrbr_cost``: the fine group's arrays (split seats) and the abstract strategy's."""
+    from games.dudo.cost import cfrbr_cost
     W = {(x, y): 0.5 for x in range(1, 4) for y in range(1, 4)}
     cb = CFRBR(make_group(a, b, m, W), make_group(a, b, m_fine, W, split=a == b))
     arrays = sum(v.nbytes for obj in (cb, cb.fine) for v in vars(obj).values() if isinstance(v, np.ndarray))
@@ -146,7 +146,7 @@ def test_cost_model_bytes_cover_the_arrays(a, b, m, m_fine):
 
 def test_the_plan_models_trained_groups_and_the_budget_holds_them(capsys):
     from builder import dudo_report
-    from games.dudo.build.budget import cfrbr_cost, group_cost
+    from games.dudo.cost import cfrbr_cost, group_cost
     from games.dudo.build.params import DudoParams
     assert dudo_report.main(["--plan", "default"]) == 0
     rows = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines() if ln[:1].isdigit()}

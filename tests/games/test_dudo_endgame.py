@@ -4,6 +4,7 @@ import itertools
 import numpy as np
 import pytest
 
+from games.dudo.cost import endgame_cost, endgame_rows
 from games.dudo.search import endgame as eg
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.solvers.abstract_cfr import FastSolver
@@ -200,7 +201,7 @@ def test_estimate_counts_the_endgame():
     """Nodes exactly, array entries as an upper bound reached when both hold the same dice."""
     for opened in (True, False):
         off = eg.endgame_layout(1, 5, opened, 12, np.array([6, 6]))
-        assert off.size - 1 == eg.estimate(6, 1, 1).nodes == 2 ** 6
-        assert off[-1] == eg.endgame_rows(6, 1, 1)
+        assert off.size - 1 == endgame_cost(6, 1, 1).nodes == 2 ** 6
+        assert off[-1] == endgame_rows(6, 1, 1)
         off = eg.endgame_layout(2, 20, opened, 24, np.array([6, 56]))
-        assert off.size - 1 == 2 ** 3 and off[-1] <= eg.endgame_rows(3, 1, 3)
+        assert off.size - 1 == 2 ** 3 and off[-1] <= endgame_rows(3, 1, 3)

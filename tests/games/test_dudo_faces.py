@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from games.dudo.measure.bound import lift_strategy
-from games.dudo.build.budget import window_actions
+from games.dudo.cost import window_actions
 from games.dudo.measure.exploit import _resp_tables, best_response_value
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import (Faces, Schedule, claim_faces, dominates, face_window, history_window,

@@ -5,8 +5,9 @@ import pytest
 
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import window_tables
-from games.dudo.build.budget import window_actions
-from games.dudo.serving.live_solve import group_cost, live_cost, solve_live
+from games.dudo.cost import window_actions
+from games.dudo.cost import live_group_cost
+from games.dudo.serving.live_solve import live_cost, solve_live
 from games.dudo.rules import rolls
 from games.dudo.build.solve_game import solve_game
 
@@ -18,7 +19,7 @@ def test_action_slots_match_the_window_tables(K, m):
 
 @pytest.mark.parametrize("a,b,m", [(1, 1, None), (1, 2, 3), (2, 2, 3), (1, 3, 3)])
 def test_rows_match_the_built_group(a, b, m):
-    assert group_cost(a, b, m, 10).rows == make_group(a, b, m, {(x, y): 0.5 for x in range(1, 5) for y in range(1, 5)},
+    assert live_group_cost(a, b, m, 10).rows == make_group(a, b, m, {(x, y): 0.5 for x in range(1, 5) for y in range(1, 5)},
                                                       5).nrows
 
 

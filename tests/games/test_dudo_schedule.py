@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from games.dudo.measure.bound import lift_strategy, memory_best_response
-from games.dudo.build.budget import group_cost, window_actions
+from games.dudo.cost import group_cost, window_actions
 from games.dudo.search.endgame import endgame_windows
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.abstraction.dag import make_group

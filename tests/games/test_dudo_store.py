@@ -6,7 +6,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from games.dudo.build.budget import choose_memory, group_cost, window_actions
+from games.dudo.build.budget import choose_memory
+from games.dudo.cost import group_cost, window_actions
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import decode_infoset_id, infoset_id, memory_plan, num_windows, window_tables
 from games.dudo.solvers.abstract_cfr import FastSolver
@@ -127,7 +128,8 @@ def test_improvement_starts_from_the_bound_responder_where_it_fits():
     """The improvement starts from the bound's responder when its value matrices fit, even a schedule
     that the ladder m + 1, m + 2 never names (3-28-2 over memory 2); below that, the ladder's largest
     that fits; the abstraction's own memory if none does."""
-    from games.dudo.build.budget import choose_improvement_memory, improvement_bytes
+    from games.dudo.build.budget import choose_improvement_memory
+    from games.dudo.cost import improvement_bytes
     from games.dudo.abstraction.infoset import parse_memory
     s = parse_memory("3-28-2")
     assert choose_improvement_memory(5, 5, 2, s, improvement_bytes(5, 5, s)) == s

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from games.dudo.abstraction.infoset import block_memory, dominates, parse_memory, remembers_more
-from games.dudo.build.budget import cfrbr_cost, choose_bound_memory, choose_improvement_memory, choose_memories, group_cost
+from games.dudo.build.budget import choose_bound_memory, choose_improvement_memory, choose_memories
+from games.dudo.cost import cfrbr_cost, group_cost
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class DudoParams:
     # beyond ``exact_br_total`` dice in play each round's exploitability is the lower bound of a
     # responder remembering m' claims (``bound.memory_best_response``): the largest m' <= m +
     # ``bound_memory`` whose modelled tables fit ``bound_budget`` bytes and one bound
-    # ``bound_time_budget`` seconds (``budget.bound_cost``, one core; 0 = no limit); m' = m (0 here,
+    # ``bound_time_budget`` seconds (``cost.bound_cost``, one core; 0 = no limit); m' = m (0 here,
     # or nothing larger fits) is the abstraction's own bound
     bound_memory: int = 0
     bound_budget: int = 0

@@ -42,7 +42,7 @@ from games.dudo.solvers.tree_cfr import TreeSolver
 from games.dudo.abstraction.dag import Group, make_group, round_reachable
 from games.dudo.abstraction.infoset import block_memory, dominates, history_window, memory_json, memory_plan, remembers_more
 from games.dudo.measure.lbr import improvement_kind, round_improved_best_response
-from games.dudo.build.budget import improvement_bytes
+from games.dudo.cost import improvement_bytes
 from games.dudo.rules import MAX_DICE, roll_index
 from games.dudo.policy.served import served_label
 from games.dudo.build.params import DudoParams

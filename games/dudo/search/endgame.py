@@ -46,6 +46,7 @@ from numba import njit
 from games.dudo.abstraction.dag import challenge_win_prob
 from games.dudo.abstraction.infoset import (Faces, _binom_tables, _widx, history_window, memory_size, window_index_tables,
                       window_tables)
+from games.dudo.cost import endgame_cost
 from games.dudo.rules import claim_table, roll_arrays, roll_index
 from games.dudo.solvers.tree_cfr import dudo_mover_values, dudo_other_values, node_reached, node_strategy
 
@@ -590,7 +591,7 @@ def posterior(reach_opp: np.ndarray, opp: int) -> np.ndarray:
 @dataclass(frozen=True)
 class EndgamePolicy:
     """When and how to re-solve: at most ``threshold`` claims left and an estimated re-solve time
-    (``estimate``, ``iterations`` of CFR+) within ``budget_seconds``, so the threshold in claims
+    (``cost.endgame_cost``, ``iterations`` of CFR+) within ``budget_seconds``, so the threshold in claims
     is lower with more dice; and the requester's blueprint reach at the endgame's root (summed over
     its rolls) at least ``min_reach`` (below it the blueprint almost never plays into this endgame
     and keeps it: equally safe, and it bounds how many endgames a round can need)."""
@@ -603,7 +604,7 @@ class EndgamePolicy:
     def remaining_limit(self, own: int, opp: int) -> int:
         """The most claims left at which these dice get an endgame re-solve."""
         R = self.threshold
-        while R > 0 and estimate(R, own, opp).seconds(self.iterations) > self.budget_seconds:
+        while R > 0 and endgame_cost(R, own, opp).seconds(self.iterations) > self.budget_seconds:
             R -= 1
         return R
 
@@ -616,50 +617,6 @@ def endgame_root(history, threshold: int, K: int) -> int:
         if K - 1 - last <= threshold:
             return k
     return None
-
-
-# --------------------------------------------------------------------------------------------
-# sizes
-
-def endgame_nodes(remaining: int) -> int:
-    return 1 << remaining
-
-
-def endgame_rows(remaining: int, own: int, opp: int) -> int:
-    """Upper bound on the (node, action, roll) entries of the endgame's arrays: ``2**R`` nodes
-    have ``2**(R + 1) - 1`` action slots (a Dudo slot each, plus one per edge), each with the
-    rolls of the player to move there (at most the larger roll count)."""
-    n = max(roll_arrays(own)[0].size, roll_arrays(opp)[0].size)
-    return ((1 << (remaining + 1)) - 1) * n
-
-
-# seconds per (node x roll) per walk of the CFR+ kernel: 0.4-2e-7 measured by ``research.dudo_endgame``'s
-# timing table on the shared 2-core development machine at load 20 (1v1 to 5v5, 4 to 12 claims
-# left); an unloaded core is several times faster, so estimates made with it are conservative
-SECONDS_PER_NODE_ROLL = 1.0e-7
-
-
-@dataclass(frozen=True)
-class EndgameSize:
-    remaining: int          # claims stronger than the last one
-    nodes: int              # claim histories of the endgame
-    node_rolls: int         # nodes x (requester rolls + opponent rolls): work of one walk
-    bytes: int              # regrets, strategy sums, blueprint copy, average strategy
-    seconds_per_iteration: float
-
-    def seconds(self, iterations: int) -> float:
-        return self.seconds_per_iteration * iterations
-
-
-def estimate(remaining: int, own: int, opp: int) -> EndgameSize:
-    """Size of the endgame with ``remaining`` claims left and these dice (``remaining`` at most
-    ``6 (own + opp)``)."""
-    nodes = endgame_nodes(remaining)
-    n = roll_arrays(own)[0].size + roll_arrays(opp)[0].size
-    rows = endgame_rows(remaining, own, opp)
-    # one iteration = two walks (alternating updates), each touching every node's rolls
-    return EndgameSize(remaining, nodes, nodes * n, 4 * 8 * rows,
-                       2 * nodes * n * SECONDS_PER_NODE_ROLL)
 
 
 # --------------------------------------------------------------------------------------------
@@ -892,7 +849,7 @@ def solve(problem: EndgameProblem, iterations: int = 300, gadget: str = "maxmarg
     qroot = np.zeros(no)
     post = posterior(pr.reach_opp, pr.opp)
     if not chunk:
-        est = estimate(pr.remaining, pr.own, pr.opp).seconds_per_iteration
+        est = endgame_cost(pr.remaining, pr.own, pr.opp).seconds_per_iteration
         chunk = max(1, int(0.05 / max(est, 1e-9)))
     t0 = time.perf_counter()
     t, stopped = 0, False

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from games.storage import Store
-from games.dudo.search.endgame import EndgamePolicy, RowBlueprint, endgame_root, estimate, resolve_endgame
+from games.dudo.cost import endgame_resolve_cost
+from games.dudo.search.endgame import EndgamePolicy, RowBlueprint, endgame_root, resolve_endgame
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import history_window
 from games.dudo.rules import num_rolls, roll_arrays
@@ -96,11 +97,6 @@ def would_resolve(store: Store, memories: dict, own: int, opp: int, history, req
     return k0 is not None and requester_reach(store, memories, own, opp, history[:k0], requester_opened) >= policy.min_reach
 
 
-# a store row read and decoded into a blueprint table: 5-20 us measured (LMDB get + decode_row), taken high
-SECONDS_PER_ROW = 3e-5
-PROCESS_BYTES = 200 << 20  # a worker with numpy, numba and the kernels loaded
-
-
 def resolve_cost(own: int, opp: int, history, policy: EndgamePolicy):
     """(claims left at the endgame's root, CPU seconds, peak bytes) of :func:`resolve_from_store` for
     this decision, estimated before anything is read; None where the policy keeps the store's row
@@ -111,7 +107,4 @@ def resolve_cost(own: int, opp: int, history, policy: EndgamePolicy):
     if k0 is None:
         return None
     remaining = K - 1 - (history[k0 - 1] if k0 else -1)
-    size = estimate(remaining, own, opp)
-    # the requester's rows at its nodes of the endgame (half of them) and along the history before it
-    rows = (size.nodes // 2 + k0) * num_rolls(own) + k0 * num_rolls(opp)
-    return remaining, size.seconds(policy.iterations) + rows * SECONDS_PER_ROW, PROCESS_BYTES + size.bytes
+    return (remaining, *endgame_resolve_cost(remaining, k0, own, opp, policy.iterations))

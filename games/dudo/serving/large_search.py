@@ -17,7 +17,7 @@ import numpy as np
 
 from games.storage import Store
 from games.dudo.serving.endgame_store import store_W
-from games.dudo.rules import num_rolls, roll_index
+from games.dudo.rules import roll_index
 from games.dudo.search.resolve import Resolve
 from games.dudo.search.tables import LargeSearchSpec, group_key, resolver, root_from_tables, seat_key
 from games.dudo.store import store_memories
@@ -195,19 +195,3 @@ def decisions_to_search(history: tuple, opened: bool, start_k: int | None) -> in
     if start_k is None:
         return (k - first) // 2 + (0 if opened else 1)
     return (k - start_k) // 2
-
-
-# CPU seconds per leaf, CFR+ iteration and 252 x 252 rolls of an int8 re-solve (docs/dudo-search-serving.md
-# section 6: 1.18 s for 551 leaves and 100 iterations at 5v5)
-SECONDS_PER_LEAF_ITERATION = 2.2e-5
-
-
-def resolve_seconds(own: int, opp: int, history, spec) -> float:
-    """Modelled seconds of one searched re-solve after ``history``: its leaves (at most A own claims, then every
-    reply) times the iterations, scaled by the rolls."""
-    K = 6 * (own + opp)
-    last = history[-1] if history else -1
-    left = K - 1 - last
-    leaves = min(spec.A, left) * max(left - 1, 1) if history else left * max(left - 1, 1)
-    scale = num_rolls(own) * num_rolls(opp) / (252 * 252)
-    return leaves * spec.iterations * SECONDS_PER_LEAF_ITERATION * scale

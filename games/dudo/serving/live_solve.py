@@ -14,43 +14,9 @@ import functools
 
 import numpy as np
 
-from games.dudo.build.budget import window_actions
-from games.dudo.abstraction.infoset import num_windows
-from games.dudo.abstraction.precision import node_value_bytes
-from games.dudo.rules import num_rolls
+from games.dudo.cost import WORKER_BYTES, LiveGroupCost, live_group_cost
 from games.dudo.build.solve_game import DudoSolution, groups_in_order, solve_game
 from games.dudo.build.params import group_iterations
-
-# CPU per (information-set row x iteration) of training, one core: 65-115 ns measured on groups
-# 1v1 .. 3v3 (m = 3 and perfect recall; FastSolver and TreeSolver), taken high for an estimate
-SECONDS_PER_ROW_ITERATION = 150e-9
-# building a group's window tables (Python): 1.4-2.4 us per (window x claim) measured
-SECONDS_PER_WINDOW_CLAIM = 3e-6
-PROCESS_BYTES = 200 << 20  # a worker with numpy, numba and the kernels loaded
-
-
-@dataclasses.dataclass(frozen=True)
-class GroupCost:
-    group: tuple[int, int]
-    memory: int | None
-    rows: int  # (window, action, roll) rows of the regret / strategy arrays
-    iterations: int
-    seconds: float
-    nbytes: int  # peak while it trains (arrays; the process itself not counted)
-
-
-def group_cost(a: int, b: int, m: int | None, iterations: int) -> GroupCost:
-    K = 6 * (a + b)
-    T = window_actions(K, m)
-    na, nb = num_rolls(a), num_rolls(b)
-    rows = T * (na if a == b else na + nb)
-    NW = num_windows(K, m)
-    # regrets, strategy sums, current strategy, predictive term; node values (at most one matrix a
-    # window, float32 past 1 GB); the window tables
-    values = node_value_bytes(NW * na * nb * (1 if a == b else 2))
-    nbytes = rows * 32 + values + T * 8 + NW * 24
-    seconds = rows * (iterations + 1) * SECONDS_PER_ROW_ITERATION + NW * K * SECONDS_PER_WINDOW_CLAIM
-    return GroupCost((a, b), m, rows, iterations, seconds, nbytes)
 
 
 def live_groups(max_dice: int, max_total: int) -> list[tuple[int, int]]:
@@ -59,14 +25,14 @@ def live_groups(max_dice: int, max_total: int) -> list[tuple[int, int]]:
 
 
 def live_cost(max_dice: int, max_total: int, memory: int | None, perfect_recall_total: int,
-              iterations: int, iterations_by_total=()) -> tuple[float, int, list[GroupCost]]:
+              iterations: int, iterations_by_total=()) -> tuple[float, int, list[LiveGroupCost]]:
     """(CPU seconds, peak bytes, per group) of :func:`solve_live` with these parameters: an estimate
-    from the table sizes and iterations alone (nothing is built)."""
-    groups = [group_cost(a, b, None if a + b <= perfect_recall_total else memory,
-                         group_iterations(iterations, tuple(iterations_by_total), a, b))
+    from the table sizes and iterations alone (nothing is built; ``cost.live_group_cost``)."""
+    groups = [live_group_cost(a, b, None if a + b <= perfect_recall_total else memory,
+                              group_iterations(iterations, tuple(iterations_by_total), a, b))
               for a, b in live_groups(max_dice, max_total)]
     kept = sum(g.rows * 8 for g in groups)  # the strategies of every group, returned
-    peak = PROCESS_BYTES + kept + max((g.nbytes for g in groups), default=0)
+    peak = WORKER_BYTES + kept + max((g.nbytes for g in groups), default=0)
     return sum(g.seconds for g in groups), peak, groups
 
 

@@ -66,17 +66,3 @@ def searched_move_from_store(store_path: str, own: int, opp: int, roll: tuple, h
     probs = [float(P[0 if a < 0 else a - last, x]) for a in acts]
     return acts, probs
 
-
-def search_seconds(own: int, opp: int, history, opened: bool, depth: int, iterations: int,
-                   rate: float = 2e-6) -> float:
-    """Modelled CPU seconds of an uncached answer: every re-solve of the chain along ``history`` (the round's
-    root, then one per decision of the requester), subgame nodes x iterations x ``rate`` seconds (about what
-    ``research.dudo_walk profile`` measures per node-iteration)."""
-    from games.dudo.measure.search_walk import _subgame_nodes
-    K = 6 * (own + opp)
-    hist = tuple(history)
-    nodes = _subgame_nodes(K, depth)
-    for k in range(0 if opened else 1, len(hist) + 1, 2):
-        last = hist[k - 1] if k else -1
-        nodes += _subgame_nodes(K - 1 - last, depth)
-    return float(nodes) * iterations * rate
