@@ -20,7 +20,7 @@ from games.dudo.measure.bound import EXACT, kind_of
 from games.dudo.search.endgame import EndgamePolicy
 from games.dudo.serving.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
 from games.dudo.abstraction.dag import round_reachable
-from games.dudo.serving.large_search import ChainState, decisions_to_search, searched_move, spec_of
+from games.dudo.serving.large_search import ChainState, decisions_to_search, longest_cached, searched_move, spec_of
 from games.dudo.serving.live_solve import live_cost, solve_live
 from games.dudo.serving.searched_store import searched_move_from_store, searched_rounds
 from games.dudo.policy.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
@@ -69,12 +69,7 @@ class ChainCache:
     def longest(self, seat, history):
         """The state of the longest prefix of ``history`` held, or None."""
         with self._lock:
-            for k in range(len(history), -1, -1):
-                got = self._d.get((seat, tuple(history[:k])))
-                if got is not None:
-                    self._d.move_to_end((seat, tuple(history[:k])))
-                    return got
-        return None
+            return longest_cached(self._d, tuple(history), lambda prefix: (seat, prefix))
 
     def put(self, seat, prefix, state) -> None:
         size = ChainState.from_plain(state).nbytes

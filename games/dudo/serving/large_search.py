@@ -10,6 +10,7 @@ answers, and whatever the caller held, the answer is the same bits.  The round's
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,13 +122,24 @@ def _target(res: Resolve, claims) -> np.ndarray:
         raise OffPolicy(str(e)) from None
 
 
+def longest_cached(states: OrderedDict, history: tuple, key=lambda prefix: prefix):
+    """The chain state ``states`` (least recently used first) holds for the longest prefix of ``history`` (the
+    whole history first, the empty one last), marked most recently used; None if it holds none.  ``key(prefix)``:
+    the prefix's key in ``states``."""
+    for k in range(len(history), -1, -1):
+        state = states.get(key(history[:k]))
+        if state is not None:
+            states.move_to_end(key(history[:k]))
+            return state
+    return None
+
+
 class SearchedPolicy:
     """``policy(history) -> P[slot, roll]`` of one requester seat on a store's tables, in this process, keeping
     the chain states of the last ``keep`` histories (a state is a function of its history: which are kept
     changes no answer); None off the policy's support.  What the figures' measurement plays against."""
 
     def __init__(self, store_path: str, own: int, opp: int, opened: bool, keep: int = 400):
-        from collections import OrderedDict
         self.pol, self.root = _seat(store_path, own, opp, opened)
         self.keep = keep
         self.states: OrderedDict = OrderedDict()
@@ -135,12 +147,7 @@ class SearchedPolicy:
 
     def __call__(self, history) -> np.ndarray | None:
         history = tuple(int(c) for c in history)
-        start = None
-        for k in range(len(history), -1, -1):
-            start = self.states.get(history[:k])
-            if start is not None:
-                self.states.move_to_end(history[:k])
-                break
+        start = longest_cached(self.states, history)
         try:
             new = chain(self.pol, self.root, history, start)
         except OffPolicy:
