@@ -34,3 +34,17 @@ def test_the_dudo_picture_follows_the_layers_contract():
     boxes = [line.split("[", 1)[0].strip() for line in text.splitlines() if '["' in line]
     assert boxes[:len(layers)] == layers
     assert "research" in config["root_packages"]
+
+
+def test_the_jotto_picture_follows_its_layers_contract_and_the_contract_places_every_module():
+    """Each layer of games.jotto's contract is a box, in the contract's order; a module of games/jotto that no layer
+    names would be held by nothing, so every one must be placed."""
+    config = architecture_graph.importlinter_config()
+    layers = architecture_graph.container_layers(config, architecture_graph.JOTTO)
+    text = architecture_graph.generated(config)
+    jotto = text[text.index("**games.jotto by role**"):]
+    boxes = [line.split("[", 1)[0].strip() for line in jotto.splitlines() if '["' in line]
+    assert boxes == ["_".join(architecture_graph.layer_tails(layer)) for layer in layers]
+    placed = {t for layer in layers for t in architecture_graph.layer_tails(layer)}
+    modules = {p.stem for p in (ROOT / "games" / "jotto").glob("*.py") if p.stem != "__init__"}
+    assert modules == placed
