@@ -86,9 +86,10 @@ class GroupCost:
 
 
 def group_cost(a: int, b: int, m: int | None, split: bool = False, tree: bool = True) -> GroupCost:
-    """An iteration of training group {a, b} with memory ``m`` (the model above); ``split``: equal dice
-    with the seats on two sides (``dag.make_group(split=True)``), as two different dice are; ``tree``:
-    perfect recall is solved by ``tree_cfr.TreeSolver`` (else by ``FastSolver`` on its windows, as ``cfrbr``)."""
+    """An iteration of training group {a, b} with memory ``m`` (the model above, ``SECONDS_PER_PAIR`` and
+    ``SECONDS_PER_ROLL`` calibrated by ``python -m bench.dudo_cost``); ``split``: equal dice with the seats on two
+    sides (``dag.make_group(split=True)``), as two different dice are; ``tree``: perfect recall is solved by
+    ``tree_cfr.TreeSolver`` (else by ``FastSolver`` on its windows, as ``cfrbr``)."""
     K = 6 * (a + b)
     m = None if is_perfect_recall(K, m) else m
     perfect = m is None and tree
@@ -125,7 +126,8 @@ def cfrbr_cost(a: int, b: int, m, m_fine) -> GroupCost:
 
 def bound_cost(a: int, b: int, m_resp: int) -> GroupCost:
     """One round's responder-memory bound with memory ``m_resp`` in group {a, b} (both responder seats;
-    ``seconds_per_iteration`` is the whole bound's)."""
+    ``seconds_per_iteration`` is the whole bound's; ``BOUND_PAIRS`` from the bounds' seconds and peak memory at
+    7-8 dice that ``python -m research.dudo largebounds`` prints)."""
     K = 6 * (a + b)
     c = group_cost(a, b, m_resp)
     na, nb = num_rolls(a), num_rolls(b)
@@ -185,7 +187,9 @@ class LiveGroupCost:
 
 def live_group_cost(a: int, b: int, m: int | None, iterations: int) -> LiveGroupCost:
     """Group {a, b} with memory ``m`` built and trained ``iterations`` times in a live worker: its window
-    tables, its training, and its arrays' peak bytes."""
+    tables, its training, and its arrays' peak bytes. Its own constants, measured on live solves of 1v1 to 3v3 and
+    taken high: on the groups a live solve can be admitted for (under a minute) they give 1.1 to 3.5 times
+    ``group_cost``'s seconds, which ``bench.dudo_cost`` calibrates on the build's mean."""
     K = 6 * (a + b)
     T = window_actions(K, m)
     na, nb = num_rolls(a), num_rolls(b)
@@ -237,7 +241,8 @@ class EndgameSize:
 
 def endgame_cost(remaining: int, own: int, opp: int) -> EndgameSize:
     """The endgame with ``remaining`` claims left and these dice (``remaining`` at most ``6 (own + opp)``):
-    its size and the seconds of one CFR+ iteration."""
+    its size and the seconds of one CFR+ iteration (``SECONDS_PER_NODE_ROLL``, from the timing table of
+    ``python -m research.dudo_endgame``)."""
     nodes = endgame_nodes(remaining)
     n = roll_arrays(own)[0].size + roll_arrays(opp)[0].size
     rows = endgame_rows(remaining, own, opp)
@@ -264,7 +269,8 @@ SECONDS_PER_NODE_ITERATION = 2e-6
 # CPU seconds per leaf, CFR+ iteration and 252 x 252 rolls of a large round's int8 re-solve
 # (docs/dudo-search-serving.md section 6: 1.18 s for 551 leaves and 100 iterations at 5v5)
 SECONDS_PER_LEAF_ITERATION = 2.2e-5
-# memory admitted for a search or a review in a live worker: the worker and what it maps of the store
+# memory admitted for a search or a review in a live worker: the worker's own memory, 232-237 MiB anonymous measured
+# during searched moves on the default store (``python -m bench.serving_memory``, docs/deploying.md), with room
 SEARCH_WORKER_BYTES = 300 << 20
 
 
@@ -275,7 +281,8 @@ def subgame_nodes(R: int, d: int) -> int:
 
 def exact_search_seconds(own: int, opp: int, history, opened: bool, depth: int, iterations: int) -> float:
     """An uncached searched answer on an exact round: every re-solve of the chain along ``history`` (the round's
-    root, then one per decision of the requester), subgame nodes x iterations x ``SECONDS_PER_NODE_ITERATION``."""
+    root, then one per decision of the requester), subgame nodes x iterations x ``SECONDS_PER_NODE_ITERATION``
+    (``python -m research.dudo_walk profile``)."""
     K = 6 * (own + opp)
     hist = tuple(history)
     nodes = subgame_nodes(K, depth)
@@ -287,7 +294,8 @@ def exact_search_seconds(own: int, opp: int, history, opened: bool, depth: int, 
 
 def large_resolve_seconds(own: int, opp: int, history, actions: int, iterations: int) -> float:
     """One depth-limited re-solve of a large round after ``history``: its leaves (at most ``actions`` own
-    claims, then every reply) times ``iterations``, scaled by the rolls."""
+    claims, then every reply) times ``iterations``, scaled by the rolls (``SECONDS_PER_LEAF_ITERATION``, measured at
+    5v5 in docs/dudo-search-serving.md section 6)."""
     K = 6 * (own + opp)
     last = history[-1] if history else -1
     left = K - 1 - last
@@ -304,5 +312,6 @@ SECONDS_PER_REVIEWED_DECISION = 0.05
 
 
 def review_seconds(decisions: int) -> float:
-    """Reviewing a game's ``decisions`` of the reviewed player against a store."""
+    """Reviewing a game's ``decisions`` of the reviewed player against a store (``SECONDS_PER_REVIEWED_DECISION``,
+    from ``python -m bench.review_latency``)."""
     return SECONDS_PER_REVIEWED_DECISION * decisions
