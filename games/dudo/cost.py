@@ -187,9 +187,10 @@ class LiveGroupCost:
 
 def live_group_cost(a: int, b: int, m: int | None, iterations: int) -> LiveGroupCost:
     """Group {a, b} with memory ``m`` built and trained ``iterations`` times in a live worker: its window
-    tables, its training, and its arrays' peak bytes. Its own constants, measured on live solves of 1v1 to 3v3 and
-    taken high: on the groups a live solve can be admitted for (under a minute) they give 1.1 to 3.5 times
-    ``group_cost``'s seconds, which ``bench.dudo_cost`` calibrates on the build's mean."""
+    tables, its training, and its arrays' peak bytes. Its own constants (measured on 1v1 to 3v3, taken high) and
+    form (per information-set row, no roll-pair term): on the groups a live solve is admitted for (under a minute)
+    it gives 1.3 to 4 times ``group_cost``'s seconds at m = 3 and perfect recall, 0.3 to 4 times over every
+    memory, so one calibration for both would change which live solves are admitted."""
     K = 6 * (a + b)
     T = window_actions(K, m)
     na, nb = num_rolls(a), num_rolls(b)
