@@ -369,7 +369,7 @@ class MoveValue(_message.Message):
     def __init__(self, move: _Optional[str] = ..., value: _Optional[float] = ..., probability: _Optional[float] = ...) -> None: ...
 
 class ReviewedMove(_message.Message):
-    __slots__ = ("round", "index", "move", "best_move", "probability", "value", "best_value", "loss", "before", "after", "label", "alternatives", "value_uniform", "best_value_uniform", "continuation")
+    __slots__ = ("round", "index", "move", "best_move", "probability", "value", "best_value", "loss", "before", "after", "label", "alternatives", "value_uniform", "best_value_uniform", "continuation", "policy")
     ROUND_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
@@ -385,6 +385,7 @@ class ReviewedMove(_message.Message):
     VALUE_UNIFORM_FIELD_NUMBER: _ClassVar[int]
     BEST_VALUE_UNIFORM_FIELD_NUMBER: _ClassVar[int]
     CONTINUATION_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
     round: int
     index: int
     move: str
@@ -400,7 +401,8 @@ class ReviewedMove(_message.Message):
     value_uniform: float
     best_value_uniform: float
     continuation: str
-    def __init__(self, round: _Optional[int] = ..., index: _Optional[int] = ..., move: _Optional[str] = ..., best_move: _Optional[str] = ..., probability: _Optional[float] = ..., value: _Optional[float] = ..., best_value: _Optional[float] = ..., loss: _Optional[float] = ..., before: _Optional[float] = ..., after: _Optional[float] = ..., label: _Optional[str] = ..., alternatives: _Optional[_Iterable[_Union[MoveValue, _Mapping]]] = ..., value_uniform: _Optional[float] = ..., best_value_uniform: _Optional[float] = ..., continuation: _Optional[str] = ...) -> None: ...
+    policy: str
+    def __init__(self, round: _Optional[int] = ..., index: _Optional[int] = ..., move: _Optional[str] = ..., best_move: _Optional[str] = ..., probability: _Optional[float] = ..., value: _Optional[float] = ..., best_value: _Optional[float] = ..., loss: _Optional[float] = ..., before: _Optional[float] = ..., after: _Optional[float] = ..., label: _Optional[str] = ..., alternatives: _Optional[_Iterable[_Union[MoveValue, _Mapping]]] = ..., value_uniform: _Optional[float] = ..., best_value_uniform: _Optional[float] = ..., continuation: _Optional[str] = ..., policy: _Optional[str] = ...) -> None: ...
 
 class AnalyzeGameReply(_message.Message):
     __slots__ = ("variant", "store_version", "strategy", "unit", "moves", "accuracy", "costliest", "thresholds", "round_start")

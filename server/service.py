@@ -247,7 +247,7 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
         except LiveError as e:
             context.abort(grpc.StatusCode.INTERNAL, str(e))
         reply = pb.AnalyzeGameReply(variant=request.variant, store_version=version,
-                                    strategy=request.strategy or ("fsicfr" if game == "dudo" else b.served),
+                                    strategy=out["strategy"] if game == "dudo" else request.strategy or b.served,
                                     unit="win probability" if game == "dudo" else "guesses",
                                     accuracy=out["accuracy"], costliest=out["costliest"],
                                     round_start=out.get("rounds", []))
@@ -258,6 +258,7 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
             if game == "dudo":
                 r.round, r.probability, r.before, r.after = m["round"], m["probability"], m["before"], m["after"]
                 r.continuation = "on-support" if m["on_support"] else "prior"
+                r.policy = m["policy"]
                 r.alternatives.extend(pb.MoveValue(move=a, value=v, probability=p) for a, v, p in m["alternatives"])
             else:
                 r.before, r.after = m["words_before"], m["words_after"]

@@ -26,7 +26,7 @@ from games.dudo.serving.searched_store import searched_move_from_store, searched
 from games.dudo.policy.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
                                SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, ServedRounds, decide, served_label,
                                served_rounds)
-from games.dudo.serving.move_scoring import TranscriptError, parse_rounds, review_from_store
+from games.dudo.serving.move_scoring import MAX_NODES, TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
 from games.dudo.build.params import DudoParams
 from games.dudo.cost import SEARCH_WORKER_BYTES, exact_search_seconds, large_resolve_seconds, review_seconds
@@ -88,7 +88,7 @@ class DudoBackend:
     game = "dudo"
     live_modules = ("games.dudo.serving.live_solve", "games.dudo.serving.endgame_store", "games.dudo.serving.warm",
                     "games.dudo.serving.move_scoring", "games.dudo.serving.searched_store",
-                    "games.dudo.serving.large_search")
+                    "games.dudo.serving.large_search", "games.dudo.serving.searched_probabilities")
     endgame: EndgamePolicy | None = ENDGAME  # None: every decision the store holds is answered from it
 
     def __init__(self, store: Store):
@@ -335,9 +335,7 @@ class DudoBackend:
     def analyze(self, request, live: LiveCall = NO_LIVE) -> dict:
         """AnalyzeGame: the transcript checked here (BadRequest naming the first bad move), the review
         (``games.dudo.serving.move_scoring``) run in the live pool."""
-        if request.strategy not in ("", ROWS, SEARCH):
-            raise BadRequest(f"unknown strategy {quote(request.strategy)} for {self.variant} (known: "
-                             f"{', '.join(self.strategies())})")
+        strategy = self.strategy_of(request.strategy)
         if request.HasField("jotto") or not request.dudo:
             raise BadRequest(f"{self.variant} is a Dudo variant: give the game's rounds in `dudo`")
         if len(request.dudo) > MAX_REVIEW_ROUNDS:
@@ -350,9 +348,16 @@ class DudoBackend:
         except TranscriptError as e:
             raise BadRequest(str(e)) from None
         decisions = sum(len(r.claims) // 2 + 1 for r in parsed)
-        cost = Cost(review_seconds(decisions), SEARCH_WORKER_BYTES,
-                    f"reviewing a Dudo game of {len(parsed)} rounds ({decisions} decisions) against {self.variant}")
-        out = live.submit(review_from_store, str(self.store.path), rounds, cost=cost)
+        seconds = review_seconds(decisions)
+        what = f"reviewing a Dudo game of {len(parsed)} rounds ({decisions} decisions) against {self.variant}"
+        search_until = None
+        if strategy == SEARCH:   # searched decisions within the pool's cap and before the caller's deadline
+            now = time.monotonic()
+            cap = live.pool.max_seconds if live.pool is not None else 0.0
+            search_until = now + max(0.0, min(live.fallback_deadline(now) - now, cap) - seconds)
+            what += f" under strategy {SEARCH} (searching for at most {search_until - now:.0f} s)"
+        cost = Cost(seconds, SEARCH_WORKER_BYTES, what)
+        out = live.submit(review_from_store, str(self.store.path), rounds, MAX_NODES, search_until, cost=cost)
         if "too_large" in out:
             raise Refused("FAILED_PRECONDITION", out["too_large"])
         return out

@@ -3,6 +3,8 @@ searched policy in the live pool (LIVE), the same bits as the research path's re
 stored rows (continual.continuation_values, search5.int8_continuations, search5.AbstractResolver), whatever chain
 states the server held before; DEGRADED with the store's row without a live slot; the store's rows on request
 (strategy "fsicfr"); an unknown strategy refused."""
+import re
+
 import grpc
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from games.dudo.serving.endgame_store import resolve_from_store, stored_group
 from games.dudo.search.abstract_resolve import AbstractResolver, int8_continuations, top_claims
 from games.dudo.policy.served import SERVED_SEARCH_LARGE
 from games.dudo.build.params import DudoParams
+from games.dudo.rules import claim
 from games.storage import Store
 from protos import gamestrategy_pb2 as pb
 from server.backends import dudo as dudo_backend
@@ -189,3 +192,59 @@ def test_a_search_runs_on_two_threads_when_no_other_live_work_runs(registry):
         for running in (0, 1):
             assert b._large_searched(1, 1, (4,), HIST, True, LiveCall(SpyPool(running))) == dudo_backend.DEGRADED
     assert asked == [dudo_backend.IDLE_SEARCH_THREADS, 1] and dudo_backend.IDLE_SEARCH_THREADS == 2
+
+
+def _game(third):
+    """A 1v1 game of one round: the reviewed player opens 1x2 (strength 0), the opponent claims 1x6 (4), the
+    reviewed player claims ``third``, the opponent calls Dudo."""
+    return pb.DudoRound(own_dice=1, opponent_dice=1, roll=[4], opponent_roll=[3], reviewed_opened=True,
+                        claims=[pb.DudoClaim(count=n, face=f) for n, f in (claim(s, 2) for s in (0, 4, third))])
+
+
+def test_a_review_under_search_gives_the_searched_policys_probabilities(service, registry):
+    """AnalyzeGame of a game played under strategy search (the default here): each decision of the searched round
+    shows the searched policy's probabilities (large_search.searched_strategy, what SampleMove serves), labelled
+    search; under fsicfr the stored rows', labelled so."""
+    from games.dudo.rules import roll_index
+    from games.dudo.serving.large_search import searched_strategy
+    stub, _ = service
+    with registry.acquire(PARAMS.variant) as b:
+        path = str(b.store.path)
+    x = roll_index((4,))
+    P = searched_strategy(path, 1, 1, HIST, True)
+    third = next(c for c in range(5, 11) if P[c - 4, x] > 0)
+    r = stub.AnalyzeGame(pb.AnalyzeGameRequest(variant=PARAMS.variant, dudo=[_game(third)]), timeout=120)
+    assert r.strategy == "search" and [m.policy for m in r.moves] == ["search", "search"]
+    for m, hist, played in zip(r.moves, ((), HIST), (0, third)):
+        P = searched_strategy(path, 1, 1, hist, True)
+        last = hist[-1] if hist else -1
+        assert m.probability == pytest.approx(P[played - last, x], abs=1e-12)
+        by_move = {a.move: a.probability for a in m.alternatives}
+        acts = ([-1] if hist else []) + list(range(last + 1, 12))
+        assert by_move == pytest.approx(moves(acts, [P[0 if a < 0 else a - last, x] for a in acts]), abs=1e-12)
+        assert m.before == pytest.approx(sum(a.probability * a.value for a in m.alternatives), abs=1e-12)
+    rows = stub.AnalyzeGame(pb.AnalyzeGameRequest(variant=PARAMS.variant, strategy="fsicfr", dudo=[_game(third)]),
+                            timeout=120)
+    assert rows.strategy == "fsicfr" and [m.policy for m in rows.moves] == ["fsicfr", "fsicfr"]
+    assert rows.moves[1].probability == pytest.approx(endgame.book(registry, HIST, params=PARAMS)[
+        "{}x{}".format(*claim(third, 2))], abs=1e-12)
+    assert rows.moves[1].probability != pytest.approx(r.moves[1].probability, abs=1e-3)
+    assert [m.value for m in rows.moves] == [m.value for m in r.moves]     # the values: the stored rows' rest of round
+
+
+def test_a_searched_decision_the_review_cannot_afford_says_so(registry):
+    """The review's time is up before a decision's re-solve: that move shows the stored rows' probabilities and its
+    label says it was not searched, with the seconds it needed; the round's root needs no re-solve."""
+    import time
+
+    from games.dudo.serving.move_scoring import MAX_NODES, review_from_store
+    with registry.acquire(PARAMS.variant) as b:
+        path = str(b.store.path)
+    rounds = [dict(own=1, opp=1, roll=[4], opp_roll=[3], opened=True, claims=[claim(s, 2) for s in (0, 4, 6)])]
+    out = review_from_store(path, rounds, MAX_NODES, time.monotonic())
+    root, late = out["moves"]
+    assert out["strategy"] == "search" and root["policy"] == "search"
+    assert re.fullmatch(r"fsicfr: not searched, the review's time ran out \(its re-solves need about [\d.]+ s, "
+                        r"0\.0 s left\)", late["policy"])
+    assert late["probability"] == pytest.approx(endgame.book(registry, HIST, params=PARAMS)["{}x{}".format(
+        *claim(6, 2))], abs=1e-12)

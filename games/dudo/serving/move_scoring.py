@@ -13,6 +13,11 @@ At each of the reviewed player's decisions (own roll ``x``, the round's claim hi
 * the win probability before the move is the strategy's own mix of those values, after it the played
   action's value; the loss is the best action's value minus the played one's.
 
+The strategy whose probabilities a decision shows (the move's probability, the mix before it, the alternatives'
+and the tie-break between equal values) is the served one: in a game played under strategy ``search``, at a
+decision the server searches, the searched policy's (``searched_probabilities``); elsewhere the stored rows'.
+The range and the rest of the round stay the stored rows'.
+
 The rest of a round is valued by dynamic programming over the strategy's abstract states (mover, window
 index): the stored strategy depends on the history only through its window, so one vector over the
 opponent's rolls per state suffices.  ``max_nodes`` caps the states a round may visit.
@@ -27,6 +32,7 @@ from games.dudo.abstraction.dag import challenge_win_prob, win_prob
 from games.dudo.abstraction.infoset import history_window
 from games.dudo.rules import (RuleError, action_name, check_dice, check_roll, claim_strengths, claim_table, count_for,
                     roll_arrays, roll_index)
+from games.dudo.policy.served import ROWS, SEARCH
 from games.dudo.store import decode_window, store_memories, window_key
 
 # loss thresholds in game-winning probability (docs/review.md)
@@ -189,16 +195,19 @@ class MoveReview:
     label: str
     on_support: bool
     alternatives: list = field(default_factory=list)  # [(move, value, probability)], best first
+    policy: str = ROWS       # whose probabilities: the stored rows', the searched policy's, or why not the served one
 
 
 def decision(tables: StoreTables, W: dict, rnd: Round, hist: tuple, action: int,
-             max_nodes: int = MAX_NODES, rv: RoundValues | None = None) -> MoveReview:
-    """One reviewed decision: ``action`` (-1 = Dudo) at ``hist`` (claim strengths) of ``rnd``."""
+             max_nodes: int = MAX_NODES, rv: RoundValues | None = None, sigma=None) -> MoveReview:
+    """One reviewed decision: ``action`` (-1 = Dudo) at ``hist`` (claim strengths) of ``rnd``; ``sigma``: the
+    probabilities of the reviewed player's actions by slot (None: the stored rows')."""
     own, opp = rnd.own, rnd.opp
     rv = rv or RoundValues(tables, W, own, opp, rnd.roll, max_nodes)
     post, on_support = opponent_range(tables, own, opp, hist, rnd.opened)
     last = hist[-1] if hist else -1
-    sigma = tables.table(own, opp, hist)[:, rv.x]
+    if sigma is None:
+        sigma = tables.table(own, opp, hist)[:, rv.x]
     vals = {}
     for j in range(0 if hist else 1, rv.K - last):
         vals[j] = float(post @ rv.child(hist, j, True))
@@ -275,8 +284,11 @@ def parse_rounds(rounds: list[dict], max_dice: int) -> list[Round]:
     return out
 
 
-def review_rounds(tables: StoreTables, W: dict, rounds: list[Round], max_nodes: int = MAX_NODES) -> list[MoveReview]:
-    """Every reviewed player's decision of the game, in order."""
+def review_rounds(tables: StoreTables, W: dict, rounds: list[Round], max_nodes: int = MAX_NODES,
+                  searched=None) -> list[MoveReview]:
+    """Every reviewed player's decision of the game, in order; ``searched``: ``(round, history) -> (sigma or None,
+    policy label)`` for a game played under strategy ``search`` (``searched_probabilities``), else the stored
+    rows' probabilities."""
     out = []
     for i, rnd in enumerate(rounds):
         rv = RoundValues(tables, W, rnd.own, rnd.opp, rnd.roll, max_nodes)
@@ -285,8 +297,9 @@ def review_rounds(tables: StoreTables, W: dict, rounds: list[Round], max_nodes: 
         for k, a in enumerate(moves):
             mine = (k % 2 == 0) == rnd.opened
             if mine:
-                m = decision(tables, W, rnd, hist, a, max_nodes, rv)
-                m.round, m.index = i, k
+                sigma, policy = (None, ROWS) if searched is None else searched(rnd, hist)
+                m = decision(tables, W, rnd, hist, a, max_nodes, rv, sigma)
+                m.round, m.index, m.policy = i, k, policy
                 out.append(m)
             if a >= 0:
                 hist = hist + (a,)
@@ -307,9 +320,12 @@ def summary(moves, thresholds=THRESHOLDS) -> tuple[float, list[int]]:
 _OPEN: dict = {}
 
 
-def review_from_store(store_path: str, rounds: list[dict], max_nodes: int = MAX_NODES) -> dict:
+def review_from_store(store_path: str, rounds: list[dict], max_nodes: int = MAX_NODES,
+                      search_until: float | None = None) -> dict:
     """Plain arguments in, plain data out (the server's live pool runs it in a worker process): the review
-    of ``rounds`` (``parse_rounds``'s dicts) against the store at ``store_path``."""
+    of ``rounds`` (``parse_rounds``'s dicts) against the store at ``store_path``: of a game played under strategy
+    ``search`` when ``search_until`` (monotonic clock) says until when its decisions may be searched
+    (``searched_probabilities``), else under the stored rows (``fsicfr``)."""
     from pathlib import Path
 
     from games.storage import Store
@@ -320,13 +336,17 @@ def review_from_store(store_path: str, rounds: list[dict], max_nodes: int = MAX_
         _OPEN[key] = (store, StoreTables.of_store(store), store_W(store.manifest))
     store, tables, W = _OPEN[key]
     parsed = parse_rounds(rounds, int(store.manifest["parameters"]["max_dice"]))
+    searched = None
+    if search_until is not None:
+        from games.dudo.serving.searched_probabilities import SearchedProbabilities
+        searched = SearchedProbabilities(key, store.manifest, search_until)
     try:
-        moves = review_rounds(tables, W, parsed, max_nodes)
+        moves = review_rounds(tables, W, parsed, max_nodes, searched)
     except TooLarge as e:  # the server answers FAILED_PRECONDITION with this
         return dict(too_large=f"reviewing this game: {e}")
     acc, top = summary(moves)
     return dict(moves=[m.__dict__ for m in moves], accuracy=acc, costliest=top,
-                rounds=[round_start(W, r) for r in parsed])
+                rounds=[round_start(W, r) for r in parsed], strategy=ROWS if searched is None else SEARCH)
 
 
 def round_start(W: dict, r: Round) -> float:
