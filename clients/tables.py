@@ -54,7 +54,9 @@ JOTTO_LEGEND = [
 DUDO_LEGEND = [
     "  each move is judged by your win probability after it (p: the strategy's probability of your move;",
     "  before: your win probability under the strategy's mix; best: the move with the highest; loss = best",
-    "  value - after). docs/review.md, docs/glossary.md",
+    "  value - after; p of: whose probabilities p and before are, search: the searched policy's, fsicfr: the",
+    "  stored rows', *: a move the served strategy searches that the review did not, and why, below).",
+    "  docs/review.md, docs/glossary.md",
 ]
 
 
@@ -65,11 +67,16 @@ def review_lines(r: pb.AnalyzeGameReply) -> list[str]:
     out = [f"{r.variant}  store {r.store_version}  strategy {r.strategy}  accuracy {r.accuracy:.1f}",
            f"  losses in {r.unit}; {th}"] + (DUDO_LEGEND if dudo else JOTTO_LEGEND)
     if dudo:
-        rows = [["#", "round", "move", "p", "before", "after", "best", "best value", "loss", "label"]]
+        rows = [["#", "round", "move", "p", "before", "after", "best", "best value", "loss", "label", "p of"]]
+        why = []
         for i, m in enumerate(r.moves):
+            of, _, reason = m.policy.partition(": ")
+            if reason:
+                why.append(f"  * #{i + 1}: {reason}")
             rows.append([str(i + 1), str(m.round + 1), m.move, f"{m.probability:.3f}", f"{m.before:.3f}",
-                         f"{m.after:.3f}", m.best_move, f"{m.best_value:.3f}", f"{m.loss:.3f}", m.label])
-        out += table(rows, {0, 1, 3, 4, 5, 7, 8})
+                         f"{m.after:.3f}", m.best_move, f"{m.best_value:.3f}", f"{m.loss:.3f}", m.label,
+                         of + ("*" if reason else "")])
+        out += table(rows, {0, 1, 3, 4, 5, 7, 8}) + why
     else:
         rows = [["#", "word", "words", "guesses", "best", "best guesses", "loss", "uniform", "best uniform",
                  "continuation", "label"]]

@@ -50,7 +50,9 @@ export function renderReview(box, reply) {
   head.id = `${dudo ? "dudo" : "jotto"}-accuracy`;
   const legend = el("p", "note", dudo
     ? "Each move is judged by your win probability after it. p: the strategy's probability of your move; before: "
-      + "your win probability under the strategy's mix; best: the move with the highest; loss = best value − after. "
+      + "your win probability under the strategy's mix; best: the move with the highest; loss = best value − after; "
+      + "p of: whose probabilities p and before are (search: the searched policy's; fsicfr: the stored rows'; *: a move "
+      + "the served strategy searches that the review did not: point at it for why). "
       + "The words are defined in the glossary (docs/glossary.md) and docs/review.md."
     : "Each word is judged before its answer, by the expected guesses to find the secret with it (the served hider's "
       + "secret over the words still possible), not by whether it hit: a word that named the secret by luck can "
@@ -59,7 +61,7 @@ export function renderReview(box, reply) {
       + "docs/review.md.");
   legend.classList.add("review-legend");
   const table = el("table", "review-moves");
-  const cols = dudo ? ["#", "round", "move", "p", "before", "after", "best", "best value", "loss", "label"]
+  const cols = dudo ? ["#", "round", "move", "p", "before", "after", "best", "best value", "loss", "label", "p of"]
     : ["#", "word", "words", "guesses", "best", "best guesses", "loss", "label"];
   const tr = el("tr");
   for (const c of cols) tr.append(el("th", "", c));
@@ -67,13 +69,15 @@ export function renderReview(box, reply) {
   const costly = new Set(reply.costliest || []);
   reply.moves.forEach((m, i) => {
     const cells = dudo
-      ? [i + 1, (m.round ?? 0) + 1, m.move, fmt(m.probability), fmt(m.before), fmt(m.after), m.bestMove, fmt(m.bestValue), fmt(m.loss), m.label || ""]
+      ? [i + 1, (m.round ?? 0) + 1, m.move, fmt(m.probability), fmt(m.before), fmt(m.after), m.bestMove, fmt(m.bestValue), fmt(m.loss), m.label || "",
+        (m.policy || "").split(": ")[0] + ((m.policy || "").includes(": ") ? "*" : "")]
       : [i + 1, m.move, `${m.before}→${m.after}`, fmt(m.value), m.bestMove, fmt(m.bestValue), fmt(m.loss),
         m.label && m.after === 0 ? `${m.label} (it named the secret)` : m.label || ""];
     const row = el("tr", costly.has(i) ? "costly" : "");
     row.dataset.move = String(i);
     row.tabIndex = 0;
     for (const c of cells) row.append(el("td", "", String(c)));
+    if (dudo && m.policy) row.lastChild.title = m.policy;
     const alts = el("tr", "alternatives");
     alts.hidden = true;
     const td = el("td", "", (m.alternatives || []).map((a) => `${a.move} ${fmt(a.value)}` + (dudo ? ` (p ${fmt(a.probability)})` : "")).join(" · "));

@@ -308,6 +308,23 @@ def test_a_review_says_what_its_labels_judge_and_marks_a_labelled_winning_word()
     assert rows[0][-1] == "inaccuracy" and rows[1][-4:] == ["inaccuracy", "(it", "named", "the", "secret)"][-4:]
 
 
+def test_a_dudo_review_says_whose_probabilities_each_move_shows_and_why_not_the_searched():
+    from clients.tables import review_lines
+
+    r = pb.AnalyzeGameReply(variant="dudo-5dice-default", store_version="s", strategy="search",
+                            unit="win probability", accuracy=90.0, thresholds={"inaccuracy": 0.03})
+    r.moves.add(move="2x3", best_move="2x3", probability=0.4, before=0.5, after=0.5, best_value=0.5, policy="search")
+    r.moves.add(move="4x6", best_move="dudo", probability=0.1, before=0.45, after=0.4, best_value=0.45, loss=0.05,
+                label="inaccuracy", policy="fsicfr: not searched, the review's time ran out (its re-solves need "
+                                           "about 1.2 s, 0.3 s left)")
+    r.moves.add(move="dudo", best_move="dudo", probability=0.9, before=0.2, after=0.2, best_value=0.2, policy="fsicfr")
+    lines = review_lines(r)
+    assert "p of: whose probabilities p and before are" in " ".join(" ".join(lines).split())
+    rows = [line.split() for line in lines if line.split()[:1] in (["1"], ["2"], ["3"])]
+    assert [row[-1] for row in rows] == ["search", "fsicfr*", "fsicfr"]
+    assert "  * #2: not searched, the review's time ran out (its re-solves need about 1.2 s, 0.3 s left)" in lines
+
+
 def test_every_option_says_what_it_does_and_the_seed_its_default(capsys):
     """--target and --timeout have help; sample's --seed says its default and that the move is drawn."""
     from clients.cli import parser

@@ -299,6 +299,7 @@ def test_a_dudo_game_by_clicks_and_keys(page, site):
     pg.wait_for_function("() => document.querySelector('#dudo').dataset.state === 'reviewed'", timeout=REVIEW_MS)
     rows = pg.eval_on_selector_all("#dudo-review tr[data-move]", "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
     assert [r[2] for r in rows] == mine and all(float(r[8]) >= 0 for r in rows)
+    assert all(r[10] == "fsicfr" for r in rows)    # whose probabilities: the stored rows' (no search on this store)
     assert pg.inner_text("#dudo-accuracy").startswith("Accuracy ")
     assert pg.query_selector("#dudo-review svg polyline") is not None
     assert "judged by your win probability after it" in pg.inner_text("#dudo-review .review-legend")

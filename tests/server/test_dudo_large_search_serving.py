@@ -233,18 +233,24 @@ def test_a_review_under_search_gives_the_searched_policys_probabilities(service,
 
 
 def test_a_searched_decision_the_review_cannot_afford_says_so(registry):
-    """The review's time is up before a decision's re-solve: that move shows the stored rows' probabilities and its
-    label says it was not searched, with the seconds it needed; the round's root needs no re-solve."""
+    """Less time left than a decision's re-solve: that move shows the stored rows' probabilities and its label says
+    it was not searched, with the seconds it needed; the round's root needs no re-solve. With the time up, no
+    decision is searched."""
     import time
 
-    from games.dudo.serving.move_scoring import MAX_NODES, review_from_store
+    from games.dudo.serving.move_scoring import MAX_NODES, Round, review_from_store
+    from games.dudo.serving.searched_probabilities import SearchedProbabilities
     with registry.acquire(PARAMS.variant) as b:
-        path = str(b.store.path)
+        path, manifest = str(b.store.path), dict(b.store.manifest)
+    nearly_up = SearchedProbabilities(path, manifest, until=100.0, clock=lambda: 100.0 - 1e-9)
+    rnd = Round(1, 1, (4,), (3,), True, [], True)
+    assert nearly_up(rnd, ())[1] == "search"
+    sigma, label = nearly_up(rnd, HIST)
+    assert sigma is None and re.fullmatch(r"fsicfr: not searched, the review's time ran out \(its re-solves need "
+                                          r"about [\d.]+ s, 0\.0 s left\)", label)
     rounds = [dict(own=1, opp=1, roll=[4], opp_roll=[3], opened=True, claims=[claim(s, 2) for s in (0, 4, 6)])]
     out = review_from_store(path, rounds, MAX_NODES, time.monotonic())
-    root, late = out["moves"]
-    assert out["strategy"] == "search" and root["policy"] == "search"
-    assert re.fullmatch(r"fsicfr: not searched, the review's time ran out \(its re-solves need about [\d.]+ s, "
-                        r"0\.0 s left\)", late["policy"])
-    assert late["probability"] == pytest.approx(endgame.book(registry, HIST, params=PARAMS)["{}x{}".format(
-        *claim(6, 2))], abs=1e-12)
+    assert out["strategy"] == "search"
+    assert [m["policy"].startswith("fsicfr: not searched") for m in out["moves"]] == [True, True]
+    assert out["moves"][1]["probability"] == pytest.approx(endgame.book(registry, HIST, params=PARAMS)[
+        "{}x{}".format(*claim(6, 2))], abs=1e-12)

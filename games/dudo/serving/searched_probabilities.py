@@ -7,8 +7,8 @@ the server's searched moves run (``large_search.SearchedPolicy``: the same chain
 A searched decision costs one depth-limited re-solve per decision of the reviewed seat not yet searched
 (``games.dudo.cost.large_resolve_seconds``, about 0.2-2 CPU s at 5v5), so a review searches only what fits before its
 ``until`` (monotonic clock): a decision whose re-solves, as modelled and scaled by the slowest ratio of
-measured to modelled seconds seen so far, would end past it is not searched, and its label says so with the
-seconds it needed and had.
+measured to modelled seconds seen so far, would end past it, and every decision once it has passed, is not
+searched, and its label says so with the seconds it needed and had.
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ class SearchedProbabilities:
         steps = decisions_to_search(tuple(history), opened, held)
         modelled = steps * large_resolve_seconds(own, opp, history, self.spec.A, self.spec.iterations)
         needed, left = modelled * self.slowdown, self.until - self.clock()
-        if needed > 0 and needed > left:
+        if left <= 0 or needed > left:
             return None, not_afforded(needed, left)
         if policy is None:
             policy = SearchedPolicy(self.path, own, opp, opened)
