@@ -350,14 +350,15 @@ class DudoBackend:
         decisions = sum(len(r.claims) // 2 + 1 for r in parsed)
         seconds = review_seconds(decisions)
         what = f"reviewing a Dudo game of {len(parsed)} rounds ({decisions} decisions) against {self.variant}"
-        search_until = None
+        search_until, scale = None, 1.0
         if strategy == SEARCH:   # searched decisions within the pool's cap and before the caller's deadline
             now = time.monotonic()
             cap = live.pool.max_seconds if live.pool is not None else 0.0
+            scale = live.pool.estimate_scale if live.pool is not None else 1.0
             search_until = now + max(0.0, min(live.fallback_deadline(now) - now, cap) - seconds)
             what += f" under strategy {SEARCH} (searching for at most {search_until - now:.0f} s)"
         cost = Cost(seconds, SEARCH_WORKER_BYTES, what)
-        out = live.submit(review_from_store, str(self.store.path), rounds, MAX_NODES, search_until, cost=cost)
+        out = live.submit(review_from_store, str(self.store.path), rounds, MAX_NODES, search_until, scale, cost=cost)
         if "too_large" in out:
             raise Refused("FAILED_PRECONDITION", out["too_large"])
         return out

@@ -239,18 +239,42 @@ def test_a_searched_decision_the_review_cannot_afford_says_so(registry):
     import time
 
     from games.dudo.serving.move_scoring import MAX_NODES, Round, review_from_store
-    from games.dudo.serving.searched_probabilities import SearchedProbabilities
+    from games.dudo.serving.searched_probabilities import FLOOR_SECONDS, SearchedProbabilities
     with registry.acquire(PARAMS.variant) as b:
         path, manifest = str(b.store.path), dict(b.store.manifest)
-    nearly_up = SearchedProbabilities(path, manifest, until=100.0, clock=lambda: 100.0 - 1e-9)
+    nearly_up = SearchedProbabilities(path, manifest, until=100.0, clock=lambda: 100.0 - FLOOR_SECONDS - 1e-9)
     rnd = Round(1, 1, (4,), (3,), True, [], True)
     assert nearly_up(rnd, ())[1] == "search"
     sigma, label = nearly_up(rnd, HIST)
     assert sigma is None and re.fullmatch(r"fsicfr: not searched, the review's time ran out \(its re-solves need "
-                                          r"about [\d.]+ s, 0\.0 s left\)", label)
+                                          r"about [\d.]+ s, 0\.5 s left\)", label)
     rounds = [dict(own=1, opp=1, roll=[4], opp_roll=[3], opened=True, claims=[claim(s, 2) for s in (0, 4, 6)])]
     out = review_from_store(path, rounds, MAX_NODES, time.monotonic())
     assert out["strategy"] == "search"
     assert [m["policy"].startswith("fsicfr: not searched") for m in out["moves"]] == [True, True]
     assert out["moves"][1]["probability"] == pytest.approx(endgame.book(registry, HIST, params=PARAMS)[
         "{}x{}".format(*claim(6, 2))], abs=1e-12)
+
+
+def test_a_review_searches_a_decision_only_with_twice_its_scaled_time_left(registry, monkeypatch):
+    """A re-solve cannot be stopped and a review killed at its deadline answers nothing: a decision is searched
+    when its modelled re-solves, scaled by the server's estimate scale or the slowest recent re-solve of the
+    process, need at most half the time left past the floor."""
+    from collections import deque
+
+    from games.dudo.cost import large_resolve_seconds
+    from games.dudo.serving import searched_probabilities as sp
+    from games.dudo.serving.move_scoring import Round
+    with registry.acquire(PARAMS.variant) as b:
+        path, manifest = str(b.store.path), dict(b.store.manifest)
+    rnd = Round(1, 1, (4,), (3,), True, [], True)
+    modelled = large_resolve_seconds(1, 1, HIST, 4, 20)        # one re-solve: the seat's second decision
+    for scale, left, searched in ((1.0, 1.5, False), (1.0, 2.5, True), (2.0, 2.5, False), (2.0, 4.5, True)):
+        monkeypatch.setattr(sp, "_RATIOS", deque(maxlen=sp.RECENT))
+        probs = sp.SearchedProbabilities(path, manifest, until=100.0, scale=scale,
+                                         clock=lambda left=left: 100.0 - sp.FLOOR_SECONDS - left * modelled)
+        assert (probs(rnd, HIST)[1] == "search") is searched, (scale, left)
+    monkeypatch.setattr(sp, "_RATIOS", deque([3.0], maxlen=sp.RECENT))    # a slow re-solve seen: 3 x the model
+    probs = sp.SearchedProbabilities(path, manifest, until=100.0,
+                                     clock=lambda: 100.0 - sp.FLOOR_SECONDS - 5.5 * modelled)
+    assert probs(rnd, HIST)[1].startswith("fsicfr: not searched")

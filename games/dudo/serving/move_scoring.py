@@ -321,11 +321,12 @@ _OPEN: dict = {}
 
 
 def review_from_store(store_path: str, rounds: list[dict], max_nodes: int = MAX_NODES,
-                      search_until: float | None = None) -> dict:
+                      search_until: float | None = None, search_scale: float = 1.0) -> dict:
     """Plain arguments in, plain data out (the server's live pool runs it in a worker process): the review
     of ``rounds`` (``parse_rounds``'s dicts) against the store at ``store_path``: of a game played under strategy
     ``search`` when ``search_until`` (monotonic clock) says until when its decisions may be searched
-    (``searched_probabilities``), else under the stored rows (``fsicfr``)."""
+    (``searched_probabilities``; ``search_scale``: the server's estimate scale), else under the stored rows
+    (``fsicfr``)."""
     from pathlib import Path
 
     from games.storage import Store
@@ -339,7 +340,7 @@ def review_from_store(store_path: str, rounds: list[dict], max_nodes: int = MAX_
     searched = None
     if search_until is not None:
         from games.dudo.serving.searched_probabilities import SearchedProbabilities
-        searched = SearchedProbabilities(key, store.manifest, search_until)
+        searched = SearchedProbabilities(key, store.manifest, search_until, search_scale)
     try:
         moves = review_rounds(tables, W, parsed, max_nodes, searched)
     except TooLarge as e:  # the server answers FAILED_PRECONDITION with this
