@@ -58,6 +58,8 @@ NOT_RUN = {
     "nice -n 10 python docs/dudo-exact-check/": "measurement scripts of many minutes (solves and exact walks at 3 dice "
                                                 "in play); tests/games/test_dudo_exact_check.py runs the same checks small",
     "nice -n 5 python -m pytest": "a part of this very test run",
+    "nice -n 5 python -m bench.dudo_cost --live": "12 live solves, about 90 s of CPU (docs/serving.md); "
+                                                  "tests/bench/test_dudo_cost.py runs its --quick two",
     "nice -n 5 python -m bench.deadline_edge": "60,000 calls, about 11 minutes (docs/serving.md); "
                                                "tests/bench/test_deadline_edge.py runs it with 40",
     "python -m bench.storecheck": "measures stores of hundreds of MB (docs/serving.md, Faults); "

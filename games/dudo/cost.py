@@ -8,7 +8,8 @@ The kinds of work, one function each:
   responder-memory bound, ``improvement_bytes`` the perfect-recall improvement's matrices, ``store_bytes`` a
   group's rows on disk. The builder chooses each group's memory with them (``build.budget``), so their
   constants are part of what a store's content depends on: change one and a default build changes.
-* **a live solve** of the groups a store does not hold (``serving.live_solve``): ``live_group_cost``.
+* **a live solve** of the groups a store does not hold (``serving.live_solve``): ``live_group_cost``, the
+  training's ``group_cost`` times ``LIVE_SOLVE_FACTOR`` (measured by ``python -m bench.dudo_cost --live``).
 * **an endgame re-solve** with perfect recall (``search.endgame``, ``serving.endgame_store``):
   ``endgame_cost`` (its size and seconds an iteration), ``endgame_resolve_cost`` (with the store rows read).
 * **a searched answer on an exact round** (continual re-solving along the history,
@@ -165,13 +166,22 @@ def improvement_bytes(a: int, b: int, m_resp: int) -> int:
 
 # --------------------------------------------------------------------------------------------
 # a live solve of the groups a store does not hold
+#
+# A live solve (``serving.live_solve.solve_live``: the builder's ``solve_game`` without figures) trains each group as
+# the build does, so its training is priced as the builder prices it, ``group_cost(a, b, m)`` an iteration, and then
+# values the group's rounds once on ``FastSolver`` (``group_cost(..., tree=False)``, one iteration's pass).
+# ``LIVE_SOLVE_FACTOR`` covers the rest, measured by ``nice -n 5 python -m bench.dudo_cost --live`` (CPU seconds of
+# ``solve_live``, numba warm: 12 solves of games of 2 and 3 dice a player, m = 1 to 4 and perfect recall, 20 to 300
+# iterations, 0.13 to 22 s each, on the shared 2-core development machine at load 6-7; docs/serving.md has the table):
+# measured / ``group_cost`` was 0.47 to 1.93 a solve and 0.34 to 2.01 a group. The high end is where 1v1 weighs most:
+# ``solve_game`` trains 1v1 with perfect recall on ``FastSolver``, 1.7-2.0 times the tree walk ``group_cost`` prices,
+# and a live solve adds fixed work (the window tables, a checkpoint every tenth of its iterations, the quantised rows)
+# that the smallest solves feel. 2.5 is 1.24 times the largest group's ratio, room for a machine loaded otherwise: the
+# estimate was 1.3 to 5.4 times the measured CPU of a solve, most on the 3-dice games, whose 3v3 ``group_cost`` prices
+# at 1.9 to 2.9 times its measured CPU. An estimate that is short lets a solve run into its caller's deadline; one
+# that is long refuses it, naming the store that would answer it.
 
-# CPU per (information-set row x iteration) of training, one core: 65-115 ns measured on groups 1v1 .. 3v3
-# (m = 3 and perfect recall; FastSolver and TreeSolver), taken high: an admission estimate that is short
-# lets a solve run into its caller's deadline
-SECONDS_PER_ROW_ITERATION = 150e-9
-# building a group's window tables (Python): 1.4-2.4 us per (window x claim) measured
-SECONDS_PER_WINDOW_CLAIM = 3e-6
+LIVE_SOLVE_FACTOR = 2.5
 WORKER_BYTES = 200 << 20  # a live worker with numpy, numba and the kernels loaded
 
 
@@ -181,16 +191,14 @@ class LiveGroupCost:
     memory: int | None
     rows: int  # (window, action, roll) rows of the regret / strategy arrays
     iterations: int
-    seconds: float
+    work_seconds: float  # group_cost's seconds of its training and its valuation pass
+    seconds: float       # the estimate: work_seconds x LIVE_SOLVE_FACTOR
     nbytes: int  # peak while it trains (arrays; the process itself not counted)
 
 
 def live_group_cost(a: int, b: int, m: int | None, iterations: int) -> LiveGroupCost:
-    """Group {a, b} with memory ``m`` built and trained ``iterations`` times in a live worker: its window
-    tables, its training, and its arrays' peak bytes. Its own constants (measured on 1v1 to 3v3, taken high) and
-    form (per information-set row, no roll-pair term): on the groups a live solve is admitted for (under a minute)
-    it gives 1.3 to 4 times ``group_cost``'s seconds at m = 3 and perfect recall, 0.3 to 4 times over every
-    memory, so one calibration for both would change which live solves are admitted."""
+    """Group {a, b} with memory ``m`` built and trained ``iterations`` times in a live worker: ``group_cost``'s
+    seconds of its training and of one valuation pass, times ``LIVE_SOLVE_FACTOR``, and its arrays' peak bytes."""
     K = 6 * (a + b)
     T = window_actions(K, m)
     na, nb = num_rolls(a), num_rolls(b)
@@ -200,8 +208,10 @@ def live_group_cost(a: int, b: int, m: int | None, iterations: int) -> LiveGroup
     # window, float32 past 1 GB); the window tables
     values = node_value_bytes(NW * na * nb * (1 if a == b else 2))
     nbytes = rows * 32 + values + T * 8 + NW * 24
-    seconds = rows * (iterations + 1) * SECONDS_PER_ROW_ITERATION + NW * K * SECONDS_PER_WINDOW_CLAIM
-    return LiveGroupCost((a, b), m, rows, iterations, seconds, nbytes)
+    train = group_cost(a, b, m)     # the builder's price of the group (build.budget)
+    valuation = group_cost(a, b, m, tree=False)
+    work = iterations * train.seconds_per_iteration + valuation.seconds_per_iteration
+    return LiveGroupCost((a, b), m, rows, iterations, work, work * LIVE_SOLVE_FACTOR, nbytes)
 
 
 # --------------------------------------------------------------------------------------------
