@@ -35,7 +35,7 @@ from games.quantise import UNIT
 from games.seeding import seeded_pick
 from games.storage import Store, StoreError, check_manifest
 from server.backends import BadRequest, MoveResult, figures, quote
-from server.live import NO_LIVE, Cost, LiveCall, LiveError, Refused, Stopped
+from server.live import NO_LIVE, Cost, LiveCall, LiveError, Refused, Stopped, others_running
 
 log = logging.getLogger("gamestrategy.server.dudo")
 
@@ -52,8 +52,9 @@ MAX_REVIEW_ROUNDS = 64
 
 
 CHAIN_CACHE_BYTES = 512 << 20      # searched chain states kept per server process (each about 1-2 MB)
-# a searched move that finds no other live work running in its process re-solves on this many threads (the same
-# bits; about 1.4 times sooner on an idle machine, docs/dudo-search-serving.md section 8)
+# a searched move that finds the machine idle (no other live work in its process, nothing else runnable) re-solves
+# on this many threads: the same bits, about 1.5 times sooner (docs/dudo-search-serving.md section 6); on busy
+# cores two threads wait for each other at every pass and take longer than one
 IDLE_SEARCH_THREADS = 2
 class ChainCache:
     """Searched chain states (``large_search.ChainState.plain``) by (seat, history prefix), least recently used
@@ -220,7 +221,7 @@ class DudoBackend:
         cost = Cost(seconds, SEARCH_WORKER_BYTES, f"{steps} depth-limited re-solve{'s' if steps != 1 else ''} of a "
                     f"{own}v{opp} Dudo decision ({self.large_spec.label()})")
         deadline = live.fallback_deadline()
-        threads = IDLE_SEARCH_THREADS if live.pool.running == 0 else 1
+        threads = IDLE_SEARCH_THREADS if live.pool.running == 0 and others_running() == 0 else 1
         try:
             out = live.submit(searched_move, str(self.store.path), own, opp, tuple(roll), tuple(history), opened,
                               start, threads, cost=cost, deadline=deadline, ready_only=True)
