@@ -179,8 +179,7 @@ def test_a_search_runs_on_two_threads_only_on_an_idle_machine(registry, monkeypa
     asked = []
 
     class SpyPool:
-        default_seconds = 10.0
-        margin = 0.05
+        default_seconds, margin = 10.0, 0.05
 
         def __init__(self, running):
             self.running = running
@@ -200,3 +199,89 @@ def test_others_running_reads_the_instant_count():
     from server.live import others_running
     n = others_running()
     assert n is None or n >= 0
+
+
+def _game(third):
+    """A 1v1 game of one round: the reviewed player opens 1x2 (strength 0), the opponent claims 1x6 (4), the
+    reviewed player claims ``third``, the opponent calls Dudo."""
+    return pb.DudoRound(own_dice=1, opponent_dice=1, roll=[4], opponent_roll=[3], reviewed_opened=True,
+                        claims=[pb.DudoClaim(count=n, face=f) for n, f in (claim(s, 2) for s in (0, 4, third))])
+
+
+def test_a_review_under_search_gives_the_searched_policys_probabilities(service, registry):
+    """AnalyzeGame of a game played under strategy search (the default here): each decision of the searched round
+    shows the searched policy's probabilities (large_search.searched_strategy, what SampleMove serves), labelled
+    search; under fsicfr the stored rows', labelled so."""
+    from games.dudo.rules import roll_index
+    from games.dudo.serving.large_search import searched_strategy
+    stub, _ = service
+    with registry.acquire(PARAMS.variant) as b:
+        path = str(b.store.path)
+    x = roll_index((4,))
+    P = searched_strategy(path, 1, 1, HIST, True)
+    third = next(c for c in range(5, 11) if P[c - 4, x] > 0)
+    r = stub.AnalyzeGame(pb.AnalyzeGameRequest(variant=PARAMS.variant, dudo=[_game(third)]), timeout=120)
+    assert r.strategy == "search" and [m.policy for m in r.moves] == ["search", "search"]
+    for m, hist, played in zip(r.moves, ((), HIST), (0, third)):
+        P = searched_strategy(path, 1, 1, hist, True)
+        last = hist[-1] if hist else -1
+        assert m.probability == pytest.approx(P[played - last, x], abs=1e-12)
+        by_move = {a.move: a.probability for a in m.alternatives}
+        acts = ([-1] if hist else []) + list(range(last + 1, 12))
+        assert by_move == pytest.approx(moves(acts, [P[0 if a < 0 else a - last, x] for a in acts]), abs=1e-12)
+        assert m.before == pytest.approx(sum(a.probability * a.value for a in m.alternatives), abs=1e-12)
+    rows = stub.AnalyzeGame(pb.AnalyzeGameRequest(variant=PARAMS.variant, strategy="fsicfr", dudo=[_game(third)]),
+                            timeout=120)
+    assert rows.strategy == "fsicfr" and [m.policy for m in rows.moves] == ["fsicfr", "fsicfr"]
+    assert rows.moves[1].probability == pytest.approx(endgame.book(registry, HIST, params=PARAMS)[
+        "{}x{}".format(*claim(third, 2))], abs=1e-12)
+    assert rows.moves[1].probability != pytest.approx(r.moves[1].probability, abs=1e-3)
+    assert [m.value for m in rows.moves] == [m.value for m in r.moves]     # the values: the stored rows' rest of round
+
+
+def test_a_searched_decision_the_review_cannot_afford_says_so(registry):
+    """Less time left than a decision's re-solve: that move shows the stored rows' probabilities and its label says
+    it was not searched, with the seconds it needed; the round's root needs no re-solve. With the time up, no
+    decision is searched."""
+    import time
+
+    from games.dudo.serving.move_scoring import MAX_NODES, Round, review_from_store
+    from games.dudo.serving.searched_probabilities import FLOOR_SECONDS, SearchedProbabilities
+    with registry.acquire(PARAMS.variant) as b:
+        path, manifest = str(b.store.path), dict(b.store.manifest)
+    nearly_up = SearchedProbabilities(path, manifest, until=100.0, clock=lambda: 100.0 - FLOOR_SECONDS - 1e-9)
+    rnd = Round(1, 1, (4,), (3,), True, [], True)
+    assert nearly_up(rnd, ())[1] == "search"
+    sigma, label = nearly_up(rnd, HIST)
+    assert sigma is None and re.fullmatch(r"fsicfr: not searched, the review's time ran out \(its re-solves need "
+                                          r"about [\d.]+ s, 0\.5 s left\)", label)
+    rounds = [dict(own=1, opp=1, roll=[4], opp_roll=[3], opened=True, claims=[claim(s, 2) for s in (0, 4, 6)])]
+    out = review_from_store(path, rounds, MAX_NODES, time.monotonic())
+    assert out["strategy"] == "search"
+    assert [m["policy"].startswith("fsicfr: not searched") for m in out["moves"]] == [True, True]
+    assert out["moves"][1]["probability"] == pytest.approx(endgame.book(registry, HIST, params=PARAMS)[
+        "{}x{}".format(*claim(6, 2))], abs=1e-12)
+
+
+def test_a_review_searches_a_decision_only_with_twice_its_scaled_time_left(registry, monkeypatch):
+    """A re-solve cannot be stopped and a review killed at its deadline answers nothing: a decision is searched
+    when its modelled re-solves, scaled by the server's estimate scale or the slowest recent re-solve of the
+    process, need at most half the time left past the floor."""
+    from collections import deque
+
+    from games.dudo.cost import large_resolve_seconds
+    from games.dudo.serving import searched_probabilities as sp
+    from games.dudo.serving.move_scoring import Round
+    with registry.acquire(PARAMS.variant) as b:
+        path, manifest = str(b.store.path), dict(b.store.manifest)
+    rnd = Round(1, 1, (4,), (3,), True, [], True)
+    modelled = large_resolve_seconds(1, 1, HIST, 4, 20)        # one re-solve: the seat's second decision
+    for scale, left, searched in ((1.0, 1.5, False), (1.0, 2.5, True), (2.0, 2.5, False), (2.0, 4.5, True)):
+        monkeypatch.setattr(sp, "_RATIOS", deque(maxlen=sp.RECENT))
+        probs = sp.SearchedProbabilities(path, manifest, until=100.0, scale=scale,
+                                         clock=lambda left=left: 100.0 - sp.FLOOR_SECONDS - left * modelled)
+        assert (probs(rnd, HIST)[1] == "search") is searched, (scale, left)
+    monkeypatch.setattr(sp, "_RATIOS", deque([3.0], maxlen=sp.RECENT))    # a slow re-solve seen: 3 x the model
+    probs = sp.SearchedProbabilities(path, manifest, until=100.0,
+                                     clock=lambda: 100.0 - sp.FLOOR_SECONDS - 5.5 * modelled)
+    assert probs(rnd, HIST)[1].startswith("fsicfr: not searched")
