@@ -73,7 +73,4 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
 
 def large_search_spec(params: DudoParams) -> LargeSearchSpec | None:
     """The large rounds' search settings of ``params.large_search`` (None: no round searched)."""
-    if not params.large_search:
-        return None
-    min_total, depth, iterations, claims = (int(x) for x in params.large_search)
-    return LargeSearchSpec(min_total=min_total, depth=depth, iterations=iterations, A=claims)
+    return params.large_search_spec()

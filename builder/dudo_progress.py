@@ -45,9 +45,10 @@ def tables_marker(a: int, b: int) -> str:
 
 def search_table_walls(params: DudoParams, default: bool) -> dict[tuple[int, int], float]:
     """(a, b) -> expected seconds of the search tables of every searched group (none without ``large_search``)."""
-    if not params.large_search:
+    spec = params.large_search_spec()
+    if spec is None:
         return {}
-    groups = [ab for ab, m in params.memories().items() if sum(ab) >= params.large_search[0] and m is not None]
+    groups = [ab for ab, m in params.memories().items() if spec.covers(*ab) and m is not None]
     return {ab: SEARCH_TABLE_SECONDS.get(ab, 1.0) if default else 1.0 for ab in groups}
 
 

@@ -55,3 +55,20 @@ def test_stored_root_resolves_are_the_one_thread_resolves():
         assert np.array_equal(got[f"{seat_key(own, opp, opened)}/vO"], res.vO)
         if opened:
             assert np.array_equal(got[f"{seat_key(own, opp, opened)}/root_strategy"], res.root_strategy)
+
+
+def test_a_group_kept_on_the_rows_is_not_searched():
+    """The profile's rows_groups leave a group's rounds to the rows, also as the manifest records the spec."""
+    import json
+    from dataclasses import asdict
+
+    from builder.profiles import DUDO_DEFAULT
+    from games.dudo.build.params import DudoParams, manifest_parameters
+    from games.dudo.serving.large_search import spec_of
+    spec = DUDO_DEFAULT.large_search_spec()
+    assert not spec.covers(5, 1) and not spec.covers(1, 5) and spec.covers(5, 2) and spec.covers(2, 4)
+    assert not spec.covers(2, 3)
+    back = spec_of(json.loads(json.dumps({"large_search": asdict(spec)})))
+    assert back == spec and not back.covers(5, 1)
+    params = DudoParams(**json.loads(json.dumps(manifest_parameters(DUDO_DEFAULT))))
+    assert params.large_search_spec() == spec

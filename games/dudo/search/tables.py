@@ -38,13 +38,19 @@ class LargeSearchSpec:
     A: int = 14
     near: int = 1
     gadget: str = "maxmargin"
+    # groups {a, b} (a <= b) whose rounds keep the stored rows although they have min_total dice: the
+    # searched policy was measured more exploitable there than the rows
+    rows_groups: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "rows_groups", tuple(tuple(int(x) for x in g) for g in self.rows_groups))
 
     def label(self) -> str:
         return (f"depth {self.depth}, {self.A} own claims, {self.iterations} CFR+ iterations a re-solve, int8 "
                 f"leaves, {self.gadget} gadget")
 
     def covers(self, opener: int, other: int) -> bool:
-        return opener + other >= self.min_total
+        return opener + other >= self.min_total and (min(opener, other), max(opener, other)) not in self.rows_groups
 
 
 def group_key(a: int, b: int) -> str:
@@ -158,5 +164,6 @@ def group_tables(sol, spec: LargeSearchSpec, key: tuple[int, int], log=None):
 
 
 def searched_groups(sol, spec: LargeSearchSpec) -> list[tuple[int, int]]:
-    """The groups whose rounds are searched: enough dice in play, and an abstraction to search on."""
-    return [k for k in sorted(sol.groups) if sum(k) >= spec.min_total and sol.groups[k].m is not None]
+    """The groups whose rounds are searched: enough dice in play, not kept on the rows, and an abstraction to
+    search on."""
+    return [k for k in sorted(sol.groups) if spec.covers(*k) and sol.groups[k].m is not None]
