@@ -132,12 +132,14 @@ def parser() -> argparse.ArgumentParser:
     va.add_argument("--json", action="store_true", help="the ListVariants reply as JSON")
     sp = sub.add_parser("sample", help="sample a move of any game",
                         description="One move of the variant's strategy at a state of its game.")
-    sp.add_argument("variant")
+    sp.add_argument("variant", help="a served variant (`gamestrategy variants` lists them): jotto-..., dudo-..., "
+                                    "hangman-..., guesswho-...")
     sp.add_argument("--seed", type=_seed, default=0,
                     help="game seed, 0..2**64-1 (default 0): the same seed and state give the same move, drawn from "
                          "the strategy's distribution, so an unlikely move can come out; another seed draws again, "
                          "--distribution shows every move's probability")
-    sp.add_argument("--strategy", default="")
+    sp.add_argument("--strategy", default="", help="one of the variant's strategies (`gamestrategy variants` lists "
+                                                   "them; default: the one it serves); another name is refused")
     sp.add_argument("--distribution", action="store_true", help="also the whole move distribution")
     sp.add_argument("--json", action="store_true", help="the SampleMove reply as JSON")
     g = sp.add_argument_group("Jotto")
@@ -163,7 +165,7 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--own-count", type=_count, help="your candidates still possible")
     g.add_argument("--opponent-count", type=_count, help="the opponent's candidates still possible")
     st = sub.add_parser("stats", help="each game's figures of the served strategies")
-    st.add_argument("variant", nargs="?", default="")
+    st.add_argument("variant", nargs="?", default="", help="one served variant (default: every one)")
     st.add_argument("--all", action="store_true", help="every figure and label of every strategy")
     st.add_argument("--json", action="store_true", help="the GetStats reply as JSON")
     rv = sub.add_parser("review", help="review a finished game move by move (AnalyzeGame)",

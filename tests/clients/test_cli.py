@@ -326,7 +326,8 @@ def test_a_dudo_review_says_whose_probabilities_each_move_shows_and_why_not_the_
 
 
 def test_every_option_says_what_it_does_and_the_seed_its_default(capsys):
-    """--target and --timeout have help; sample's --seed says its default and that the move is drawn."""
+    """--target and --timeout have help; sample's --seed says its default and that the move is drawn, --strategy and
+    the variant what they take."""
     from clients.cli import parser
 
     for argv in (["--help"], ["sample", "--help"]):
@@ -336,3 +337,6 @@ def test_every_option_says_what_it_does_and_the_seed_its_default(capsys):
     assert "--target HOST:PORT the server's gRPC address (default: 127.0.0.1:50051" in out
     assert "--timeout SECONDS each call's deadline in seconds (default: 10.0" in out
     assert "game seed, 0..2**64-1 (default 0): the same seed and state give the same move, drawn from" in out
+    assert "--strategy STRATEGY one of the variant's strategies (`gamestrategy variants` lists them; default: the one " \
+           "it serves)" in out
+    assert "variant a served variant (`gamestrategy variants` lists them)" in out
