@@ -297,6 +297,7 @@ class LaneBuild:
         self.progress.finished(variant, measured=False)
 
     def build_one(self, variant: str, executor, lane: int, filler: bool) -> None:
+        from builder.docs_check import docs_notice
         from builder.summary import PeakMemory, StoreResult
         from games.dudo.build.solve_game import SharedCores
 
@@ -314,8 +315,12 @@ class LaneBuild:
             self.journal.record(variant, path)
         seconds = time.perf_counter() - t0
         self.progress.finished(variant, seconds, measured=representative)
+        manifest = _manifest(path)
+        notice = docs_notice(variant, manifest)
+        if notice:
+            print(notice, file=sys.stderr, flush=True)
         with self.lock:
-            self.results.append(StoreResult(variant, seconds, mem.peak, path, _manifest(path)))
+            self.results.append(StoreResult(variant, seconds, mem.peak, path, manifest))
 
     def results_in_plan_order(self) -> list:
         order = list(self.plan)

@@ -1,12 +1,15 @@
 """docs/dudo.md's summary table against the store it describes: its default columns are generated from the
 default Dudo store (`python -m builder.dudo_report --docs docs/dudo.md`) and checked against it when one is built
-under stores/. A default store is about 9 minutes of two cores, too costly for a test to build: where none is
-built the check says so and skips; the generator itself is tested on a manifest of every round."""
+under stores/. A default store is about 9 minutes of two cores, too costly for CI to build: there the page's rows
+of up to 3 dice in play are checked against the default profile's groups of up to 3 dice built here (the same
+groups, bit for bit, as the store's), and the build of a default store says in its log when the page states other
+figures (builder.docs_check); the generator itself is tested on a manifest of every round."""
 import re
 from pathlib import Path
 
 import pytest
 
+from builder.docs_check import differing_rows, docs_notice
 from builder.dudo_report import DOCS_BEGIN, DOCS_END, docs_cells, update_docs
 from games.storage import Store, all_current_stores
 
@@ -63,3 +66,67 @@ def test_the_docs_table_states_the_built_default_stores_figures():
     text = PAGE.read_text()
     assert update_docs(text, manifest) == text, "docs/dudo.md's default columns differ from the built store's figures"
     assert re.search(manifest["content_hash"][:8], text), "docs/dudo.md names another content hash"
+
+
+def test_the_pages_rounds_of_up_to_3_dice_are_what_the_default_profile_builds(tmp_path):
+    """The default profile's groups of up to 3 dice in play (1v1, 1v2; about 30 CPU s with numba's compile), as
+    the default store's build solves them, give the page's rows 1v1 and 1v2 / 2v1."""
+    from builder.profiles import DUDO_DEFAULT
+    from games.dudo.build.rows import round_stats
+    from games.dudo.build.solve_game import solve_params
+
+    sol = solve_params(DUDO_DEFAULT, progress=False, checkpoint_dir=str(tmp_path), max_total=3)
+    manifest = dict(rounds=round_stats(sol))
+    rows = _rows(PAGE.read_text())
+    for row in ("1v1", "1v2 / 2v1"):
+        assert rows[row][:2] == list(docs_cells(manifest, [r.strip() for r in row.split("/")])), row
+
+
+def test_the_rows_that_differ_from_a_store_are_named():
+    m = _manifest()
+    page = update_docs(PAGE.read_text(), m)
+    assert differing_rows(page, m) == []
+    m["rounds"]["5v5"]["improved_exploitability"] = 0.5
+    m["rounds"]["1v2"]["exploitability"] = 0.5
+    assert differing_rows(page, m) == ["1v2 / 2v1", "5v5"]
+
+
+def test_a_default_build_whose_figures_the_page_does_not_state_says_so_in_one_line(tmp_path):
+    page = tmp_path / "dudo.md"
+    m = dict(_manifest(), content_hash="abcdef0123456789")
+    page.write_text(update_docs(PAGE.read_text(), m) + "\ncontent hash `abcdef01…`\n")
+    assert docs_notice(DEFAULT, m, page) is None
+    assert docs_notice("dudo-5dice-full", m, page) is None          # the page states no figures of it
+    assert docs_notice(DEFAULT, m, tmp_path / "nosuch.md") is None   # no docs: an installed package
+    m["rounds"]["4v4"]["improved_exploitability"] = 0.9
+    line = docs_notice(DEFAULT, m, page)
+    assert line.startswith("gamestrategy-build: docs/dudo.md states other figures than the dudo-5dice-default store")
+    assert "rows 4v4;" in line and "abcdef01" in line and "--docs docs/dudo.md" in line and "\n" not in line
+    m2 = dict(_manifest(), content_hash="0000000011111111")
+    assert "names another content hash" in docs_notice(DEFAULT, m2, page)
+
+
+def test_the_builder_logs_the_notice_after_building_the_default_store(tmp_path, monkeypatch, capsys):
+    """LaneBuild: the default Dudo store just built against docs/dudo.md (here a page stating other figures)."""
+    import argparse
+
+    from builder import __main__ as build_main
+    from builder import docs_check
+    from builder.profiles import DUDO_DEFAULT
+    from games.storage import StoreWriter
+
+    page = tmp_path / "dudo.md"
+    page.write_text(PAGE.read_text())
+    monkeypatch.setattr(docs_check, "DUDO_PAGE", page)
+
+    def build(variant, params, root, executor, busy=None):
+        with StoreWriter(root, "dudo", variant) as w:
+            w.put_many("windows", iter([(b"k", b"v")]))
+            return w.publish(_manifest())
+
+    monkeypatch.setattr(build_main, "build_store", build)
+    args = argparse.Namespace(profile="default", variant=[DEFAULT], missing_only=False, list=[], root=tmp_path / "r",
+                              executor="serial", workers=None, scheduler=None, fresh=False, lanes=1)
+    assert build_main.run_plan({DEFAULT: DUDO_DEFAULT}, args) == 0
+    err = capsys.readouterr().err
+    assert "gamestrategy-build: docs/dudo.md states other figures than the dudo-5dice-default store just built" in err

@@ -689,15 +689,17 @@ def _group_phase(task, **common) -> dict:
 
 
 def solve_params(params: DudoParams, progress: bool = True, checkpoint_dir: str | None = None, map_fn=map,
-                 should_stop=None, cores: int = 1, busy: str | None = None, pipelined: bool = True) -> DudoSolution:
+                 should_stop=None, cores: int = 1, busy: str | None = None, pipelined: bool = True,
+                 max_total: int | None = None) -> DudoSolution:
     """``solve_game`` with a store's parameters (its per-total iteration schedule and per-group memory;
     with ``stop_rel`` the iterations are caps and each group trains to its floor; beyond
     ``exact_br_total`` dice in play the bound's responder memory per group, ``bound_memories``); pipelined
-    (a level measured while the next trains) where no group trains to its floor."""
+    (a level measured while the next trains) where no group trains to its floor. ``max_total``: only the groups of
+    at most that many dice in play (the same groups, bit for bit, as the whole store's)."""
     return solve_game(max_dice=params.max_dice, m=params.memories(), iterations=params.group_iterations,
                       perfect_recall_total=params.perfect_recall_total, exact_br_total=params.exact_br_total,
                       progress=progress, checkpoint_dir=checkpoint_dir, log=None, map_fn=map_fn,
                       should_stop=should_stop, stop_rel=params.stop_rel, br_memory=params.bound_memories(),
                       improve_memory=params.improvement_memories(), improve_games=params.improve_games,
                       improve_seed=params.improve_seed, cores=cores, train_memory=params.train_memories(),
-                      busy=busy, pipelined=pipelined)
+                      busy=busy, pipelined=pipelined, max_total=max_total)
