@@ -40,10 +40,11 @@ GROUP_CPU = {
 }
 STORE_SECONDS = 4.0      # round statistics, the rows and the publish after the last group (the same build)
 # seconds of each searched group's search tables (``games.dudo.search.tables``: its leaves, then each seat's
-# round-start re-solve on two threads) after the last group, CPU seconds of the default store's build of
-# 2026-11-29 (the build's own log lines; the machine at load 9-11 on 2 cores)
-SEARCH_TABLE_SECONDS = {(1, 5): 2.2, (2, 4): 1.4, (2, 5): 4.2, (3, 3): 0.8, (3, 4): 3.6, (3, 5): 8.5, (4, 4): 5.9,
-                        (4, 5): 19.9, (5, 5): 34.1}
+# round-start re-solve on two threads) after the last group: the CPU seconds the build's log states ("search tables
+# of 1v5: leaves 6 MB in 3.4 CPU s, root re-solves 18.5 CPU s"), of the default store's build of 2026-11-29 07:03
+# (content hash d4078f8a...), what they take on a quiet machine
+SEARCH_TABLE_SECONDS = {(1, 5): 21.9, (2, 4): 1.3, (2, 5): 3.7, (3, 3): 2.0, (3, 4): 3.0, (3, 5): 8.4, (4, 4): 7.0,
+                        (4, 5): 21.3, (5, 5): 33.5}
 # training speed-up of a group alone in its level on 2 cores (threads, ``SharedCores``): CPU / wall of 5v4 and 5v5
 # in the fresh clone's build (261 / 167 s, 215 / 136 s); 1v1 trains with the reference kernel (no threads) and
 # 1v2's blocks are too small for them (51 CPU s in 47 s of wall), so 1 there
@@ -117,3 +118,47 @@ def first_build_seconds(split: dict = FRESH_CLONE_SPLIT, workers: int = 2,
     """Expected wall seconds of a first build: a fresh clone's measured walls scheduled as the builder runs them,
     then the search tables."""
     return pipelined_seconds(split, workers, store_seconds)
+
+
+# The same build (2026-11-29 07:03, nice 5 beside four other engineers' work, load 2 at its start and 10-17 from its
+# fifth minute on, numba's cache cold; 2,128 s): each phase's wall, from its work directory's files sampled every 2 s
+# (a group's file in ``running/`` from its start to its end; each group's search tables to its marker): (training,
+# measuring) of every group; 1v1's training is the build's first 19 s (imports, the pool, the first compile), the
+# measuring of 1v1, 1v2, 1v4 and 2v3 took under a sampling period (2 s). Its phases took 1.3-6.8 times their quiet
+# walls, not in proportion: the later ones more (the load rose), and the phases of one process (the search tables, a
+# group alone in its step) more beside the steps of two: the search tables were 22 % of this build, where their CPU
+# seconds are 16 % of the quiet one.
+LOADED_SPLIT = {
+    (1, 1): (19.0, 4.0), (1, 2): (84.1, 2.0), (1, 3): (86.3, 78.3), (2, 2): (102.3, 26.3), (1, 4): (26.1, 2.0),
+    (2, 3): (142.6, 2.0), (1, 5): (68.4, 16.2), (2, 4): (102.6, 60.8), (3, 3): (197.0, 12.8), (2, 5): (224.0, 48.3),
+    (3, 4): (143.0, 96.0), (3, 5): (237.3, 184.7), (4, 4): (127.6, 78.2), (4, 5): (305.0, 32.1), (5, 5): (201.7, 84.6),
+}
+# its search tables' walls (1v5's: the 95 s from the last group to its marker less the rows', LOADED_STORE_SECONDS)
+LOADED_TABLE_SECONDS = {(1, 5): 85.0, (2, 4): 2.0, (2, 5): 16.1, (3, 3): 8.0, (3, 4): 10.1, (3, 5): 40.3,
+                        (4, 4): 34.2, (4, 5): 121.1, (5, 5): 143.1}
+LOADED_STORE_SECONDS = 10.0 + 15.6      # its rows (about) and, after the last tables, the publish (content hash)
+
+
+def progress_walls() -> tuple[dict, dict, float]:
+    """(split, search tables, store seconds): each phase's weight in the default build's progress fraction
+    (``builder.dudo_progress``), the mean of its share of a quiet build (``FRESH_CLONE_SPLIT``,
+    ``SEARCH_TABLE_SECONDS``, ``STORE_SECONDS``) and of a loaded one (``LOADED_*``), in seconds of the quiet one.
+    A build's phases take shares of its time that depend on the machine's load (the phases of one process fall
+    behind beside other work), which a build cannot foresee: the mean halves the difference between the two. Replayed
+    on the loaded build's work directory (sampled every 2 s), the fraction is within 0.08 of the share of its time
+    elapsed at every sample; with the quiet walls alone it was up to 0.17 ahead."""
+    quiet = _phases(FRESH_CLONE_SPLIT, SEARCH_TABLE_SECONDS, STORE_SECONDS)
+    loaded = _phases(LOADED_SPLIT, LOADED_TABLE_SECONDS, LOADED_STORE_SECONDS)
+    q, lo = sum(quiet.values()), sum(loaded.values())
+    mean = {k: (quiet[k] / q + loaded[k] / lo) / 2 * q for k in quiet}
+    split = {ab: (mean[("train", ab)], mean[("measure", ab)]) for ab in FRESH_CLONE_SPLIT}
+    tables = {ab: mean[("tables", ab)] for ab in SEARCH_TABLE_SECONDS}
+    return split, tables, mean[("store",)]
+
+
+def _phases(split: dict, tables: dict, store: float) -> dict:
+    out = {("train", ab): t for ab, (t, _) in split.items()}
+    out.update({("measure", ab): m for ab, (_, m) in split.items()})
+    out.update({("tables", ab): w for ab, w in tables.items()})
+    out[("store",)] = store
+    return out

@@ -1,22 +1,21 @@
 """How far a Dudo store's build is, read from its work directory while its groups run in worker processes.
 
 The build (``games.dudo.build.solve_game.solve_game``, pipelined) runs in steps: step D trains the groups of D dice in play
-and measures those of D - 1 (best responses, bounds, improvement), each group's task on the next free worker.
-A group's files say how far it is: ``<stem>.npz.progress`` its training's iterations (written as it trains,
-``games.dudo.solvers.training``), ``<stem>.trained.json`` its training done, ``<stem>.json`` the group done. Each task
-is weighted by its expected wall (the default store: the walls of a fresh clone's build,
-``builder.dudo_estimate.FRESH_CLONE_SPLIT``; other parameters: the solver's cost model,
-``games.dudo.cost.group_cost``, times the group's iterations) and each step by its expected wall scheduled on
-the workers (``dudo_estimate.level_seconds``), so that the fraction follows the build's time, not its count of
-groups: the last two steps (5v4 and 5v5) are about a third of the default build.
+and measures those of D - 1 (best responses, bounds, improvement), each group's task on the next free worker; then
+the rows, each searched group's search tables and the publish. A group's files say how far it is:
+``<stem>.npz.progress`` its training's iterations (written as it trains, ``games.dudo.solvers.training``),
+``<stem>.trained.json`` its training done, ``<stem>.json`` the group done; ``search_<a>v<b>.json`` its search tables.
+Each task is weighted by its expected wall (the default store: ``builder.dudo_estimate.progress_walls``, measured
+builds on a quiet and a loaded machine; other parameters: the solver's cost model, ``games.dudo.cost.group_cost``,
+times the group's iterations) and each step by its expected wall scheduled on the workers
+(``dudo_estimate.level_seconds``), so that the fraction follows the build's time, not its count of groups.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from builder.dudo_estimate import (FRESH_CLONE_SPLIT, SEARCH_TABLE_SECONDS, STORE_SECONDS, TRAINED_FIRST,
-                                   level_seconds, levels)
+from builder.dudo_estimate import STORE_SECONDS, TRAINED_FIRST, level_seconds, levels, progress_walls
 from builder.steps import StoreSteps
 from games.dudo.build.params import DudoParams
 
@@ -29,7 +28,7 @@ PROGRESS_SUFFIX = ".npz.progress"   # games.dudo.solvers.training.PROGRESS_SUFFI
 def group_walls(params: DudoParams, default: bool) -> dict[tuple[int, int], tuple[float, float]]:
     """(a, b) -> expected (training, measuring) walls of every group of the store."""
     if default:
-        return dict(FRESH_CLONE_SPLIT)
+        return progress_walls()[0]
     from games.dudo.cost import group_cost
     out = {}
     for (a, b), m in params.memories().items():
@@ -49,7 +48,8 @@ def search_table_walls(params: DudoParams, default: bool) -> dict[tuple[int, int
     if spec is None:
         return {}
     groups = [ab for ab, m in params.memories().items() if spec.covers(*ab) and m is not None]
-    return {ab: SEARCH_TABLE_SECONDS.get(ab, 1.0) if default else 1.0 for ab in groups}
+    tables = progress_walls()[1] if default else {}
+    return {ab: tables.get(ab, 1.0) for ab in groups}
 
 
 class DudoWork(StoreSteps):
@@ -70,7 +70,8 @@ class DudoWork(StoreSteps):
             self.plan = [[(ab, "all") for ab in lv] for lv in order]
         self.step_walls = [level_seconds([self._task_wall(ab, phase) for ab, phase in step]) for step in self.plan]
         self.tables = search_table_walls(params, default)
-        self.total = sum(self.step_walls) + STORE_SECONDS + sum(self.tables.values())
+        store = progress_walls()[2] if default else STORE_SECONDS     # the rows and the publish
+        self.total = sum(self.step_walls) + store + sum(self.tables.values())
         self.published = False
 
     def _task_wall(self, ab, phase: str) -> float:

@@ -48,3 +48,50 @@ def test_every_default_group_has_a_figure_and_the_profile_uses_the_measured_wall
     assert TRAINED_FIRST == set(DUDO_DEFAULT.train_memories())
     # 3v3 (CFR-BR) starts first at 6 dice in play and no longer waits for 2v4
     assert levels(GROUP_CPU, TRAINED_FIRST)[4] == [(3, 3), (1, 5), (2, 4)]
+
+
+def _replayed_gaps(walls=None) -> list[float]:
+    """The default build's fraction less the share of its time elapsed, every 5 s of a recorded build's work
+    directory (tests/builder/data/dudo_default_build_loaded.json), with the progress weights or ``walls``."""
+    import json
+    import tempfile
+    from pathlib import Path
+    from unittest import mock
+
+    from builder import dudo_progress
+    from builder.dudo_progress import DudoWork
+
+    rec = json.loads((Path(__file__).parent / "data" / "dudo_default_build_loaded.json").read_text())
+    events, total = rec["events"], rec["seconds"]
+    gaps = []
+    with tempfile.TemporaryDirectory() as d, \
+            mock.patch.object(dudo_progress, "progress_walls", walls or dudo_progress.progress_walls):
+        work = Path(d)
+        (work / "running").mkdir()
+        w = DudoWork(DUDO_DEFAULT, work, default=True)
+        k = 0
+        for step in range(int(total // 5)):
+            t = step * 5.0
+            while k < len(events) and events[k][0] <= t:
+                _, name, value = events[k]
+                path = work / name
+                if value is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    path.write_text(json.dumps({"t": value}) if name.endswith(".progress") else "{}")
+                k += 1
+            gaps.append(w.fraction() - t / total)
+    return gaps
+
+
+def test_the_progress_fraction_follows_a_loaded_builds_time_within_a_tenth():
+    """Replayed on the loaded build the weights come from in part (its work directory, every 5 s): within 0.10 of
+    the share of its time elapsed at every sample; the quiet fresh clone's walls alone were up to 0.17 ahead."""
+    from builder.dudo_estimate import progress_walls
+
+    gaps = _replayed_gaps()
+    assert len(gaps) > 400 and max(abs(g) for g in gaps) <= 0.10
+    split, tables, store = progress_walls()
+    assert set(split) == set(FRESH_CLONE_SPLIT) and set(tables) == set(SEARCH_TABLE_SECONDS) and store > STORE_SECONDS
+    quiet = _replayed_gaps(lambda: (FRESH_CLONE_SPLIT, SEARCH_TABLE_SECONDS, STORE_SECONDS))
+    assert max(quiet) > 0.15
