@@ -13,6 +13,7 @@ bench-refresh``: a store swapped in under load), ``review_latency`` (the time to
 ``multihost`` (three hosts behind HAProxy through kills, cut links and a rolled store), ``cold_build`` (a fresh
 clone's numba compile), ``fresh_serve`` (a fresh clone's first ``make serve``), ``serve_while_building``,
 ``dudo_build_phases`` and ``dudo_pipelined`` (the default Dudo store's build time), ``dudo_cost`` (the
-calibration of the cost model of training a group, games.dudo.cost).
+calibration of the cost model of training a group, games.dudo.cost), ``build_progress`` (the build progress
+``/readyz`` says against the build's real progress).
 
 Studies behind the docs pages are in research/."""

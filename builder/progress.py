@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import sys
 import threading
 import time
 from pathlib import Path
 
 from builder.profiles import DEFAULT, EXPECTED_SECONDS
-from builder.steps import steps_of
+from builder.steps import on_terminal, steps_of
 from games.buildprogress import HEARTBEAT_SECONDS, BuildProgress, measured_seconds, record_seconds
 
 # the pace of a store's build (for its time left): over the last third of its time counted, at least this long, once
@@ -72,8 +73,9 @@ class ProgressReporter:
     ``HEARTBEAT_SECONDS`` (a daemon thread) so that readers can tell a running build from a dead one."""
 
     def __init__(self, root: Path, plan: dict, heartbeat: float = HEARTBEAT_SECONDS,
-                 stop_types: tuple[type[BaseException], ...] = (KeyboardInterrupt,)):
+                 stop_types: tuple[type[BaseException], ...] = (KeyboardInterrupt,), out=None):
         self.root = Path(root)
+        self.out = out
         self._stop_types = stop_types
         exp = expected_seconds(self.root, plan)
         self._keys = {v: timing_key(v, p) for v, p in plan.items()}
@@ -149,6 +151,7 @@ class ProgressReporter:
             self._by_name[variant].state = "building"
             if not estimate:
                 self._by_name[variant].expected_seconds = None
+        self._line(f"{variant}: build started")
         self._write()
 
     def finished(self, variant: str, seconds: float | None = None, measured: bool = True) -> None:
@@ -159,9 +162,18 @@ class ProgressReporter:
             if seconds is not None:
                 v.seconds = seconds
             self._current.pop(variant, None)
+        if seconds is not None:
+            self._line(f"{variant}: published, built in {seconds:.1f} s")
         if measured and seconds is not None:
             try:
                 record_seconds(self.root, self._keys[variant], seconds)
             except OSError:
                 pass
         self._write()
+
+    def _line(self, text: str) -> None:
+        """A store's start and publication in the build's log (not on a terminal, whose bars say it), stamped as
+        the steps' lines are: bench.build_progress reads each store's wall from them."""
+        out = self.out or sys.stderr
+        if not on_terminal(out):
+            print(f"{time.strftime('%H:%M:%S')} {text}", file=out, flush=True)

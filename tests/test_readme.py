@@ -50,6 +50,12 @@ NOT_RUN = {
                                                       " tests/bench/test_serve_while_building.py runs p99 and beside small",
     "python -m bench.cold_build": "two builds of every default store (about 15 minutes, docs/serving-while-building.md); "
                                   "tests/bench/test_cold_build.py runs it on the 3-letter Jotto store",
+    "nice -n 5 python -m bench.build_progress": "a whole fresh build of the default Dudo store (about 10 minutes of 2 "
+                                                "cores); tests/bench/test_build_progress.py runs its comparison on a "
+                                                "recorded log and samples",
+    "python -m bench.build_progress --watch": "watches a running make serve until every store is built; "
+                                              "tests/bench/test_build_progress.py runs its comparison on a recorded "
+                                              "log and samples",
     "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
     "python -m server --tls-cert": "the security example: tests/server/test_abuse.py::test_readme_security_commands "
                                    "runs it with a CA and certificates it makes",

@@ -1,0 +1,332 @@
+"""What the build progress said against what the build did: each store's fraction and time left, as ``/readyz``
+reports them, sampled every few seconds during a build, then compared with the store's real progress, the share of
+its wall elapsed at the sample (from the build log's time-stamped ``build started`` and ``published, built in N s``
+lines, ``builder.progress.ProgressReporter``).
+
+    nice -n 5 python -m bench.build_progress --root /tmp/bp [--variant dudo-5dice-default] [--every 5]
+    python -m bench.build_progress --watch http://127.0.0.1:8080 --log stores/.work/serve-build.log
+    python -m bench.build_progress --samples FILE.jsonl --log BUILD.log
+
+The first starts ``python -m builder --profile default --variant ...`` on the empty root ``--root`` (numba's cache in a
+new directory under it, cold as a fresh clone's) and reads its progress file as the server does (the figures
+``/readyz`` gives); the second watches a running ``make serve`` through its ``/readyz`` until nothing is being built;
+the third compares samples recorded by either (``<root>/.work/progress-samples.jsonl``, or ``--record FILE``) again.
+
+For each store built: its wall, the samples taken while it was being built, the worst gap between the fraction
+said and the true one (and where in the build it was), the share of samples within 0.10, the same for the time
+left (its error as a share of the store's wall), and the fraction's mean gap over each tenth of the build (what
+a calibration of the weights reads: ``builder.dudo_estimate``, ``builder.jotto``'s step seconds).
+docs/operations.md has the runs.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+TOLERANCE = 0.10
+TENTHS = 10
+# a line of the builder's log: its time of day, then ``VARIANT: build started`` or ``VARIANT: published, built in N s``
+_LINE = re.compile(r"^(\d\d):(\d\d):(\d\d) (\S+): (?:(build started)|published, built in ([0-9.]+) s)\s*$")
+
+
+@dataclass
+class Sample:
+    t: float                    # unix seconds of the figures
+    variant: str
+    fraction: float | None      # None: no estimate
+    eta: float | None           # seconds until it is published, None: no estimate
+
+
+@dataclass
+class Wall:
+    start: float
+    end: float
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+
+# ---------------------------------------------------------------------- the log
+def _stamp(hms: tuple[int, int, int], near: float) -> float:
+    """Unix seconds of a local time of day: the one of the days around ``near`` nearest to it."""
+    day = datetime.datetime.fromtimestamp(near).date()
+    times = [datetime.datetime.combine(day + datetime.timedelta(days=d), datetime.time(*hms)).timestamp()
+             for d in (-1, 0, 1)]
+    return min(times, key=lambda t: abs(t - near))
+
+
+def store_walls(log_text: str, near: float) -> dict[str, list[Wall]]:
+    """{variant: [its builds' walls]} of every store the log shows started and published (a store started and not
+    published, an interrupted build, has none); local times of day read as the days around ``near``."""
+    started: dict[str, float] = {}
+    out: dict[str, list[Wall]] = {}
+    for line in log_text.replace("\r", "\n").splitlines():
+        m = _LINE.match(line)
+        if not m:
+            continue
+        t = _stamp((int(m[1]), int(m[2]), int(m[3])), near)
+        if m[5]:
+            started[m[4]] = t
+        elif m[4] in started:
+            t0 = started.pop(m[4])
+            out.setdefault(m[4], []).append(Wall(t0, t))
+    return out
+
+
+# ---------------------------------------------------------------------- the comparison
+@dataclass
+class StoreGaps:
+    variant: str
+    wall: float
+    samples: int
+    worst_fraction: float | None = None     # the said fraction less the true one, largest in size
+    worst_fraction_at: float | None = None  # the true fraction there
+    fraction_within: int = 0
+    fraction_counted: int = 0               # samples with a fraction
+    worst_eta: float | None = None          # (said time left less the true one) / the store's wall
+    worst_eta_at: float | None = None
+    eta_within: int = 0
+    eta_counted: int = 0
+    by_tenth: tuple = ()                    # mean fraction gap over each tenth of the build (None: no sample)
+
+
+def compare(samples: list[Sample], walls: dict[str, list[Wall]], tolerance: float = TOLERANCE) -> list[StoreGaps]:
+    """Each store's gaps between the samples taken during one of its builds and its real progress then."""
+    out = []
+    for variant, builds in walls.items():
+        for w in builds:
+            mine = [s for s in samples if s.variant == variant and w.start <= s.t <= w.end]
+            if mine:
+                out.append(_gaps(variant, w, mine, tolerance))
+    return out
+
+
+def _gaps(variant: str, w: Wall, samples: list[Sample], tolerance: float) -> StoreGaps:
+    g = StoreGaps(variant, w.seconds, len(samples))
+    tenths: list[list[float]] = [[] for _ in range(TENTHS)]
+    for s in samples:
+        true = (s.t - w.start) / w.seconds if w.seconds > 0 else 1.0
+        if s.fraction is not None:
+            gap = s.fraction - true
+            g.fraction_counted += 1
+            g.fraction_within += abs(gap) <= tolerance
+            tenths[min(TENTHS - 1, int(true * TENTHS))].append(gap)
+            if g.worst_fraction is None or abs(gap) > abs(g.worst_fraction):
+                g.worst_fraction, g.worst_fraction_at = gap, true
+        if s.eta is not None and w.seconds > 0:
+            gap = (s.eta - (w.end - s.t)) / w.seconds
+            g.eta_counted += 1
+            g.eta_within += abs(gap) <= tolerance
+            if g.worst_eta is None or abs(gap) > abs(g.worst_eta):
+                g.worst_eta, g.worst_eta_at = gap, true
+    g.by_tenth = tuple(sum(x) / len(x) if x else None for x in tenths)
+    return g
+
+
+def format_table(gaps: list[StoreGaps], tolerance: float = TOLERANCE) -> str:
+    def share(k: int, n: int) -> str:
+        return f"{k}/{n} ({100 * k / n:.0f} %)" if n else "-"
+
+    def worst(gap, at) -> str:
+        return "-" if gap is None else f"{gap:+.3f} at {at:.2f}"
+
+    head = (f"{'store':<28} {'wall s':>7} {'samples':>7}  {'fraction: worst gap':>21} {f'within {tolerance:.2f}':>15}"
+            f"  {'time left: worst':>18} {f'within {tolerance:.2f}':>15}")
+    lines = [head]
+    for g in gaps:
+        lines.append(f"{g.variant:<28} {g.wall:>7.0f} {g.samples:>7}  {worst(g.worst_fraction, g.worst_fraction_at):>21}"
+                     f" {share(g.fraction_within, g.fraction_counted):>15}  {worst(g.worst_eta, g.worst_eta_at):>18}"
+                     f" {share(g.eta_within, g.eta_counted):>15}")
+    lines.append("gap: said less true ('at': the true fraction then, the share of the store's wall elapsed); the time "
+                 "left's gap as a share of the store's wall")
+    lines.append("the fraction's mean gap over each tenth of the build:")
+    for g in gaps:
+        lines.append(f"  {g.variant:<26} " + " ".join("    -" if x is None else f"{x:+.2f}" for x in g.by_tenth))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- sampling
+def building_samples(entries: list[dict], t: float) -> list[Sample]:
+    """The samples of /readyz's (or the progress file's summary's) ``building`` entries being built (not planned);
+    -1 or null: no estimate."""
+    def num(x):
+        return None if x is None or x < 0 else float(x)
+
+    return [Sample(t, e["variant"], num(e.get("fraction")), num(e.get("eta_seconds")))
+            for e in entries if e.get("state") == "building"]
+
+
+def read_readyz(url: str, timeout: float = 5.0) -> list[dict] | None:
+    """/readyz's ``building`` entries (None: no answer)."""
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/readyz", timeout=timeout) as r:
+            body = r.read()
+    except urllib.error.HTTPError as e:     # 503 before the first store: the same body
+        body = e.read()
+    except (OSError, ValueError):
+        return None
+    try:
+        return json.loads(body).get("building", [])
+    except (ValueError, AttributeError):
+        return None
+
+
+def read_file(root: Path) -> tuple[float, list[dict], bool] | None:
+    """(its time, its summary, the build still running) of the root's progress file (None: none yet)."""
+    from games.buildprogress import ProgressError, read_progress
+
+    try:
+        p = read_progress(root)
+    except ProgressError:
+        return None
+    if p is None:
+        return None
+    return p.updated, p.summary(), p.state == "building"
+
+
+def record(samples: list[Sample], path: Path) -> None:
+    with open(path, "a") as f:
+        for s in samples:
+            f.write(json.dumps(asdict(s)) + "\n")
+
+
+def load_samples(path: Path) -> list[Sample]:
+    return [Sample(**json.loads(line)) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def sample_build(root: Path, variants: list[str], profile: str, every: float, record_to: Path,
+                 numba_cache: Path) -> tuple[list[Sample], Path, int]:
+    """Run the build on ``root``, sampling its progress file every ``every`` seconds: (samples, its log, exit code)."""
+    work = root / ".work"
+    work.mkdir(parents=True, exist_ok=True)
+    log = work / "build.log"
+    cmd = [sys.executable, "-m", "builder", "--profile", profile, "--root", str(root), "--fresh"]
+    for v in variants:
+        cmd += ["--variant", v]
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(numba_cache))
+    samples: list[Sample] = []
+    last = None
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=out, env=env)
+        try:
+            while True:
+                running = proc.poll() is None
+                got = read_file(root)
+                if got is not None and got[0] != last:
+                    last = got[0]
+                    new = building_samples(got[1], got[0])
+                    samples += new
+                    record(new, record_to)
+                if not running:
+                    break
+                time.sleep(every)
+        except KeyboardInterrupt:
+            proc.terminate()
+            proc.wait()
+            raise
+    return samples, log, proc.returncode
+
+
+def watch(url: str, every: float, record_to: Path | None, give_up: float) -> list[Sample]:
+    """/readyz's building stores every ``every`` seconds until none is left (after one was seen, at three samples
+    in a row) or nothing answers for ``give_up`` seconds."""
+    samples: list[Sample] = []
+    seen, quiet_since, empty = False, time.time(), 0
+    while True:
+        t = time.time()
+        entries = read_readyz(url)
+        if entries is None:
+            if t - quiet_since > give_up:
+                return samples
+        else:
+            quiet_since = t
+            new = building_samples(entries, t)
+            samples += new
+            if record_to is not None:
+                record(new, record_to)
+            seen = seen or bool(entries)
+            empty = 0 if entries else empty + 1
+            if seen and empty >= 3:
+                return samples
+        time.sleep(every)
+
+
+# ---------------------------------------------------------------------- the command
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):   # one line, not the usage too
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def parse_args(argv):
+    ap = _Parser(prog="python -m bench.build_progress", description=__doc__.splitlines()[0])
+    how = ap.add_mutually_exclusive_group(required=True)
+    how.add_argument("--root", type=Path, help="build on this empty store root and sample its progress file")
+    how.add_argument("--watch", metavar="URL", help="sample a running server's /readyz (e.g. http://127.0.0.1:8080)")
+    how.add_argument("--samples", type=Path, help="compare samples recorded before (JSON lines)")
+    ap.add_argument("--log", type=Path, help="the build's log (--watch, --samples; make serve's: stores/.work/serve-build.log)")
+    ap.add_argument("--variant", action="append", default=[], help="--root: build these (default: dudo-5dice-default)")
+    ap.add_argument("--profile", default="default", help="--root: the builder's profile")
+    ap.add_argument("--every", type=float, default=5.0, help="seconds between samples (default 5)")
+    ap.add_argument("--record", type=Path, help="append the samples to this file (--root: <root>/.work/progress-samples.jsonl)")
+    ap.add_argument("--give-up", type=float, default=120.0, help="--watch: stop after this long without an answer")
+    args = ap.parse_args(argv)
+    if args.every <= 0:
+        ap.error(f"--every {args.every:g}: must be positive")
+    if (args.watch or args.samples) and args.log is None:
+        ap.error("--watch and --samples need --log, the build's log")
+    if args.samples is not None and not args.samples.is_file():
+        ap.error(f"--samples {args.samples}: no such file")
+    if args.log is not None and not args.log.is_file() and not args.watch:
+        ap.error(f"--log {args.log}: no such file")
+    if args.root is not None and args.root.exists() and any(args.root.iterdir()):
+        ap.error(f"--root {args.root}: not empty (a fresh build needs an empty root)")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.root is not None:
+        args.root.mkdir(parents=True, exist_ok=True)
+        record_to = args.record or args.root / ".work" / "progress-samples.jsonl"
+        (args.root / ".work").mkdir(parents=True, exist_ok=True)
+        samples, log, code = sample_build(args.root, args.variant or ["dudo-5dice-default"], args.profile, args.every,
+                                          record_to, args.root / ".numba_cache")
+        if code != 0:
+            print(f"bench.build_progress: the build failed (exit {code}); its log: {log}", file=sys.stderr)
+            return 1
+        print(f"samples: {record_to}; the build's log: {log}")
+    elif args.watch:
+        samples = watch(args.watch, args.every, args.record, args.give_up)
+        log = args.log
+    else:
+        samples, log = load_samples(args.samples), args.log
+    if not samples:
+        print("bench.build_progress: no store was being built while sampling", file=sys.stderr)
+        return 1
+    try:
+        text = Path(log).read_text(errors="replace")
+    except OSError as e:
+        print(f"bench.build_progress: {log}: {e.strerror}", file=sys.stderr)
+        return 1
+    gaps = compare(samples, store_walls(text, samples[0].t))
+    if not gaps:
+        print(f"bench.build_progress: {log} shows no store started and published while sampling", file=sys.stderr)
+        return 1
+    print(format_table(gaps))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""bench.build_progress: each store's wall read from the build log's time-stamped lines, the samples' gaps against it,
+and the command on recorded samples (a whole build is minutes: docs/operations.md has the runs)."""
+from __future__ import annotations
+
+import datetime
+import io
+import json
+
+import pytest
+
+from bench.build_progress import Sample, compare, format_table, main, store_walls
+from builder.progress import ProgressReporter
+
+DAY = datetime.date(2026, 11, 29)
+
+
+def _t(hms: str, day: datetime.date = DAY) -> float:
+    return datetime.datetime.combine(day, datetime.time.fromisoformat(hms)).timestamp()
+
+
+LOG = """\
+==== 2026-11-29T07:59:58Z /repo/.venv/bin/python -m builder --profile default --missing-only
+08:00:00 jotto-en_US80-3-ganzfried: build started
+08:00:00 jotto-en_US80-3-ganzfried: fictitious play started (60 steps); the store about 0% built
+08:01:40 jotto-en_US80-3-ganzfried: published, built in 100.2 s
+08:01:40 dudo-5dice-default: build started
+08:01:42 dudo-5dice-default: training 1v1 (0/300 iterations); the store about 0% built
+08:02:00 hangman-en_US50-5: build started
+08:03:00 hangman-en_US50-5: stages 3/9; the store about 33% built
+08:11:40 dudo-5dice-default: published, built in 600.0 s
+"""
+
+
+def test_each_published_stores_wall_is_read_from_its_started_and_published_lines():
+    walls = store_walls(LOG, _t("08:05:00"))
+    assert set(walls) == {"jotto-en_US80-3-ganzfried", "dudo-5dice-default"}    # hangman was never published
+    (jotto,) = walls["jotto-en_US80-3-ganzfried"]
+    (dudo,) = walls["dudo-5dice-default"]
+    assert (jotto.start, jotto.seconds) == (_t("08:00:00"), 100.0)
+    assert (dudo.start, dudo.seconds) == (_t("08:01:40"), 600.0)
+
+
+def test_a_build_across_midnight_keeps_its_wall():
+    log = "23:58:00 dudo-5dice-default: build started\n00:08:00 dudo-5dice-default: published, built in 600.4 s\n"
+    (w,) = store_walls(log, _t("23:59:00"))["dudo-5dice-default"]
+    assert w.seconds == 600.0 and w.start == _t("23:58:00")
+
+
+def test_samples_are_compared_with_the_share_of_the_wall_elapsed():
+    walls = store_walls(LOG, _t("08:05:00"))
+    t0 = _t("08:01:40")
+    samples = [Sample(t0 + 60, "dudo-5dice-default", 0.05, 560.0),      # true 0.10: 0.05 behind; 20 s over of 600
+               Sample(t0 + 300, "dudo-5dice-default", 0.32, 300.0),     # true 0.50: 0.18 behind
+               Sample(t0 + 540, "dudo-5dice-default", 0.95, None),      # true 0.90; no time left said
+               Sample(t0 + 580, "dudo-5dice-default", None, 30.0),      # no fraction said; 10 s over
+               Sample(t0 + 700, "dudo-5dice-default", 0.99, 0.0),       # after it was published: not this build
+               Sample(_t("08:00:50"), "jotto-en_US80-3-ganzfried", 0.5, 50.0)]
+    gaps = {g.variant: g for g in compare(samples, walls)}
+    d = gaps["dudo-5dice-default"]
+    assert d.samples == 4 and d.fraction_counted == 3 and d.eta_counted == 3
+    assert d.worst_fraction == pytest.approx(-0.18) and d.worst_fraction_at == pytest.approx(0.5)
+    assert d.fraction_within == 2
+    assert d.worst_eta == pytest.approx(20 / 600) and d.eta_within == 3
+    assert d.by_tenth[1] == pytest.approx(-0.05) and d.by_tenth[5] == pytest.approx(-0.18)
+    assert d.by_tenth[0] is None
+    assert gaps["jotto-en_US80-3-ganzfried"].worst_fraction == pytest.approx(0.0)
+    table = format_table(list(gaps.values()))
+    assert "dudo-5dice-default" in table and "2/3 (67 %)" in table and "-0.180 at 0.50" in table
+
+
+def test_the_builders_own_log_gives_the_bench_each_stores_wall(tmp_path):
+    out = io.StringIO()
+    v = "jotto-en_US80-3-ganzfried"
+    with ProgressReporter(tmp_path, {v: None}, heartbeat=3600, out=out) as rep:
+        rep.started(v)
+        rep.finished(v, 2.0)
+    lines = out.getvalue().splitlines()
+    assert lines[0].endswith(f"{v}: build started") and lines[1].endswith(f"{v}: published, built in 2.0 s")
+    import time
+    assert list(store_walls(out.getvalue(), time.time())) == [v]
+
+
+def test_the_command_compares_recorded_samples_with_a_log(tmp_path, capsys):
+    log = tmp_path / "build.log"
+    log.write_text(LOG)
+    rec = tmp_path / "samples.jsonl"
+    t0 = _t("08:01:40")
+    rec.write_text("".join(json.dumps(dict(t=t0 + k * 60, variant="dudo-5dice-default", fraction=k / 10 - 0.02,
+                                           eta=600 - k * 60)) + "\n" for k in range(1, 10)))
+    assert main(["--samples", str(rec), "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "dudo-5dice-default" in out and "9/9 (100 %)" in out and "-0.020 at " in out
+
+
+@pytest.mark.parametrize("argv, fault", [
+    (["--samples", "nosuch.jsonl", "--log", "x"], "--samples nosuch.jsonl: no such file"),
+    (["--watch", "http://127.0.0.1:1"], "need --log"),
+    (["--root", "ROOT", "--every", "0"], "--every 0: must be positive"),
+])
+def test_bad_arguments_exit_2_naming_the_fault(tmp_path, capsys, argv, fault):
+    argv = [a.replace("ROOT", str(tmp_path)) for a in argv]
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2 and fault in capsys.readouterr().err
+
+
+def test_a_root_that_is_not_empty_is_refused(tmp_path, capsys):
+    (tmp_path / "dudo").mkdir()
+    with pytest.raises(SystemExit) as e:
+        main(["--root", str(tmp_path)])
+    assert e.value.code == 2 and "not empty" in capsys.readouterr().err
+
+
+def test_watch_samples_readyz_until_nothing_is_being_built():
+    """--watch against a server whose /readyz says a store is being built (503 before the first store is served,
+    200 after), then planned, then nothing: the stores being built are sampled, the planned ones are not, -1 is no
+    estimate, and it stops after three answers with nothing being built."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from bench.build_progress import watch
+
+    answers = [(503, [{"variant": "a", "state": "building", "fraction": 0.2, "eta_seconds": -1.0},
+                      {"variant": "b", "state": "planned", "fraction": 0.0, "eta_seconds": 90.0}]),
+               (200, [{"variant": "b", "state": "building", "fraction": -1.0, "eta_seconds": 30.0}])] + \
+        [(200, [])] * 10
+    asked = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            code, building = answers[min(len(asked), len(answers) - 1)]
+            asked.append(self.path)
+            body = json.dumps({"status": "SERVING" if code == 200 else "NOT_SERVING", "building": building}).encode()
+            self.send_response(code)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        got = watch(f"http://127.0.0.1:{server.server_address[1]}", 0.01, None, 5.0)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [(s.variant, s.fraction, s.eta) for s in got] == [("a", 0.2, None), ("b", None, 30.0)]
+    assert len(asked) == 5 and set(asked) == {"/readyz"}
