@@ -1,4 +1,4 @@
-"""Print the Table-1 style summary of every published Jotto store; with --html, write the quality
+"""Print the Table-1 style summary of every published Jotto store (and name the other stores' reports); with --html, write the quality
 plots of every published store (games.plots, the operations page's) and an index page into a directory.
 
   python -m builder.report [--root stores] [--html DIR] [--readme README.md]
@@ -18,7 +18,28 @@ FIGS = ["guarantee", "hider_vs_gbr", "self_play", "epsilon_hider", "epsilon_gues
         "mean_guesses_vs_uniform", "worst_guesses"]
 
 
+# where the other games' stores are summarised
+OTHER_REPORTS = {"dudo": "python -m builder.dudo_report", "hangman": "gamestrategy stats", "guesswho": "gamestrategy stats"}
+
+
+def others(root: Path) -> str:
+    """A line naming the root's stores of other games and the command that summarises each ('' if none)."""
+    by = {}
+    for v in sorted(all_current_stores(root)):
+        game = v.split("-", 1)[0]
+        if game in OTHER_REPORTS:
+            by.setdefault(OTHER_REPORTS[game], []).append(v)
+    return "; ".join(f"{', '.join(vs)}: {cmd}" for cmd, vs in by.items())
+
+
 def table(root: Path) -> str:
+    """The Jotto stores' summary, then a line naming the other stores' reports."""
+    other = others(root)
+    text = jotto_table(root)
+    return text + (f"\nthe other stores (this table is of the Jotto ones): {other}" if other else "")
+
+
+def jotto_table(root: Path) -> str:
     stores = {v: Store(p).manifest for v, p in current_stores(root, "jotto").items()}
     if not stores:
         return f"no Jotto store under {root}"

@@ -53,6 +53,21 @@ def test_html_report_of_a_dudo_store_with_memory_per_group(tmp_path):
     assert f"<td>windows</td><td>{m['windows']}</td>" in index and "memory_by_group" in index
 
 
+def test_the_summary_of_a_root_without_jotto_names_the_other_stores_report(tmp_path, capsys):
+    """python -m builder.report summarises the Jotto stores; on a root with a Dudo store only it says where that one's
+    summary is, not just that there is no Jotto store."""
+    from builder.report import main
+    from games.storage import StoreWriter
+
+    with StoreWriter(tmp_path, "dudo", "dudo-5dice-default") as w:
+        w.put_many("windows", iter([(b"k", b"v")]))
+        w.publish({"game": "dudo", "variant": "dudo-5dice-default"})
+    assert main(["--root", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"no Jotto store under {tmp_path}")
+    assert "the other stores (this table is of the Jotto ones): dudo-5dice-default: python -m builder.dudo_report" in out
+
+
 def test_jotto_plots_say_what_they_show(small_store):
     """The double-oracle band is the round's restricted gap (not the served epsilon, which the title gives);
     rounds and iterations get whole-number ticks; every guesser of the store is compared, people included."""
