@@ -25,6 +25,7 @@ import datetime
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -231,10 +232,10 @@ def sample_build(root: Path, variants: list[str], profile: str, every: float, re
                 if not running:
                     break
                 time.sleep(every)
-        except KeyboardInterrupt:
-            proc.terminate()
-            proc.wait()
-            raise
+        finally:        # Ctrl-C or SIGTERM here: the build stops too (at its next checkpoint)
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait()
     return samples, log, proc.returncode
 
 
@@ -298,6 +299,7 @@ def parse_args(argv):
 def main(argv=None) -> int:
     args = parse_args(argv)
     if args.root is not None:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))    # stops the build as Ctrl-C does
         args.root.mkdir(parents=True, exist_ok=True)
         record_to = args.record or args.root / ".work" / "progress-samples.jsonl"
         (args.root / ".work").mkdir(parents=True, exist_ok=True)
