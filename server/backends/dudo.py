@@ -56,6 +56,9 @@ CHAIN_CACHE_BYTES = 512 << 20      # searched chain states kept per server proce
 # on this many threads: the same bits, about 1.5 times sooner (docs/dudo-search-serving.md section 6); on busy
 # cores two threads wait for each other at every pass and take longer than one
 IDLE_SEARCH_THREADS = 2
+# "nothing else runnable": at most this many other tasks running at that instant (on this virtual machine an idle
+# moment reads 1-2 besides the reader: kernel threads and the caller's own gRPC pollers come and go)
+OTHERS_IDLE = 1
 class ChainCache:
     """Searched chain states (``large_search.ChainState.plain``) by (seat, history prefix), least recently used
     dropped past ``max_bytes``.  A state is a function of its history, so which are kept changes no answer."""
@@ -221,7 +224,8 @@ class DudoBackend:
         cost = Cost(seconds, SEARCH_WORKER_BYTES, f"{steps} depth-limited re-solve{'s' if steps != 1 else ''} of a "
                     f"{own}v{opp} Dudo decision ({self.large_spec.label()})")
         deadline = live.fallback_deadline()
-        threads = IDLE_SEARCH_THREADS if live.pool.running == 0 and others_running() == 0 else 1
+        others = others_running()
+        threads = IDLE_SEARCH_THREADS if live.pool.running == 0 and others is not None and others <= OTHERS_IDLE else 1
         try:
             out = live.submit(searched_move, str(self.store.path), own, opp, tuple(roll), tuple(history), opened,
                               start, threads, cost=cost, deadline=deadline, ready_only=True)

@@ -189,10 +189,10 @@ def test_a_search_runs_on_two_threads_only_on_an_idle_machine(registry, monkeypa
             raise Refused("RESOURCE_EXHAUSTED", "spy")
 
     with registry.acquire(PARAMS.variant) as b:
-        for running, others in ((0, 0), (1, 0), (0, 3), (0, None)):
+        for running, others in ((0, 0), (1, 0), (0, 3), (0, 1), (0, None)):
             monkeypatch.setattr(dudo_backend, "others_running", lambda others=others: others)
             assert b._large_searched(1, 1, (4,), HIST, True, LiveCall(SpyPool(running))) == dudo_backend.DEGRADED
-    assert asked == [dudo_backend.IDLE_SEARCH_THREADS, 1, 1, 1] and dudo_backend.IDLE_SEARCH_THREADS == 2
+    assert asked == [2, 1, 1, 2, 1] and dudo_backend.IDLE_SEARCH_THREADS == 2 and dudo_backend.OTHERS_IDLE == 1
 
 
 def test_others_running_reads_the_instant_count():
