@@ -24,7 +24,7 @@ from games.storeverify import Identity
 from server import metrics
 from server.building import BuildStatus
 from server.backends import Backend, NotServed, backend_for, quote
-from server.storecheck import verified
+from server.storecheck import CheckUnfinished, verified
 
 log = logging.getLogger("gamestrategy.server")
 
@@ -187,7 +187,7 @@ class Registry:
     # -------------------------------------------------------------- refresh
     def refresh(self) -> dict[str, str]:
         """Check the served files, then verify and swap in every newly published store; returns
-        {variant: outcome} (loaded, swapped, refused, withdrawn)."""
+        {variant: outcome} (loaded, swapped, refused, withdrawn, checking: its check did not finish)."""
         out: dict[str, str] = {}
         with self._refresh_lock:
             published, problems = scan_published(self.root)
@@ -274,6 +274,10 @@ class Registry:
                                 "as a new version or restart")
         try:
             b, fd, ident = self._open_verified(variant, path)
+        except CheckUnfinished as e:    # a busy machine: nothing known of the store, so it is checked again
+            log.warning("store check unfinished: checked again at the next refresh", extra={"fields": {
+                "variant": variant, "path": str(path), "error": str(e)}})
+            return "checking"
         except Exception as e:  # noqa: BLE001 - any failure refuses the store
             return self._refuse(variant, path, cur, str(e))
         try:

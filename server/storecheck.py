@@ -29,6 +29,14 @@ CHECK_FLOOR_BYTES_PER_SECOND = 20 << 20
 MESSAGE_CHARS = 400
 
 
+class CheckUnfinished(StoreError):
+    """The check did not finish (too slow on a busy machine, or could not start): nothing is known of the store, so
+    nothing is recorded; the next refresh checks it again, with twice the time."""
+
+
+_ATTEMPTS: dict[str, int] = {}   # unfinished checks of a file so far (by path and identity): its next time limit
+
+
 def file_identity(path: Path) -> Identity:
     return Identity.of(os.stat(Path(path) / "data.mdb"))
 
@@ -43,16 +51,18 @@ def verified(path: Path) -> tuple[str, Identity]:
     except OSError as e:
         raise StoreError(f"store {path}: cannot stat data.mdb ({e.strerror or e})") from e
     shared = os.environ.get(VERDICTS_ENV)
-    if not shared:
-        return _check_in_child(path, size), ident
     key = hashlib.sha256(f"{path}\0{tuple(ident)}".encode()).hexdigest()[:32]
+    if not shared:
+        return _check_in_child(path, size, key), ident
     with open(Path(shared) / key, "a+") as f:
         fcntl.flock(f, fcntl.LOCK_EX)  # released when the file closes
         f.seek(0)
         verdict = f.read()
         if not verdict:
             try:
-                verdict = "ok " + _check_in_child(path, size)
+                verdict = "ok " + _check_in_child(path, size, key)
+            except CheckUnfinished:
+                raise                   # no verdict: the next look checks again
             except StoreError as e:
                 verdict = "bad " + str(e)
             f.write(verdict)
@@ -63,17 +73,28 @@ def verified(path: Path) -> tuple[str, Identity]:
     return text, ident
 
 
-def _check_in_child(path: Path, size: int) -> str:
+def check_seconds(size: int, attempt: int) -> float:
+    """The time a check of ``size`` bytes may take at its ``attempt``-th try (0 first): doubled at each try."""
+    return (CHECK_MIN_SECONDS + size / CHECK_FLOOR_BYTES_PER_SECOND) * 2 ** min(attempt, 4)
+
+
+def _check_in_child(path: Path, size: int, key: str) -> str:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
-    timeout = CHECK_MIN_SECONDS + size / CHECK_FLOOR_BYTES_PER_SECOND
+    attempt = _ATTEMPTS.get(key, 0)
+    timeout = check_seconds(size, attempt)
     try:
         r = subprocess.run([sys.executable, "-m", "server.storecheck", str(path)], capture_output=True, text=True,
                            timeout=timeout, env=env, cwd=REPO_ROOT)
     except subprocess.TimeoutExpired:
-        raise StoreError(f"store {path}: its content check took longer than {timeout:.0f} s") from None
+        _ATTEMPTS[key] = attempt + 1
+        raise CheckUnfinished(f"store {path}: its content check did not finish in {timeout:.0f} s (a busy "
+                              f"machine); checked again at the next refresh with {check_seconds(size, attempt + 1):.0f} s")
     except OSError as e:
-        raise StoreError(f"store {path}: cannot start its content check ({e})") from e
+        _ATTEMPTS[key] = attempt + 1
+        raise CheckUnfinished(f"store {path}: cannot start its content check ({e}); checked again at the next "
+                              "refresh") from e
+    _ATTEMPTS.pop(key, None)
     if r.returncode == 0:
         return r.stdout.strip()
     if r.returncode < 0:

@@ -80,6 +80,28 @@ def test_the_content_check_runs_in_a_child_process(root, monkeypatch):
         registry.close()
 
 
+def test_a_check_that_does_not_finish_refuses_nothing_and_is_made_again(root, monkeypatch, tmp_path):
+    """A content check past its time (a busy machine) is no verdict: the store is not refused, the workers' shared
+    verdicts record nothing, and the next refresh checks it again with twice the time and serves it."""
+    import server.storecheck as storecheck
+
+    verdicts = tmp_path / "verdicts"
+    verdicts.mkdir()
+    monkeypatch.setenv(storecheck.VERDICTS_ENV, str(verdicts))
+    monkeypatch.setattr(storecheck, "CHECK_MIN_SECONDS", 1e-4)
+    monkeypatch.setattr(storecheck, "CHECK_FLOOR_BYTES_PER_SECOND", 1 << 50)
+    registry = Registry(root)
+    try:
+        assert registry.refresh() == {JOTTO: "checking", GUESSWHO: "checking"}
+        assert registry.refused() == [] and registry.variants() == []
+        assert [p.read_text() for p in verdicts.iterdir()] == ["", ""]
+        monkeypatch.setattr(storecheck, "CHECK_MIN_SECONDS", 60.0)
+        assert registry.refresh() == {JOTTO: "loaded", GUESSWHO: "loaded"}
+        assert storecheck.check_seconds(1 << 20, 1) == 2 * storecheck.check_seconds(1 << 20, 0)
+    finally:
+        registry.close()
+
+
 @pytest.mark.parametrize("damage", [random_bytes, swapped_values])
 def test_a_served_file_damaged_in_place_answers_no_move_and_is_withdrawn(served, root, damage):
     registry, client = served
