@@ -78,7 +78,8 @@ def check_seconds(size: int, attempt: int) -> float:
     return (CHECK_MIN_SECONDS + size / CHECK_FLOOR_BYTES_PER_SECOND) * 2 ** min(attempt, 4)
 
 
-def _check_in_child(path: Path, size: int, key: str) -> str:
+def _check_in_child(path: Path, size: int, key: str | None = None) -> str:
+    key = str(path) if key is None else key
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
     attempt = _ATTEMPTS.get(key, 0)
