@@ -9,7 +9,7 @@ from pathlib import Path
 
 from builder import interrupt
 from builder.dudo_progress import DudoWork, tables_marker
-from games.dudo.search.tables import LargeSearchSpec, group_tables, searched_groups
+from games.dudo.search.tables import group_tables, searched_groups
 from games.dudo.policy.searched import state_searched_rounds
 from games.dudo.policy.served import SERVED_SEARCH_LARGE
 from games.dudo.build.solve_game import clear_running, solve_params
@@ -45,7 +45,7 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
         if params.search_by_round:      # rounds served by search where it lowers their exact figure
             for name, upd in state_searched_rounds(sol, params.search_by_round, params.exact_br_total).items():
                 rounds[name].update(upd)
-        spec = large_search_spec(params)
+        spec = params.large_search_spec()
         groups = searched_groups(sol, spec) if spec else []
         for key in groups:
             for op, oth in {key, key[::-1]}:
@@ -69,8 +69,3 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
             p.unlink()
     clear_running(str(work))
     return path
-
-
-def large_search_spec(params: DudoParams) -> LargeSearchSpec | None:
-    """The large rounds' search settings of ``params.large_search`` (None: no round searched)."""
-    return params.large_search_spec()

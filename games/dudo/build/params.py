@@ -69,7 +69,7 @@ class DudoParams:
         if not self.large_search:
             return None
         min_total, depth, iterations, claims = (int(x) for x in self.large_search[:4])
-        rows = tuple(tuple(g) for g in self.large_search[4]) if len(self.large_search) > 4 else ()
+        rows = self.large_search[4] if len(self.large_search) > 4 else ()    # LargeSearchSpec makes it tuples
         return LargeSearchSpec(min_total=min_total, depth=depth, iterations=iterations, A=claims, rows_groups=rows)
 
     @property
