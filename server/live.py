@@ -420,12 +420,12 @@ class LivePool:
                 pass
 
 
-def others_running() -> int | None:
+def others_running(loadavg: str = "/proc/loadavg") -> int | None:
     """Tasks running or runnable on the machine at this instant besides the caller (Linux ``/proc/loadavg``'s
     fourth field, which counts the reader); None where it cannot be read.  Unlike the load average it has no lag:
     what a computation about to start would share the cores with."""
     try:
-        with open("/proc/loadavg") as f:
+        with open(loadavg) as f:
             return max(0, int(f.read().split()[3].split("/")[0]) - 1)
     except (OSError, IndexError, ValueError):
         return None

@@ -195,10 +195,15 @@ def test_a_search_runs_on_two_threads_only_on_an_idle_machine(registry, monkeypa
     assert asked == [2, 1, 1, 2, 1] and dudo_backend.IDLE_SEARCH_THREADS == 2 and dudo_backend.OTHERS_IDLE == 1
 
 
-def test_others_running_reads_the_instant_count():
+def test_others_running_reads_the_instant_count(tmp_path):
+    """/proc/loadavg's fourth field counts the reader too; an unreadable or odd file is None, not a guess."""
     from server.live import others_running
-    n = others_running()
-    assert n is None or n >= 0
+    f = tmp_path / "loadavg"
+    for text, want in (("0.52 0.58 0.59 3/467 12345\n", 2), ("0.00 0.01 0.05 1/90 7\n", 0), ("0.1 0.2\n", None),
+                       ("0.1 0.2 0.3 x/90 7\n", None)):
+        f.write_text(text)
+        assert others_running(str(f)) == want
+    assert others_running(str(tmp_path / "missing")) is None
 
 
 def _game(third):
