@@ -150,26 +150,31 @@ class HttpApi:
 
     async def readyz(self, request: Request) -> Response:
         """Readiness: 200 while stores are loaded and the process is not stopping, else 503 (no token). Both
-        answers list the variants a build beside the server is still making (``building``) and what is
-        refused, with the reason (``refused``: store versions that failed their check, unreadable entries)."""
+        answers list the variants a build beside the server is still making (``building``), the store versions
+        being verified (``verifying``: their content check has not ended; a variant without an older version
+        served answers UNAVAILABLE meanwhile) and what is refused, with the reason (``refused``: store
+        versions that failed their check, unreadable entries)."""
         registry = self.servicer.registry
         variants = registry.variants()
         building = [] if self.closing else await asyncio.get_running_loop().run_in_executor(self._pool, registry.building)
         building = [{k: -1.0 if v is None and k in NO_ESTIMATE else v for k, v in b.items()} for b in building]
+        verifying = registry.verifying()
         refused = registry.refused()
         if variants and not self.closing:
             return JSONResponse({"status": "SERVING", "variants": len(variants), "building": building,
-                                 "refused": refused})
+                                 "verifying": verifying, "refused": refused})
         if self.closing:
             why = "stopping"
+        elif verifying:
+            why = f"no store loaded yet: {len(verifying)} being verified, each comes online when its check passes"
         elif building:
             why = f"no store loaded yet: {len(building)} being built, the first comes online when published"
         elif refused:
             why = f"no store loaded: {len(refused)} refused"
         else:
             why = "no store loaded"
-        return JSONResponse({"status": "NOT_SERVING", "message": why, "building": building, "refused": refused},
-                            status_code=503)
+        return JSONResponse({"status": "NOT_SERVING", "message": why, "building": building, "verifying": verifying,
+                             "refused": refused}, status_code=503)
 
     @staticmethod
     async def openapi(request: Request) -> Response:

@@ -37,6 +37,16 @@ class StoreUnavailable(NotServed):
         super().__init__(message, "UNAVAILABLE", retry="store")
 
 
+class _Check:
+    """One variant's check in flight on its own thread: the version it checks and, once done, its outcome."""
+
+    __slots__ = ("path", "thread", "outcome")
+
+    def __init__(self, path: Path, work):
+        self.path, self.outcome = path, None
+        self.thread = threading.Thread(target=work, args=(self,), name="store-check", daemon=True)
+
+
 class _Handle:
     """One open backend with a count of the calls reading it, and the identity of the file it verified."""
 
@@ -88,8 +98,13 @@ class Registry:
         # variant (or "<game>/") -> (refused path or None, reason); a path is not retried until it changes
         self._refused: dict[str, tuple[Path | None, str]] = {}
         self._opened: set[Path] = set()  # every path opened in this process: py-lmdb opens a path once
+        self._checks: dict[str, _Check] = {}  # variant -> its check in flight (one at a time per variant)
+        # variant -> the published version awaited: no version of it served, none refused since it was published
+        self._awaited: dict[str, Path] = {}
+        self._closed = False
         self.build_status = BuildStatus(self.root)  # what a build beside the server is still making
         self.on_change = lambda: None  # called when a served file is seen changed (wakes the refresh)
+        self.on_checked = lambda: None  # called on a check's own thread when it has ended (readiness)
 
     # -------------------------------------------------------------- reading
     @property
@@ -115,6 +130,10 @@ class Registry:
                 return h
             known = ", ".join(sorted(self._handles)) or "none"
             refused = self._refused.get(variant)
+            awaited = self._awaited.get(variant)
+        if awaited is not None:
+            raise StoreUnavailable(f"variant {quote(variant)} is not served yet: its store is being verified (its "
+                                   "content hash checked against its data) and comes online when it passes; retry")
         if refused is not None:
             raise StoreUnavailable(f"variant {quote(variant)} is not served: its published store was refused "
                                    f"({_reason(refused[1])}); it comes online when a good version is published")
@@ -172,6 +191,16 @@ class Registry:
         return [{"variant": v, "version": path.name if path else None, "reason": _reason(why)}
                 for v, (path, why) in items]
 
+    def verifying(self) -> list[dict]:
+        """The store versions being checked, or awaiting their check, that no call is answered from yet
+        (``/readyz``): a variant that serves an older version meanwhile is listed with ``serving`` set."""
+        with self._lock:
+            versions = {v: c.path for v, c in self._checks.items()}
+            versions.update(self._awaited)
+            serving = {v: h.backend.version for v, h in self._handles.items() if h.path != versions.get(v)}
+        return [{"variant": v, "version": path.name, **({"serving": serving[v]} if v in serving else {})}
+                for v, path in sorted(versions.items())]
+
     def check_served(self, h: _Handle) -> None:
         """Raise StoreUnavailable when the file a move was just read from changed since it was verified (the
         move is then not answered); the handle is suspended and the refresh woken to check it again."""
@@ -185,19 +214,57 @@ class Registry:
                                "being checked again: retry")
 
     # -------------------------------------------------------------- refresh
-    def refresh(self) -> dict[str, str]:
-        """Check the served files, then verify and swap in every newly published store; returns
-        {variant: outcome} (loaded, swapped, refused, withdrawn, checking: its check did not finish)."""
-        out: dict[str, str] = {}
+    def refresh(self, wait: bool = True) -> dict[str, str]:
+        """Check the served files, then verify and swap in every newly published store, each variant's check
+        on a thread of its own. ``wait``: wait for every check in flight and return their outcomes,
+        {variant: outcome} (loaded, swapped, refused, withdrawn, checking: its check did not finish);
+        otherwise return {} at once (``on_checked`` is called as each check ends)."""
+        checks = self.start_checks()
+        return self.wait_for(checks) if wait else {}
+
+    def start_checks(self) -> dict[str, _Check]:
+        """Scan the root and start the checks it calls for; every check in flight, by variant."""
         with self._refresh_lock:
             published, problems = scan_published(self.root)
             self._note_problems(problems)
-            self._recheck_served(out)
+            with self._lock:
+                for variant in [v for v in self._awaited if v not in published]:
+                    del self._awaited[variant]   # unpublished (deleted) before its check ended
+                checks = dict(self._checks)
+            checks.update(self._recheck_served())
             for variant, path in published.items():
-                outcome = self._consider(variant, path)
-                if outcome is not None:
-                    out[variant] = outcome
-        return out
+                check = self._consider(variant, path)
+                if check is not None:
+                    checks[variant] = check
+            return checks
+
+    @staticmethod
+    def wait_for(checks: dict[str, _Check]) -> dict[str, str]:
+        """Wait for these checks to end; {variant: outcome} of those that changed something."""
+        for check in checks.values():
+            check.thread.join()
+        return {v: c.outcome for v, c in checks.items() if c.outcome is not None}
+
+    def _start_check(self, variant: str, path: Path, work) -> _Check | None:
+        """Run ``work()`` (its outcome or None) on a thread of its own unless a check of the variant is in flight
+        (None then)."""
+        def run(check: _Check) -> None:
+            try:
+                check.outcome = work()
+            except Exception:  # noqa: BLE001 - a check never takes the server down
+                log.exception("store check failed", extra={"fields": {"variant": variant, "path": str(path)}})
+            finally:
+                with self._lock:
+                    if self._checks.get(variant) is check:
+                        del self._checks[variant]
+                self.on_checked()
+
+        with self._lock:
+            if variant in self._checks or self._closed:
+                return None
+            check = self._checks[variant] = _Check(path, run)
+        check.thread.start()
+        return check
 
     def _note_problems(self, problems: dict[str, str]) -> None:
         """Entries of the root that cannot be read: each logged once while it lasts, the rest unaffected."""
@@ -214,11 +281,13 @@ class Registry:
             for name in [n for n, (path, _) in self._refused.items() if path is None and n not in problems]:
                 del self._refused[name]
 
-    def _recheck_served(self, out: dict[str, str]) -> None:
-        """Served files changed on disk are verified again: kept when they pass, withdrawn when they fail. A
-        deleted version goes on being served from its open file (its bytes are intact), with a warning."""
+    def _recheck_served(self) -> dict[str, _Check]:
+        """Served files changed on disk are verified again, each on its check's thread: kept when they pass,
+        withdrawn when they fail. A deleted version goes on being served from its open file (its bytes are
+        intact), with a warning."""
         with self._lock:
             served = list(self._handles.items())
+        checks = {}
         for variant, h in served:
             try:
                 st = os.fstat(h.fd)
@@ -229,21 +298,30 @@ class Registry:
                 log.warning("the served store version was deleted from disk: serving it from its open file until "
                             "a new version is published", extra={"fields": {
                                 "variant": variant, "path": str(h.path), "store_version": h.backend.version}})
-            if not (h.suspect or h.changed()):
-                continue
-            try:
-                if st is None or not self.verify or h.deleted:
-                    raise StoreError(f"store {h.path}: data.mdb changed on disk")
-                _, ident = verified(h.path)
-                if ident[:2] != (st.st_dev, st.st_ino):
-                    raise StoreError(f"store {h.path}: data.mdb was replaced by another file")
-            except (StoreError, OSError) as e:
-                self._withdraw(variant, h, str(e))
-                out[variant] = "withdrawn"
-                continue
-            h.identity, h.suspect = ident, False
-            log.warning("a served store file changed on disk and passed its check again: serving it",
-                        extra={"fields": {"variant": variant, "store_version": h.backend.version}})
+            if h.suspect or h.changed():
+                check = self._start_check(variant, h.path, lambda variant=variant, h=h, st=st: self._recheck(variant, h, st))
+                if check is not None:
+                    checks[variant] = check
+        return checks
+
+    def _recheck(self, variant: str, h: _Handle, st: os.stat_result | None) -> str | None:
+        try:
+            if st is None or not self.verify or h.deleted:
+                raise StoreError(f"store {h.path}: data.mdb changed on disk")
+            _, ident = verified(h.path)
+            if ident[:2] != (st.st_dev, st.st_ino):
+                raise StoreError(f"store {h.path}: data.mdb was replaced by another file")
+        except CheckUnfinished as e:  # the file stays suspended: checked again at the next refresh
+            log.warning("store check unfinished: checked again at the next refresh", extra={"fields": {
+                "variant": variant, "path": str(h.path), "error": str(e)}})
+            return "checking"
+        except (StoreError, OSError) as e:
+            self._withdraw(variant, h, str(e))
+            return "withdrawn"
+        h.identity, h.suspect = ident, False
+        log.warning("a served store file changed on disk and passed its check again: serving it",
+                    extra={"fields": {"variant": variant, "store_version": h.backend.version}})
+        return None
 
     def _withdraw(self, variant: str, h: _Handle, why: str) -> None:
         with self._lock:
@@ -262,13 +340,19 @@ class Registry:
         if close:
             self._close(h)
 
-    def _consider(self, variant: str, path: Path) -> str | None:
-        """Verify, open and swap in the store published at `path` unless it is served or refused already."""
+    def _consider(self, variant: str, path: Path) -> _Check | None:
+        """Start the check of the store published at `path` unless it is served, refused or checked already."""
         with self._lock:
             cur = self._handles.get(variant)
             refused = self._refused.get(variant, (None, None))[0]
-        if (cur is not None and cur.path == path) or refused == path:
-            return None
+            if (cur is not None and cur.path == path) or refused == path:
+                return None
+            if cur is None:
+                self._awaited[variant] = path
+        return self._start_check(variant, path, lambda: self._load(variant, path, cur))
+
+    def _load(self, variant: str, path: Path, cur: _Handle | None) -> str | None:
+        """Verify, open and swap in the store published at `path` (on its check's thread); the outcome."""
         if path in self._opened:  # py-lmdb opens a path once per process: never reopen
             return self._refuse(variant, path, cur, "this version was served before in this process; publish it "
                                 "as a new version or restart")
@@ -289,15 +373,22 @@ class Registry:
                                 f"{b.store.manifest['build_time']!r}, expected YYYY-MM-DDTHH:MM:SSZ")
         new = _Handle(b, path, fd, ident)
         with self._lock:
-            self._refused.pop(variant, None)
-            old = self._handles.get(variant)
-            self._handles[variant] = new
-            close_old = False
-            if old is not None:
-                old.retired = True
-                close_old = old.refs == 0 and not old.closed
-                if close_old:
-                    old.closed = True
+            closed = self._closed
+            old, close_old = None, False
+            if not closed:
+                self._refused.pop(variant, None)
+                self._awaited.pop(variant, None)
+                old = self._handles.get(variant)
+                self._handles[variant] = new
+                if old is not None:
+                    old.retired = True
+                    close_old = old.refs == 0 and not old.closed
+                    if close_old:
+                        old.closed = True
+        if closed:  # the registry closed while this store was checked
+            new.closed = True
+            self._close(new)
+            return None
         if old is not None:
             metrics.STORE_VERSION.labels(variant=variant, version=old.backend.version).set(0)
         metrics.STORE_VERSION.labels(variant=variant, version=b.version).set(1)
@@ -333,6 +424,7 @@ class Registry:
     def _refuse(self, variant: str, path: Path, cur: _Handle | None, why: str) -> str:
         with self._lock:
             self._refused[variant] = (path, why)
+            self._awaited.pop(variant, None)
         metrics.STORE_LOADS.labels(result="refused").inc()
         log.error("refusing store; keeping the previous one" if cur else "refusing store",
                   extra={"fields": {"variant": variant, "path": str(path), "error": why,
@@ -341,6 +433,7 @@ class Registry:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True  # a check still in flight opens nothing more
             hs = list(self._handles.values())
             self._handles.clear()
         for h in hs:

@@ -19,7 +19,8 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
     from server.app import build_server
 
     received = record_signals()
-    registry = open_registry(args.root)
+    started = time.monotonic()
+    registry, start_checks = open_registry(args.root)
     if any(sig != signal.SIGHUP for sig in received):  # stopped while opening the stores: never listen
         registry.close()
         log.info("stopped before listening", extra={"fields": {"worker": worker}})
@@ -28,25 +29,42 @@ def run_worker(args, port: int, tokens: list[str], reuseport: bool, worker: int,
         server, bound = build_server(registry, f"{args.host}:{port}", settings=server_settings(args, tokens, reuseport))
         http = http_listener(args, server, tokens, http_port, reuseport)
     except RuntimeError as e:  # build_server's "cannot bind", or a StartupError
+        registry.close()
         log.error("%s", e, extra={"fields": getattr(e, "fields", {})})
         return 1
     stop, wake = threading.Event(), threading.Event()
     readiness = Readiness(server, registry, worker, stop)
     registry.on_change = wake.set  # a served file seen changed is checked again at once
+    registry.on_checked = lambda: (readiness.update(), start_live_pool(server, registry))
+    readiness.update()  # a check that ended before on_checked was set
     start_refresh(registry, readiness, args.refresh_seconds, stop, wake)
-    if not registry.variants() and worker == 0:
+    if not registry.variants() and not registry.verifying() and worker == 0:
         threading.Thread(target=warm_for_build, args=(registry, log, stop), name="kernel-warm", daemon=True).start()
     start_listening(server, http, registry)
     log.info("listening", extra={"fields": {
         "address": f"{args.host}:{bound}", "worker": worker,
         "http": f"{http.scheme}://{args.http_host}:{http.port}/" if http else None, "variants": registry.variants(),
+        "verifying": [v["variant"] for v in registry.verifying()],
         "tls": args.tls is not None, "mutual_tls": bool(args.tls and args.tls.client_ca),
         "token_required": bool(tokens), "threads": args.threads, "max_concurrent_rpcs": args.max_concurrent_rpcs}})
-    if ready is not None:
-        ready(bound, http.port if http else None)
+    threading.Thread(target=report_start_checks, args=(registry, start_checks, worker, started, ready, bound, http),
+                     name="start-checks", daemon=True).start()
     wait_for_stop(received, stop, wake)
     shut_down(server, http, registry, args.grace, worker, wake, drain=args.drain_seconds)
     return 0
+
+
+def report_start_checks(registry, checks, worker: int, started: float, ready, grpc_port: int, http) -> None:
+    """Once the checks of the stores present at start-up have ended (each served, refused, or unfinished and
+    left to the next refresh): log what they did and call `ready(grpc_port, http_port)` (the --port-file)."""
+    outcomes = registry.wait_for(checks)
+    by_outcome: dict[str, list[str]] = {}
+    for variant, outcome in sorted(outcomes.items()):
+        by_outcome.setdefault(outcome, []).append(variant)
+    log.info("stores checked at start-up", extra={"fields": {
+        "worker": worker, "seconds": round(time.monotonic() - started, 3), **by_outcome}})
+    if ready is not None:
+        ready(grpc_port, http.port if http else None)
 
 
 class StartupError(RuntimeError):
@@ -72,19 +90,21 @@ def record_signals() -> list[int]:
 
 
 def open_registry(root):
-    """The registry with every published store opened; on a root with none yet, a warning saying what will
-    bring one (the server still starts, not ready, and stores published later come online by refresh)."""
+    """The registry and the checks it started (``Registry.start_checks``), one per published store, each on a
+    thread of its own: the server listens meanwhile and serves each store once its check passes. On a root
+    with none yet, a warning saying what will bring one (the server still starts, not ready, and stores
+    published later come online by refresh)."""
     from server.registry import Registry
 
     registry = Registry(root)
-    registry.refresh()
-    if not registry.variants():
+    checks = registry.start_checks()
+    if not registry.variants() and not registry.verifying():
         building = registry.building()
         log.warning("no store to serve yet: not ready (health NOT_SERVING, /readyz 503) until one is published"
                     + (f"; the build beside this server is making {len(building)}" if building else
                        "; run `make serve` (builds the defaults beside the server) or `make build-stores`"),
                     extra={"fields": {"root": str(root), "building": [p["variant"] for p in building]}})
-    return registry
+    return registry, checks
 
 
 def server_settings(args, tokens: list[str], reuseport: bool):
@@ -129,6 +149,7 @@ class Readiness:
     def __init__(self, server, registry, worker: int, stop: threading.Event):
         self.server, self.registry, self.worker, self.stop = server, registry, worker, stop
         self.serving = True  # build_server starts SERVING
+        self._lock = threading.Lock()  # updated by the refresh thread and by each store check's thread
         self.update()
 
     def update(self) -> None:
@@ -136,13 +157,14 @@ class Readiness:
 
         from server.service import SERVICE_NAME
 
-        now = bool(self.registry.variants())
-        if now == self.serving or self.stop.is_set():
-            return
-        self.serving = now
-        for name in ("", SERVICE_NAME):
-            self.server.health.set(name, health_pb2.HealthCheckResponse.SERVING if now
-                                   else health_pb2.HealthCheckResponse.NOT_SERVING)
+        with self._lock:
+            now = bool(self.registry.variants())
+            if now == self.serving or self.stop.is_set():
+                return
+            self.serving = now
+            for name in ("", SERVICE_NAME):
+                self.server.health.set(name, health_pb2.HealthCheckResponse.SERVING if now
+                                       else health_pb2.HealthCheckResponse.NOT_SERVING)
         if now:
             log.info("ready", extra={"fields": {"variants": self.registry.variants(), "worker": self.worker}})
 
@@ -158,7 +180,7 @@ def start_refresh(registry, readiness: Readiness, every_seconds: float, stop: th
                 return
             wake.clear()
             try:
-                registry.refresh()
+                registry.refresh(wait=False)  # each check on its own thread; on_checked follows each
             except Exception:  # noqa: BLE001 - a refresh never takes the server down
                 log.exception("store refresh failed")
             readiness.update()
@@ -170,8 +192,16 @@ def start_listening(server, http, registry) -> None:
     server.start()
     if http is not None:
         http.start()
+    start_live_pool(server, registry)
+
+
+def start_live_pool(server, registry) -> None:
+    """Once a store with live work is served: a live worker a slot ready before the first live calls."""
+    if getattr(server, "live_pool_started", False):
+        return
     if any(getattr(b, "live_modules", ()) for b in registry.backends.values()):
-        server.live_pool.start(max(server.live_pool.slots, 1))  # a worker a slot ready before the first live calls
+        server.live_pool_started = True
+        server.live_pool.start(max(server.live_pool.slots, 1))
 
 
 def wait_for_stop(received: list[int], stop: threading.Event, wake: threading.Event) -> None:

@@ -4,6 +4,7 @@ names from callers without a token."""
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -63,6 +64,25 @@ def _servers_on(root) -> list[int]:
     return out
 
 
+def _free_ports(n: int) -> tuple[int, ...]:
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return tuple(s.getsockname()[1] for s in socks)
+    finally:
+        for s in socks:
+            s.close()
+
+
+def _accepts(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
 def _listening_ports(pid: int) -> set[int]:
     """The TCP ports a process holds listening sockets on (its descriptors against /proc/net/tcp*)."""
     inodes = set()
@@ -86,10 +106,13 @@ def _listening_ports(pid: int) -> set[int]:
 class Server:
     """``python -m server`` as a process, its log parsed, stopped (and killed if need be) on leaving."""
 
-    def __init__(self, root, tmp_path, *args, ports=(0, 0, 0), token=None, name="server"):
+    def __init__(self, root, tmp_path, *args, ports=(0, 0, 0), token=None, name="server", path_first=None,
+                 env=None):
         self.root, self.log, self.port_file = root, tmp_path / f"{name}.log", tmp_path / f"{name}.ports"
-        env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-        env.update(PYTHONPATH=str(REPO), GAMESTRATEGY_TOKEN=token or "")
+        environ = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+        pythonpath = os.pathsep.join(str(p) for p in (path_first, REPO) if p is not None)
+        environ.update(PYTHONPATH=pythonpath, GAMESTRATEGY_TOKEN=token or "", **(env or {}))
+        env = environ
         with open(self.log, "wb") as fh:
             self.p = subprocess.Popen(
                 [sys.executable, "-m", "server", "--root", str(root), "--workers", "2", "--port", str(ports[0]),
@@ -291,3 +314,52 @@ def test_made_up_method_names_from_callers_without_a_token_add_one_label_and_no_
         refused_logs = [r for r in s.records() if r.get("message", "").startswith("refused")]
         assert len(refused_logs) <= 2 * 10 * 2  # two workers, gRPC and HTTP, a budget of 10 a minute each
         assert max(len(r.get("method", "")) for r in refused_logs) < 200  # echoed names clipped
+
+
+# imported by every python process of the server (PYTHONPATH): the content check of the version named by
+# FAULTS_HOLD_CHECK (``python -m server.storecheck PATH``) waits until the file FAULTS_RELEASE exists, so that
+# check is as slow as the test wants
+HOLD_CHECK = """\
+import os, sys, time
+if sys.orig_argv[-2:] == ["server.storecheck", os.environ.get("FAULTS_HOLD_CHECK")]:
+    open(os.environ["FAULTS_HELD"], "w").close()
+    end = time.monotonic() + 300
+    while not os.path.exists(os.environ["FAULTS_RELEASE"]) and time.monotonic() < end:
+        time.sleep(0.05)
+"""
+
+
+def test_a_server_listens_while_a_store_is_verified_and_serves_the_others_meanwhile(root, tmp_path):
+    """One store's content check held: the ports accept, the other store answers, the held one answers
+    UNAVAILABLE (retry: store) and /readyz names it; released, it is served."""
+    inject = tmp_path / "inject"
+    inject.mkdir()
+    (inject / "sitecustomize.py").write_text(HOLD_CHECK)
+    held, release = tmp_path / "held", tmp_path / "release"
+    version = (root / "guesswho" / GUESSWHO / "current").resolve()
+    ports = _free_ports(3)
+    env = {"FAULTS_HOLD_CHECK": str(version), "FAULTS_HELD": str(held), "FAULTS_RELEASE": str(release)}
+    with Server(root, tmp_path, ports=ports, path_first=inject, env=env) as s:
+        assert _wait(held.exists), s.log.read_text()[-3000:]
+        assert _wait(lambda: _accepts(ports[0]) and _accepts(ports[1])), \
+            "the server does not listen while a store's check runs:\n" + s.log.read_text()[-3000:]
+        assert _wait(lambda: len({r["pid"] for r in s.records("serving store") if r["variant"] == JOTTO}) == 2)
+        assert not release.exists() and not s.port_file.exists()  # written once the stores present were checked
+        for _ in range(4):  # both workers (the ports are shared) answer alike
+            with urllib.request.urlopen(f"http://127.0.0.1:{ports[1]}/readyz", timeout=10) as r:
+                ready = json.loads(r.read())
+            assert ready["status"] == "SERVING" and ready["variants"] == 1
+            assert ready["verifying"] == [{"variant": GUESSWHO, "version": version.name}]
+        with GameStrategyClient(f"127.0.0.1:{ports[0]}", timeout=20) as c:
+            for seed in range(8):
+                assert c.jotto_move(JOTTO, "guesser", seed=seed).store_version
+                with pytest.raises(grpc.RpcError) as e:
+                    c.sample_move(guesswho_request(GUESSWHO, 12, 12))
+                assert e.value.code() == grpc.StatusCode.UNAVAILABLE and "being verified" in e.value.details()
+                assert ("gamestrategy-retry", "store") in tuple(e.value.trailing_metadata())
+            release.touch()
+            info = s.wait_ready()
+            assert info["port"] == ports[0]
+            assert _wait(lambda: len({r["pid"] for r in s.records("serving store") if r["variant"] == GUESSWHO}) == 2)
+            for seed in range(8):
+                assert c.sample_move(guesswho_request(GUESSWHO, 12, 12, seed=seed)).store_version == version.name

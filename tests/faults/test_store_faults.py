@@ -5,6 +5,7 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 import grpc
@@ -12,7 +13,7 @@ import pytest
 
 from clients.client import GameStrategyClient, guesswho_request
 from games.storage import scan_published
-from server.registry import Registry
+from server.registry import Registry, StoreUnavailable
 from tests.conftest import servers_on
 from tests.faults.conftest import DAMAGE, GUESSWHO, JOTTO, publish_copy, random_bytes, served_file, swapped_values
 
@@ -208,3 +209,47 @@ def test_an_unreadable_directory_refuses_only_itself_for_an_ordinary_user():
             d.chmod(0o755)
         shutil.rmtree(base)
     assert out == repr((["a", "d"], ["b", "dudo/"]))
+
+
+def test_a_slow_check_holds_up_only_its_own_variant(root, monkeypatch):
+    """Checks held on purpose (a large store on a busy machine): the other variant is served meanwhile; one with
+    nothing served answers UNAVAILABLE (retry: store) and is listed as verifying; a served variant whose new
+    version is being verified goes on answering from the old one."""
+    import server.registry as registry_module
+
+    held = {(root / "guesswho" / GUESSWHO / "current").resolve(): threading.Event()}
+    real = registry_module.verified
+
+    def held_check(path):
+        if path in held:
+            assert held[path].wait(60), "never released"
+        return real(path)
+
+    monkeypatch.setattr(registry_module, "verified", held_check)
+    registry = Registry(root)
+    try:
+        checks = registry.start_checks()
+        assert registry.wait_for({JOTTO: checks[JOTTO]}) == {JOTTO: "loaded"}
+        assert registry.variants() == [JOTTO]
+        guesswho_version = next(iter(held)).name
+        assert registry.verifying() == [{"variant": GUESSWHO, "version": guesswho_version}]
+        with pytest.raises(StoreUnavailable) as e, registry.acquire(GUESSWHO):
+            pass
+        assert e.value.status == "UNAVAILABLE" and e.value.retry == "store" and "being verified" in str(e.value)
+
+        served = registry.backends[JOTTO].version
+        new = publish_copy(root, "20990101T000000-next").parent
+        held[new] = threading.Event()
+        assert registry.refresh(wait=False) == {}
+        assert registry.verifying() == [{"variant": GUESSWHO, "version": guesswho_version},
+                                        {"variant": JOTTO, "version": new.name, "serving": served}]
+        with registry.acquire(JOTTO) as b:
+            assert b.version == served
+        for release in held.values():
+            release.set()
+        assert registry.refresh() == {GUESSWHO: "loaded", JOTTO: "swapped"}
+        assert registry.verifying() == [] and registry.backends[JOTTO].store.path == new
+    finally:
+        for release in held.values():
+            release.set()
+        registry.close()

@@ -93,7 +93,8 @@ def _until(fn, seconds=60):
 def test_server_on_an_empty_root_is_not_ready_then_serves_what_the_build_publishes(empty_server):
     root, port, http_port, log = empty_server
     status, body = _http(http_port, "/readyz")
-    assert status == 503 and body == {"status": "NOT_SERVING", "message": "no store loaded", "building": [], "refused": []}
+    assert status == 503 and body == {"status": "NOT_SERVING", "message": "no store loaded", "building": [], "verifying": [],
+                                      "refused": []}
     assert _http(http_port, "/healthz")[0] == 200  # alive, not ready
     assert "no store to serve yet: not ready" in log.read_text()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
