@@ -4,12 +4,16 @@ dispatch and tasks as the server, strategy ``search``), each round's own share, 
 new version of the store (its data unchanged, the figures added to its manifest's rounds), which a server swaps in.
 
   python -m builder.measure_search [--root stores] [--variant dudo-5dice-default] [--rounds 5v5,4v4] [--games 40]
-                                  [--processes 2]
+                                  [--processes 2] [--whole-game]
 
 Each measured round gets ``served_exploitability`` (a lower bound, in win probability, the responder's value
 summed over both seats less 1) with ``served_exploitability_stderr``, ``served_games`` (sampled rounds a seat),
 ``served_responder`` and ``served_kind``; the stored rows' figures stay beside them under their own names.
-A bad argument exits 2 with one line.
+
+``--whole-game``: the figure from each round's start with every later round as served (``whole_game``): the
+rounds are measured fewest dice first, each on the later rounds' figures as the responder's values there; every
+round a game reaches below the given ones gets ``served_game_exploitability`` (its stderr, per-seat values, games
+and kind). A bad argument exits 2 with one line.
 """
 from __future__ import annotations
 
@@ -74,6 +78,79 @@ def measure(store, rounds, games: int, seed: int, depth: int, width: int, log=pr
     return out
 
 
+# sampled rounds a seat by dice in play, from each round's cost (docs/dudo-search-serving.md section 8: a 5v5 round
+# about 29 s a seat on one core, a 5v4 15 s, the 6-dice rounds about 1 s)
+WHOLE_GAME_GAMES = {2: 200, 3: 200, 4: 200, 5: 100, 6: 100, 7: 60, 8: 40, 9: 24, 10: 48}
+
+
+def whole_game_games(round_: tuple[int, int]) -> int:
+    return WHOLE_GAME_GAMES.get(sum(round_), 24)
+
+
+def later_rounds(manifest: dict, tops) -> list[tuple[int, int]]:
+    """The rounds (opener, other) a game reaches from the rounds ``tops`` (themselves included), fewest dice
+    first: after a challenge the loser has lost a die or more, and either player opens the next round."""
+    known = {tuple(int(x) for x in name.split("v")) for name in manifest["rounds"]}
+    seen, todo = set(), list(tops)
+    while todo:
+        a, b = todo.pop()
+        if (a, b) in seen or (a, b) not in known:
+            continue
+        seen.add((a, b))
+        for k in range(1, max(a, b)):
+            todo += [(a - k, b), (b, a - k), (a, b - k), (b - k, a)]
+    return sorted(seen, key=lambda r: (sum(r), r))
+
+
+def exact_as_served(st: dict) -> bool:
+    """The round's stated figures are exact and of the policy served there (the stored rows, or an exact round
+    searched whose figures are the searched policy's), so a whole-game measurement takes them as they are."""
+    from games.dudo.measure.bound import EXACT, kind_of
+    from games.dudo.policy.served import SERVED_BOOK, SERVED_SEARCHED
+    return kind_of(st) == EXACT and st.get("served", SERVED_BOOK) in (SERVED_BOOK, SERVED_SEARCHED)
+
+
+def whole_game(store, tops, games_of, seed: int, depth: int, width: int, log=print, strategy: str = "search",
+               processes: int = 2) -> dict:
+    """{round name: manifest updates} of the served policy's figure from each round's start to the game's end, for
+    every round a game reaches from ``tops``: the rounds fewest dice first, each measured by the lookahead responder
+    as ``measure`` does but valuing the later rounds by their own whole-game figures against the served policy
+    (the responder's per-seat winning probabilities there: its leaf tables and its payoffs at the round's end), so
+    the responder is one strategy for the whole game and its value a lower bound of the served policy's
+    exploitability from the round's start.  A round served by the stored rows with an exact figure enters with
+    that figure's seats.  ``games_of(round)``: sampled rounds a seat.
+
+    The later rounds' figures enter a round's value linearly, with weights (the probabilities of reaching them)
+    summing to at most one, so each seat's stated standard error is its own plus the largest of the later rounds'
+    (a bound on what their sampling errors add)."""
+    from games.dudo.serving.respond import respond_on_store
+    resp_open, resp_other, seat_err, out = {}, {}, {}, {}
+    for a, b in later_rounds(store.manifest, tops):
+        st = store.manifest["rounds"][f"{a}v{b}"]
+        if exact_as_served(st):
+            resp_open[(a, b)], resp_other[(a, b)], seat_err[(a, b)] = st["br_opener"], st["br_other"], 0.0
+            continue
+        carried = max(seat_err.values(), default=0.0)
+        games = games_of((a, b))
+        t0 = time.perf_counter()
+        policy_for_seat, seats = served_seat_policy(store, a, b, strategy)
+        r = respond_on_store(policy_for_seat, (a, b), store, games, seed, resp_open=dict(resp_open),
+                             resp_other=dict(resp_other), depth=depth, width=width, parallel_seats=processes > 1)
+        resp_open[(a, b)], resp_other[(a, b)] = r["br_opener"], r["br_other"]
+        seat_err[(a, b)] = max(r["br_opener_stderr"], r["br_other_stderr"]) + carried
+        stderr = r["stderr"] + 2 * carried
+        out[f"{a}v{b}"] = dict(
+            served_game_exploitability=r["value"], served_game_stderr=stderr,
+            served_game_br_opener=r["br_opener"], served_game_br_other=r["br_other"], served_game_games=float(games),
+            served_game_kind=f"lower bound: {r['responder']} against the served policy from the round's start to the "
+                             f"game's end, every later round as served (measured the same way, fewest dice first; "
+                             f"exact rounds by their exact figures), {games} sampled rounds a seat in this round")
+        log(f"{a}v{b} whole game ({strategy}): {r['value']:.4f} +- {stderr:.4f} (own {r['stderr']:.4f}; "
+            f"opener {r['br_opener']:.4f}, other {r['br_other']:.4f}; {games} rounds a seat, "
+            f"{sum(p.resolves for p in seats.values())} re-solves, {time.perf_counter() - t0:.0f} s)")
+    return out
+
+
 def publish_with(store, root: Path, updates: dict) -> Path:
     """A new version of ``store`` under ``root``: every database copied, the manifest's rounds updated."""
     import json
@@ -105,11 +182,15 @@ def main(argv=None) -> int:
     ap.add_argument("--root", type=Path, default=None, help="the store root (default: stores/)")
     ap.add_argument("--variant", default="dudo-5dice-default")
     ap.add_argument("--rounds", type=_rounds, default=None, help="rounds to measure (default: every searched one)")
-    ap.add_argument("--games", type=int, default=40, help="sampled rounds a seat")
+    ap.add_argument("--games", type=int, default=None, help="sampled rounds a seat (default 40; with --whole-game "
+                    "by dice in play, 48 at 5v5)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--depth", type=int, default=1, help="the responder's lookahead depth")
     ap.add_argument("--width", type=int, default=4, help="the responder's replies looked at")
     ap.add_argument("--processes", type=int, choices=(1, 2), default=2, help="2: the two seats at once")
+    ap.add_argument("--whole-game", action="store_true", help="the figure from each round's start to the game's "
+                    "end, every later round as served, for every round a game reaches from --rounds (sampled rounds "
+                    "a seat by dice in play unless --games is given)")
     ap.add_argument("--rows", action="store_true", help="measure the stored rows (strategy fsicfr) with the same "
                     "responder instead, for comparison: printed, nothing published")
     a = ap.parse_args(argv)
@@ -131,10 +212,16 @@ def main(argv=None) -> int:
         print(f"measure_search: {a.variant} searches the rounds {', '.join(f'{x}v{y}' for x, y in large) or 'none'}",
               file=sys.stderr)
         return 2
+    strategy = "fsicfr" if a.rows else "search"
+    if a.whole_game:
+        games_of = whole_game_games if a.games is None else (lambda r: a.games)
+        updates = whole_game(store, rounds, games_of, a.seed, a.depth, a.width, strategy=strategy,
+                             processes=a.processes)
+    else:
+        updates = measure(store, rounds, 40 if a.games is None else a.games, a.seed, a.depth, a.width,
+                          strategy=strategy, processes=a.processes)
     if a.rows:
-        measure(store, rounds, a.games, a.seed, a.depth, a.width, strategy="fsicfr", processes=a.processes)
         return 0
-    updates = measure(store, rounds, a.games, a.seed, a.depth, a.width, processes=a.processes)
     print(f"published {publish_with(store, root, updates)}")
     return 0
 
