@@ -111,18 +111,22 @@ def exact_as_served(st: dict) -> bool:
 
 
 def whole_game(store, tops, games_of, seed: int, depth: int, width: int, log=print, strategy: str = "search",
-               processes: int = 2) -> dict:
+               processes: int = 2, seat_policy=served_seat_policy) -> dict:
     """{round name: manifest updates} of the served policy's figure from each round's start to the game's end, for
     every round a game reaches from ``tops``: the rounds fewest dice first, each measured by the lookahead responder
     as ``measure`` does but valuing the later rounds by their own whole-game figures against the served policy
     (the responder's per-seat winning probabilities there: its leaf tables and its payoffs at the round's end), so
     the responder is one strategy for the whole game and its value a lower bound of the served policy's
     exploitability from the round's start.  A round served by the stored rows with an exact figure enters with
-    that figure's seats.  ``games_of(round)``: sampled rounds a seat.
+    that figure's seats.  ``games_of(round)``: sampled rounds a seat; ``seat_policy(store, opener, other,
+    strategy) -> (policy_for_seat, searched seats)``: the policy measured (``served_seat_policy``).
 
-    The later rounds' figures enter a round's value linearly, with weights (the probabilities of reaching them)
-    summing to at most one, so each seat's stated standard error is its own plus the largest of the later rounds'
-    (a bound on what their sampling errors add)."""
+    The later rounds' figures enter a seat's value linearly, with weights (the probabilities of reaching them)
+    summing to at most one, so whatever their correlation the error they carry in has a standard deviation of at
+    most the largest of theirs, M; it is independent of the round's own sampling, so a seat's standard error is
+    sqrt(own^2 + M^2) and the two seats' sum sqrt(own_opener^2 + own_other^2 + (2 M)^2)."""
+    import numpy as np
+
     from games.dudo.serving.respond import respond_on_store
     resp_open, resp_other, seat_err, out = {}, {}, {}, {}
     for a, b in later_rounds(store.manifest, tops):
@@ -130,18 +134,19 @@ def whole_game(store, tops, games_of, seed: int, depth: int, width: int, log=pri
         if exact_as_served(st):
             resp_open[(a, b)], resp_other[(a, b)], seat_err[(a, b)] = st["br_opener"], st["br_other"], 0.0
             continue
-        carried = max(seat_err.values(), default=0.0)
+        carried = max((seat_err[r] for r in later_rounds(store.manifest, [(a, b)]) if r != (a, b)), default=0.0)
         games = games_of((a, b))
         t0 = time.perf_counter()
-        policy_for_seat, seats = served_seat_policy(store, a, b, strategy)
+        policy_for_seat, seats = seat_policy(store, a, b, strategy)
         r = respond_on_store(policy_for_seat, (a, b), store, games, seed, resp_open=dict(resp_open),
                              resp_other=dict(resp_other), depth=depth, width=width, parallel_seats=processes > 1)
         resp_open[(a, b)], resp_other[(a, b)] = r["br_opener"], r["br_other"]
-        seat_err[(a, b)] = max(r["br_opener_stderr"], r["br_other_stderr"]) + carried
-        stderr = r["stderr"] + 2 * carried
+        seat_err[(a, b)] = float(np.hypot(max(r["br_opener_stderr"], r["br_other_stderr"]), carried))
+        stderr = float(np.hypot(r["stderr"], 2 * carried))
         out[f"{a}v{b}"] = dict(
             served_game_exploitability=r["value"], served_game_stderr=stderr,
             served_game_br_opener=r["br_opener"], served_game_br_other=r["br_other"], served_game_games=float(games),
+            served_game_own_stderr=r["stderr"],
             served_game_kind=f"lower bound: {r['responder']} against the served policy from the round's start to the "
                              f"game's end, every later round as served (measured the same way, fewest dice first; "
                              f"exact rounds by their exact figures), {games} sampled rounds a seat in this round")

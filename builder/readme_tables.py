@@ -28,11 +28,12 @@ def _dudo(m: dict) -> tuple[str, str, str]:
     kinds = "improved" if "improved_exploitability" in r else kind
     kind = "lower bound (perfect-recall improvement)" if kinds == "improved" else kind
     if m.get("large_search") and r.get("served", "").startswith("depth-limited"):     # the round is searched
-        searched = r.get("served_exploitability")
+        key = "served_game" if "served_game_exploitability" in r else "served"
+        searched = r.get(f"{key}_exploitability")
         text = (f"round {top} as served (search): " + (f"exploitability {searched:.3f}" if searched is not None
                                                        else "not measured")
                 + "; " + text.replace(f"round {top}: exploitability", f"the stored rows' {top}:"))
-        kind = (r["served_kind"] if searched is not None else "search: not measured") + f"; rows: {kind}"
+        kind = (r[f"{key}_kind"] if searched is not None else "search: not measured") + f"; rows: {kind}"
         return "search", text, kind
     return m.get("served", "fsicfr"), text, kind
 

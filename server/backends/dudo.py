@@ -407,7 +407,10 @@ class DudoBackend:
             # the round's figure: the perfect-recall improvement where measured (the larger lower bound), else
             # the exploitability with its best response's kind
             if (op, oth) in self.large_rounds:   # the searched policy's figure, or none: the rows' are context
-                figures.label(s, "dudo", "served_exploitability", st.get("served_kind", ""))
+                if "served_game_exploitability" in s.figures:      # to the game's end, as the rows' improvement
+                    figures.label(s, "dudo", "served_game_exploitability", st.get("served_game_kind", ""))
+                else:
+                    figures.label(s, "dudo", "served_exploitability", st.get("served_kind", ""))
             elif "improved_exploitability" in s.figures:
                 figures.label(s, "dudo", "improved_exploitability", s.labels.get("improved_kind", "lower bound"))
             else:
