@@ -120,7 +120,9 @@ def content_hash(env: lmdb.Environment, manifest: dict) -> str:
     for name in names:
         db = env.open_db(name, create=False)
         h.update(b"db\0" + name + b"\0")
-        with env.begin(db=db) as txn:
+        # buffers: keys and values are hashed in place in the map, never copied (the search tables of a
+        # Dudo store are values of hundreds of MB); each is used before the cursor moves on
+        with env.begin(db=db, buffers=True) as txn:
             for k, v in txn.cursor():
                 h.update(len(k).to_bytes(4, "little") + k + len(v).to_bytes(8, "little"))
                 h.update(v)
