@@ -129,7 +129,8 @@ def parse_args(argv):
                          "oldest idle one and gRPC refuses new ones (0 = from the descriptor limit)")
     ap.add_argument("--log-format", choices=["json", "text"], default=_env("LOG_FORMAT", "json"))
     ap.add_argument("--log-level", default=_env("LOG_LEVEL", "INFO"))
-    ap.add_argument("--port-file", type=Path, help="write the bound gRPC, HTTP and metrics ports here as JSON (tests, bench)")
+    ap.add_argument("--port-file", type=Path, help="write the bound gRPC, HTTP and metrics ports here as JSON once the stores present at "
+                         "start-up were checked (tests, bench; the ports accept before)")
     args = ap.parse_args(argv)
     args.http_host = args.http_host or args.host
     if (args.tls_cert is None) != (args.tls_key is None):

@@ -70,6 +70,8 @@ NOT_RUN = {
                                                "tests/bench/test_deadline_edge.py runs it with 40",
     "python -m bench.storecheck": "measures stores of hundreds of MB (docs/serving.md, Faults); "
                                   "tests/bench/test_storecheck.py runs it on a small root and a small synthetic store",
+    "python -m bench.startup": "starts a server on a store root (the runs in docs/serving.md: the 1.4 GB default "
+                               "Dudo store's); tests/bench/test_startup.py runs it on a small root",
     "python -m research.dudo_design": "design measurements of minutes to hours (docs/dudo-design.md); "
                                    "tests/games/test_dudo_continual.py checks the design on small rounds",
     "make build-stores": "full solves (the Dudo store alone about 1 h 51 min); the builder's options are tested in tests/builder",
