@@ -222,7 +222,7 @@ def first(args) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="bench-swb-first-"))
     root, ports = tmp / "stores", tmp / "ports.json"
     variants = args.variant or [SMALLEST, NEXT]
-    cmd = [sys.executable, "-m", "launcher", *(a for v in variants for a in ("--variant", v)), "--",
+    cmd = [sys.executable, "-m", "launcher", *(a for v in variants for a in ("--variant", v)), "--no-measure", "--",
            "--root", str(root), "--port", "0", "--http-port", "-1", "--metrics-port", "-1", "--workers", "1",
            "--port-file", str(ports), "--log-format", "text"]
     env = _env(NUMBA_CACHE_DIR=str(tmp / "numba_cache"))  # nothing compiled yet, as on a fresh clone

@@ -198,8 +198,13 @@ def main(argv=None) -> int:
                     "a seat by dice in play unless --games is given)")
     ap.add_argument("--rows", action="store_true", help="measure the stored rows (strategy fsicfr) with the same "
                     "responder instead, for comparison: printed, nothing published")
+    ap.add_argument("--unmeasured", action="store_true", help="every Dudo store under --root whose searched rounds "
+                    "have no whole-game figure yet, measured with --whole-game and published one after another "
+                    "(none: nothing to do, exit 0); what `make serve` runs after its build")
     a = ap.parse_args(argv)
     root = a.root or stores_root()
+    if a.unmeasured:
+        return _measure_unmeasured(root, a)
     path = current_stores(root, "dudo").get(a.variant)
     if path is None:
         print(f"measure_search: no Dudo store {a.variant!r} under {root}", file=sys.stderr)
@@ -209,14 +214,22 @@ def main(argv=None) -> int:
     except StoreError as e:
         print(f"measure_search: {e}", file=sys.stderr)
         return 2
-    from games.dudo.search.endgame import EndgamePolicy
-    from games.dudo.policy.served import served_rounds
-    large = sorted(served_rounds(store.manifest, EndgamePolicy()).large)
+    large = searched_rounds(store)
     rounds = a.rounds or large
     if not large or any(r not in large for r in rounds):
         print(f"measure_search: {a.variant} searches the rounds {', '.join(f'{x}v{y}' for x, y in large) or 'none'}",
               file=sys.stderr)
         return 2
+    return _measure_and_publish(store, root, rounds, a)
+
+
+def searched_rounds(store) -> list[tuple[int, int]]:
+    from games.dudo.policy.served import served_rounds
+    from games.dudo.search.endgame import EndgamePolicy
+    return sorted(served_rounds(store.manifest, EndgamePolicy()).large)
+
+
+def _measure_and_publish(store, root: Path, rounds, a) -> int:
     strategy = "fsicfr" if a.rows else "search"
     if a.whole_game:
         games_of = whole_game_games if a.games is None else (lambda r: a.games)
@@ -227,7 +240,30 @@ def main(argv=None) -> int:
                           strategy=strategy, processes=a.processes)
     if a.rows:
         return 0
-    print(f"published {publish_with(store, root, updates)}")
+    print(f"published {publish_with(store, root, updates)}", flush=True)
+    return 0
+
+
+def _measure_unmeasured(root: Path, a) -> int:
+    from games.storage import Store, StoreError, current_stores
+    a.whole_game, a.rows = True, False
+    todo = []
+    for variant, path in sorted(current_stores(root, "dudo").items()):
+        try:
+            store = Store(path)
+        except StoreError as e:
+            print(f"measure_search: {variant}: {e}; not measured", flush=True)
+            continue
+        large = searched_rounds(store)
+        if large and any("served_game_exploitability" not in store.manifest["rounds"][f"{x}v{y}"] for x, y in large):
+            todo.append((variant, store, large))
+    if not todo:
+        print("measure_search: every searched Dudo round's whole-game figure is measured; nothing to do", flush=True)
+        return 0
+    for variant, store, large in todo:
+        print(f"measure_search: measuring {variant}'s served policy, the whole game from each searched round "
+              f"({len(large)} rounds)", flush=True)
+        _measure_and_publish(store, root, large, a)
     return 0
 
 

@@ -1,7 +1,7 @@
 """gamestrategy-serve: serve at once and build the missing default stores beside the server.
 
-  python -m launcher [--profile default] [--variant NAME ...] [--no-build] [--build-log PATH] [--stop-seconds 20]
-                     [-- SERVER ARGS ...]
+  python -m launcher [--profile default] [--variant NAME ...] [--no-build] [--no-measure] [--build-log PATH]
+                     [--stop-seconds 20] [-- SERVER ARGS ...]
 
 Starts ``python -m server SERVER ARGS`` at once (on an empty store root it answers health and /readyz as not
 ready until the first store is published) and ``python -m builder --profile default --missing-only`` beside
@@ -14,6 +14,12 @@ Each store comes online as the build publishes it: the launcher sends the server
 the progress file (``<root>/.build-progress.json``) shows one more store done; the server's own polling
 (--refresh-seconds) would find it too. The build's output goes to ``<root>/.work/serve-build.log``; here,
 one line per store it starts and one when it ends.
+
+Once the build has finished, ``python -m builder.measure_search --unmeasured`` measures the served policies whose
+figures are not stated yet (Dudo's searched rounds: the lookahead responder against the searched policy, the whole
+game from each round; tens of minutes on 2 cores) at nice 19 in the build's place and publishes them as new
+versions of their stores, which the server loads (SIGHUP); until then GetStats says "not measured" there.
+``--no-measure`` leaves it out.
 
 Ctrl-C or SIGTERM stops both: the server gets SIGTERM (its --grace), the build SIGTERM (it stops at the next
 checkpoint; a second SIGTERM after --stop-seconds, or at once on a second Ctrl-C, stops it at once; SIGKILL
@@ -177,9 +183,10 @@ def _stop_all(procs: dict[str, subprocess.Popen], seconds: float, log: Logger, r
 
 def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_log: Path | None = None,
         stop_seconds: float = 20.0, log: Logger | None = None, port_file: Path | None = None,
-        build_nice: int = 19) -> int:
+        build_nice: int = 19, measure_cmd: list[str] | None = None) -> int:
     """Run the server and the build beside it until the server stops (or SIGINT/SIGTERM); the server's code.
-    The build runs at niceness ``build_nice``.
+    The build runs at niceness ``build_nice``; once it has finished, ``measure_cmd`` (the served policies'
+    figures, published as new store versions) at nice 19 in its place, stopped the same way.
 
     ``port_file``: the server's --port-file; the launcher sends SIGHUP only once it exists (before, the
     server may not have its handler yet, and SIGHUP's default action ends a process)."""
@@ -207,6 +214,7 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
     t0 = time.monotonic()
     seen: dict[str, str] = {}  # variant -> last state reported
     rc = None
+    measuring = False
     while True:
         if received:
             log("INFO", "stopping the server" + (" and the build" if build is not None and build.poll() is None
@@ -218,7 +226,7 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
                                                               if build is not None and build.poll() is None else ""),
                 exit_code=rc)
             break
-        if build is not None:
+        if build is not None and not measuring:
             _watch_progress(root, seen, server, log, t0, listening)
             code = build.poll()
             if code is not None:
@@ -234,20 +242,49 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
                 if listening():
                     _signal(server, signal.SIGHUP)
                 build = None
+                if code == 0 and measure_cmd:
+                    build, measuring = _start_measurement(measure_cmd, build_log, log), True
+                    log_offset = build_log.stat().st_size
+        elif build is not None:
+            code = build.poll()
+            if code is not None:
+                if code == 0:
+                    log("INFO", _last_line(build_log) or "measured", log=str(build_log))
+                    if listening():
+                        _signal(server, signal.SIGHUP)
+                else:
+                    log("ERROR", f"measuring the served policies failed (exit {code}): "
+                        f"{_last_line(build_log) or 'no output'}; their figures say 'not measured'", log=str(build_log))
+                build = None
         time.sleep(POLL_SECONDS)
-    procs = {"the build": build} if build is not None and build.poll() is None else {}
+    what = "the measurement" if measuring else "the build"
+    procs = {what: build} if build is not None and build.poll() is None else {}
     if rc is None:
         procs["the server"] = server
     received.clear()
     codes = _stop_all(procs, stop_seconds, log, received)
     if "the build" in codes:
         log("INFO", "build stopped; the next run resumes it", exit_code=codes["the build"])
+    if "the measurement" in codes:
+        log("INFO", "measurement stopped; the next run measures again", exit_code=codes["the measurement"])
     if rc is None:
         rc = codes["the server"]
         log("INFO", "server stopped", exit_code=rc)
         if rc == -signal.SIGTERM:   # ended by the signal it was sent (a second Ctrl-C can reach it as it exits)
             rc = 0
     return rc
+
+
+def _start_measurement(cmd: list[str], build_log: Path, log: Logger) -> subprocess.Popen:
+    with open(build_log, "ab") as out:
+        out.write(f"\n==== {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {' '.join(cmd)}\n".encode())
+        out.flush()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                preexec_fn=_low_priority(19), start_new_session=True)
+    log("INFO", "measuring the served policies where no figure is stated yet (nice 19; Dudo's searched rounds, "
+        "the whole game: tens of minutes on 2 cores); each is published as a new version of its store",
+        pid=proc.pid, log=str(build_log))
+    return proc
 
 
 def _signal(proc: subprocess.Popen, sig: int) -> None:
@@ -301,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the builder's lanes (default: 3 for the default profile, whose Dudo and 5-letter Jotto "
                          "stores are built beside the others; 1 otherwise, for memory)")
     ap.add_argument("--build-log", type=Path, help="the build's output (default: <root>/.work/serve-build.log)")
+    ap.add_argument("--no-measure", action="store_true", help="after the build, do not measure the served "
+                    "policies whose figures are not stated yet (python -m builder.measure_search --unmeasured)")
     ap.add_argument("--stop-seconds", type=float, default=20.0,
                     help="how long the build and the server get to stop before the next, harder signal")
     args = ap.parse_args(argv)
@@ -321,8 +360,10 @@ def main(argv: list[str] | None = None) -> int:
                                             *(a for v in args.variant for a in ("--variant", v))]
     try:
         # in lanes the build starts at nice 10 and all its lanes but the last go to 19 after the first store
+        measure_cmd = None if args.no_measure else [py, "-m", "builder.measure_search", "--root", str(root),
+                                                    "--unmeasured"]
         return run([py, "-m", "server", *server_args], build_cmd, root, args.build_log, args.stop_seconds, log,
-                   Path(port_file), build_nice=10 if lanes > 1 else 19)
+                   Path(port_file), build_nice=10 if lanes > 1 else 19, measure_cmd=measure_cmd)
     finally:
         if own_port_file:
             Path(port_file).unlink(missing_ok=True)

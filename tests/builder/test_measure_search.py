@@ -134,6 +134,23 @@ def test_each_round_values_the_later_ones_by_their_measured_seats(store2, monkey
     assert out["2v2"]["served_game_own_stderr"] == 0.002
 
 
+def test_unmeasured_measures_each_store_once(root, store2, capsys):
+    """What `make serve` runs after its build: the stores whose searched rounds have no whole-game figure are
+    measured and published; run again, nothing is left to do. A store without searched rounds is left alone."""
+    before = current_stores(root, "dudo")[PARAMS.variant]
+    assert "served_game_exploitability" not in Store(before).manifest["rounds"]["1v1"]
+    assert main(["--root", str(root), "--unmeasured", "--games", "30"]) == 0
+    out = capsys.readouterr().out
+    assert f"measuring {PARAMS.variant}'s served policy" in out and "published" in out
+    after = Store(current_stores(root, "dudo")[PARAMS.variant])
+    assert after.path != before and after.manifest["rounds"]["1v1"]["served_game_games"] == 30
+    assert main(["--root", str(root), "--unmeasured"]) == 0
+    assert "nothing to do" in capsys.readouterr().out
+    assert current_stores(root, "dudo")[PARAMS.variant] == after.path
+    assert main(["--root", str(store2.path.parents[2]), "--unmeasured"]) == 0     # no searched round there
+    assert "nothing to do" in capsys.readouterr().out
+
+
 def test_the_whole_game_from_the_last_round_is_its_own_share_and_becomes_the_headline(root, capsys):
     """From 1v1 the game ends with the round, so its whole-game figure is the round's own share, bit for bit with
     the same seed and rounds; once published it is the round's headline, in GetStats and the README alike."""

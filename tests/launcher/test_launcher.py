@@ -73,11 +73,29 @@ FAKE_BUILD = textwrap.dedent("""
 """)
 
 
-def _launch(tmp_path, build_mode="wait", server_exit_after=0.0, stop_seconds=5, server_dies_by_sigterm=False):
+FAKE_MEASURE = textwrap.dedent("""
+    import os, signal, sys, time
+    marks, mode = sys.argv[1], sys.argv[2]
+    def mark(what):
+        with open(marks, "a") as f:
+            f.write(what + "\\n")
+    signal.signal(signal.SIGTERM, lambda *a: (mark("measurement stopped"), sys.exit(143)))
+    mark(f"measure {os.getpid()} nice {os.nice(0)}")
+    if mode == "wait":
+        while True:
+            time.sleep(0.05)
+    print("published stores/dudo/dudo-x/20261129T000000-abcdef12", flush=True)
+""")
+
+
+def _launch(tmp_path, build_mode="wait", server_exit_after=0.0, stop_seconds=5, server_dies_by_sigterm=False,
+            measure_mode=None):
     root = tmp_path / "stores"
     root.mkdir()
     (tmp_path / "server.py").write_text(FAKE_SERVER)
     (tmp_path / "build.py").write_text(FAKE_BUILD)
+    (tmp_path / "measure.py").write_text(FAKE_MEASURE)
+    measure = None if measure_mode is None else [str(tmp_path / "measure.py"), str(tmp_path / "marks"), measure_mode]
     marks, port_file = tmp_path / "marks", tmp_path / "ports.json"
     code = textwrap.dedent(f"""
         import sys
@@ -87,7 +105,8 @@ def _launch(tmp_path, build_mode="wait", server_exit_after=0.0, stop_seconds=5, 
         sys.exit(run([py, {str(tmp_path / 'server.py')!r}, {str(port_file)!r}, {str(marks)!r}, "{server_exit_after}"]
                      + (["die"] if {server_dies_by_sigterm!r} else []),
                      [py, {str(tmp_path / 'build.py')!r}, {str(root)!r}, {str(marks)!r}, {build_mode!r}],
-                     Path({str(root)!r}), stop_seconds={stop_seconds}, log=Logger("text"), port_file=Path({str(port_file)!r})))
+                     Path({str(root)!r}), stop_seconds={stop_seconds}, log=Logger("text"), port_file=Path({str(port_file)!r}),
+                     measure_cmd=None if {measure!r} is None else [py, *{measure!r}]))
     """)
     env = dict(os.environ, PYTHONPATH=str(REPO))
     p = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env, stderr=subprocess.PIPE, text=True)
@@ -215,3 +234,32 @@ def test_a_server_ended_by_the_stop_signal_is_a_clean_stop(tmp_path):
     err = p.stderr.read()
     assert rc == 0, err
     assert "server stopped (exit_code=-15)" in err and "build stopped" in _marks(marks)
+
+
+def test_after_the_build_the_measurement_runs_at_the_lowest_priority_and_its_stores_are_loaded(tmp_path):
+    with _launched(tmp_path, build_mode="ok", measure_mode="ok") as (p, marks, root):
+        _until(lambda: _marks(marks).count("hup") >= 3)     # the first store, the build's end, the measurement's
+        assert p.poll() is None and "server stopped" not in _marks(marks)
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(60)
+    err = p.stderr.read()
+    assert rc == 0, err
+    measure_line = next(m for m in _marks(marks) if m.startswith("measure "))
+    assert measure_line.endswith("nice 19")
+    m = _marks(marks)
+    assert m.index(measure_line) > m.index("hup")        # after the build, not beside it
+    assert "measuring the served policies where no figure is stated yet" in err
+    assert "published stores/dudo/dudo-x/20261129T000000-abcdef12" in err
+    assert "measurement stopped" not in err
+
+
+def test_sigterm_stops_a_running_measurement(tmp_path):
+    with _launched(tmp_path, build_mode="ok", measure_mode="wait") as (p, marks, root):
+        _until(lambda: any(m.startswith("measure ") for m in _marks(marks)))
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(60)
+    err = p.stderr.read()
+    assert rc == 0, err
+    assert "measurement stopped" in _marks(marks) and "server stopped" in _marks(marks)
+    assert "measurement stopped; the next run measures again" in err
+    assert _until(lambda: _gone(_pid(marks, "measure"))) is None

@@ -5,6 +5,7 @@ tables of the stored rows.  Its validated share of the exact figure is docs/dudo
 from __future__ import annotations
 
 import multiprocessing
+import os
 
 import numpy as np
 
@@ -50,7 +51,10 @@ def both_seats_forked(seat) -> dict:
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
 
+    parent = os.getpid()
+
     def child():
+        _die_with_parent(parent)
         try:
             send.send(("ok", seat(True)))
         except BaseException as e:  # noqa: BLE001 - reported to the parent, which raises it
@@ -66,6 +70,19 @@ def both_seats_forked(seat) -> dict:
     if status != "ok":
         raise RuntimeError(f"the opener seat's responder failed: {opener}")
     return {True: opener, False: other}
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGKILL when the parent dies (Linux's PR_SET_PDEATHSIG), so a measurement stopped by a signal leaves no seat
+    computing on; a parent gone before that took effect is noticed by ``getppid``."""
+    import ctypes
+    import signal
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)     # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def respond_on_store(policy_for_seat, round_: tuple[int, int], store: Store, games: int, seed: int = 0,
