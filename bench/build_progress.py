@@ -6,16 +6,19 @@ lines, ``builder.progress.ProgressReporter``).
     nice -n 5 python -m bench.build_progress --root /tmp/bp [--variant dudo-5dice-default] [--every 5]
     python -m bench.build_progress --watch http://127.0.0.1:8080 --log stores/.work/serve-build.log
     python -m bench.build_progress --samples FILE.jsonl --log BUILD.log
+    python -m bench.build_progress --steps --log BUILD.log
 
 The first starts ``python -m builder --profile default --variant ...`` on the empty root ``--root`` (numba's cache in a
 new directory under it, cold as a fresh clone's) and reads its progress file as the server does (the figures
 ``/readyz`` gives); the second watches a running ``make serve`` through its ``/readyz`` until nothing is being built;
-the third compares samples recorded by either (``<root>/.work/progress-samples.jsonl``, or ``--record FILE``) again.
+the third compares samples recorded by either (``<root>/.work/progress-samples.jsonl``, or ``--record FILE``) again;
+the fourth prints each store's step walls from the log's step lines (what ``builder.step_seconds`` records).
 
 For each store built: its wall, the samples taken while it was being built, the worst gap between the fraction
 said and the true one (and where in the build it was), the share of samples within 0.10, the same for the time
-left (its error as a share of the store's wall), and the fraction's mean gap over each tenth of the build (what
-a calibration of the weights reads: ``builder.dudo_estimate``, ``builder.jotto``'s step seconds).
+left (|said - true time left| / the store's wall; a sample without one is not within), and the fraction's mean gap
+over each tenth of the build (what a calibration of the weights reads: ``builder.dudo_estimate``,
+``builder.step_seconds``).
 docs/operations.md has the runs.
 """
 from __future__ import annotations
@@ -38,6 +41,9 @@ TOLERANCE = 0.10
 TENTHS = 10
 # a line of the builder's log: its time of day, then ``VARIANT: build started`` or ``VARIANT: published, built in N s``
 _LINE = re.compile(r"^(\d\d):(\d\d):(\d\d) (\S+): (?:(build started)|published, built in ([0-9.]+) s)\s*$")
+# a step's start or end (``builder.steps``): ``VARIANT: STEP started (N steps); the store about P% built``, ``... done``
+_STEP = re.compile(r"^(\d\d):(\d\d):(\d\d) (\S+): (.+?) (started|done)(?: \(.*\))?; the store about \d+% built\s*$")
+SHORTEST_STEP = 0.5     # a step that started and ended within the log's second
 
 
 @dataclass
@@ -52,6 +58,7 @@ class Sample:
 class Wall:
     start: float
     end: float
+    uncertainty: float = 0.0    # seconds the start (and so every sample's true fraction) may be off by
 
     @property
     def seconds(self) -> float:
@@ -69,7 +76,11 @@ def _stamp(hms: tuple[int, int, int], near: float) -> float:
 
 def store_walls(log_text: str, near: float) -> dict[str, list[Wall]]:
     """{variant: [its builds' walls]} of every store the log shows started and published (a store started and not
-    published, an interrupted build, has none); local times of day read as the days around ``near``."""
+    published, an interrupted build, has none); local times of day read as the days around ``near``.
+
+    A wall is the build time the published line states (tenths of a second); its start, which the lines' whole-second
+    stamps give only to the second, is the middle of the times both stamps allow (the start within its second, the
+    end within its own, the two that time apart), off by at most ``uncertainty`` (half a second or less)."""
     started: dict[str, float] = {}
     out: dict[str, list[Wall]] = {}
     for line in log_text.replace("\r", "\n").splitlines():
@@ -80,9 +91,98 @@ def store_walls(log_text: str, near: float) -> dict[str, list[Wall]]:
         if m[5]:
             started[m[4]] = t
         elif m[4] in started:
-            t0 = started.pop(m[4])
-            out.setdefault(m[4], []).append(Wall(t0, t))
+            t0, seconds = started.pop(m[4]), float(m[6])
+            lo, hi = max(t0, t - seconds), min(t0 + 1.0, t + 1.0 - seconds)
+            if lo > hi:             # stamps and time that disagree: the stamps as they are
+                lo, hi, seconds = t0, t0, t - t0
+            out.setdefault(m[4], []).append(Wall((lo + hi) / 2, (lo + hi) / 2 + seconds, (hi - lo) / 2))
     return out
+
+
+def step_walls(log_text: str) -> dict[str, dict[str, float]]:
+    """{variant: {step: wall seconds}} of each store's last build in the log, from its steps' start and end lines (a
+    step within one second of the log's stamps: ``SHORTEST_STEP``), in the order the steps ran: what
+    ``builder.step_seconds`` records."""
+    out: dict[str, dict[str, float]] = {}
+    begun: dict[tuple[str, str], int] = {}
+    for line in log_text.replace("\r", "\n").splitlines():
+        m = _LINE.match(line)
+        if m and m[5]:                          # a new build of this store: its earlier steps go
+            out.pop(m[4], None)
+            continue
+        m = _STEP.match(line)
+        if not m:
+            continue
+        t = 3600 * int(m[1]) + 60 * int(m[2]) + int(m[3])
+        if m[6] == "started":
+            begun[(m[4], m[5])] = t
+        elif (m[4], m[5]) in begun:
+            wall = (t - begun.pop((m[4], m[5]))) % 86400
+            out.setdefault(m[4], {})[m[5]] = max(SHORTEST_STEP, float(wall))
+    return out
+
+
+# a step's count between its start and end: ``VARIANT: STEP N/TOTAL (...); the store about P% built``
+_COUNT = re.compile(r"^(\d\d):(\d\d):(\d\d) (\S+): (.+?) (\d+)/(\d+)(?: \(.*\))?; the store about \d+% built\s*$")
+_TOTAL = re.compile(r" started \((\d+) steps\);")
+
+
+def step_events(log_text: str, variant: str) -> list[tuple[float, str, int | None]]:
+    """(seconds since the store's last build started, step, its count then: 0 at its start line, N at a count line,
+    None at its end) of each of that build's step lines."""
+    out: list[tuple[float, str, int | None]] = []
+    t0 = None
+    for line in log_text.replace("\r", "\n").splitlines():
+        m = _LINE.match(line)
+        if m and m[4] == variant:
+            if m[5]:
+                out, t0 = [], 3600 * int(m[1]) + 60 * int(m[2]) + int(m[3])
+            continue
+        m = _STEP.match(line) or _COUNT.match(line)
+        if t0 is None or not m or m[4] != variant:
+            continue
+        t = float((3600 * int(m[1]) + 60 * int(m[2]) + int(m[3]) - t0) % 86400)
+        if m.re is _COUNT:
+            out.append((t, m[5], int(m[6])))
+        else:
+            out.append((t, m[5], 0 if m[6] == "started" else None))
+    return out
+
+
+def step_totals(log_text: str, variant: str) -> dict[str, int]:
+    """{step: its total counts} from the store's step start lines (``STEP started (N steps)``; 1 without)."""
+    out = {}
+    for line in log_text.replace("\r", "\n").splitlines():
+        m = _STEP.match(line)
+        if m and m[4] == variant and m[6] == "started":
+            n = _TOTAL.search(line)
+            out[m[5]] = int(n[1]) if n else 1
+    return out
+
+
+def replayed_samples(log_text: str, variant: str, shares: dict[str, float], start: float, wall: float,
+                     every: float = 5.0, expected: dict[str, int] | None = None) -> list[Sample]:
+    """The fraction the steps' ``shares`` give every ``every`` seconds of the store's build, replayed from its log's
+    step lines (a count as the log states it, at most one every 20 s a step, where the live count moves between);
+    ``expected``: {step: the counts it usually takes} where a step stops before its total (its share counts against
+    them, as ``builder.steps.Step`` does)."""
+    events, totals = step_events(log_text, variant), step_totals(log_text, variant)
+    expected = expected or {}
+    done: dict[str, float] = {}
+    out, k, whole = [], 0, sum(shares.values())
+    for i in range(int(wall // every) + 1):
+        t = i * every
+        while k < len(events) and events[k][0] <= t:
+            _, step, n = events[k]
+            done[step] = 1.0 if n is None else min(1.0, n / max(1, expected.get(step, totals.get(step, 1))))
+            k += 1
+        f = sum(w * done.get(step, 0.0) for step, w in shares.items()) / whole if whole else 0.0
+        out.append(Sample(start + t, variant, f, None))
+    return out
+
+
+def format_steps(walls: dict[str, dict[str, float]]) -> str:
+    return "\n".join(f"{v}: {json.dumps(steps)}" for v, steps in walls.items())
 
 
 # ---------------------------------------------------------------------- the comparison
@@ -93,13 +193,15 @@ class StoreGaps:
     samples: int
     worst_fraction: float | None = None     # the said fraction less the true one, largest in size
     worst_fraction_at: float | None = None  # the true fraction there
-    fraction_within: int = 0
+    fraction_within: int = 0                # samples whose fraction is within the tolerance (one not said is not)
     fraction_counted: int = 0               # samples with a fraction
     worst_eta: float | None = None          # (said time left less the true one) / the store's wall
     worst_eta_at: float | None = None
-    eta_within: int = 0
-    eta_counted: int = 0
+    eta_within: int = 0                     # samples whose time left is within the tolerance (one not said is not)
+    eta_counted: int = 0                    # samples
+    eta_missing: int = 0                    # samples without a time left
     by_tenth: tuple = ()                    # mean fraction gap over each tenth of the build (None: no sample)
+    tolerance: float = TOLERANCE            # the tolerance, widened by the true fraction's uncertainty
 
 
 def compare(samples: list[Sample], walls: dict[str, list[Wall]], tolerance: float = TOLERANCE) -> list[StoreGaps]:
@@ -116,6 +218,9 @@ def compare(samples: list[Sample], walls: dict[str, list[Wall]], tolerance: floa
 def _gaps(variant: str, w: Wall, samples: list[Sample], tolerance: float) -> StoreGaps:
     g = StoreGaps(variant, w.seconds, len(samples))
     tenths: list[list[float]] = [[] for _ in range(TENTHS)]
+    if w.seconds > 0:       # the true fraction is known to the start's uncertainty: a short build's sample is
+        tolerance += w.uncertainty / w.seconds      # judged within that too
+    g.tolerance = tolerance
     for s in samples:
         true = (s.t - w.start) / w.seconds if w.seconds > 0 else 1.0
         if s.fraction is not None:
@@ -125,9 +230,13 @@ def _gaps(variant: str, w: Wall, samples: list[Sample], tolerance: float) -> Sto
             tenths[min(TENTHS - 1, int(true * TENTHS))].append(gap)
             if g.worst_fraction is None or abs(gap) > abs(g.worst_fraction):
                 g.worst_fraction, g.worst_fraction_at = gap, true
-        if s.eta is not None and w.seconds > 0:
+        if w.seconds <= 0:
+            continue
+        g.eta_counted += 1
+        if s.eta is None:
+            g.eta_missing += 1
+        else:
             gap = (s.eta - (w.end - s.t)) / w.seconds
-            g.eta_counted += 1
             g.eta_within += abs(gap) <= tolerance
             if g.worst_eta is None or abs(gap) > abs(g.worst_eta):
                 g.worst_eta, g.worst_eta_at = gap, true
@@ -143,14 +252,16 @@ def format_table(gaps: list[StoreGaps], tolerance: float = TOLERANCE) -> str:
         return "-" if gap is None else f"{gap:+.3f} at {at:.2f}"
 
     head = (f"{'store':<28} {'wall s':>7} {'samples':>7}  {'fraction: worst gap':>21} {f'within {tolerance:.2f}':>15}"
-            f"  {'time left: worst':>18} {f'within {tolerance:.2f}':>15}")
+            f"  {'time left: worst':>18} {f'within {tolerance:.2f}':>15} {'none':>5} {'tol':>5}")
     lines = [head]
     for g in gaps:
         lines.append(f"{g.variant:<28} {g.wall:>7.0f} {g.samples:>7}  {worst(g.worst_fraction, g.worst_fraction_at):>21}"
-                     f" {share(g.fraction_within, g.fraction_counted):>15}  {worst(g.worst_eta, g.worst_eta_at):>18}"
-                     f" {share(g.eta_within, g.eta_counted):>15}")
+                     f" {share(g.fraction_within, g.samples):>15}  {worst(g.worst_eta, g.worst_eta_at):>18}"
+                     f" {share(g.eta_within, g.eta_counted):>15} {g.eta_missing:>5} {g.tolerance:>5.2f}")
     lines.append("gap: said less true ('at': the true fraction then, the share of the store's wall elapsed); the time "
-                 "left's gap as a share of the store's wall")
+                 "left's gap as a share of the store's wall, |said - true time left| / wall, every sample counted "
+                 "(one without a time left, 'none', is not within); 'tol': the tolerance, widened by the true "
+                 "fraction's uncertainty (the log's whole-second stamps: at most 0.5 s / wall)")
     lines.append("the fraction's mean gap over each tenth of the build:")
     for g in gaps:
         lines.append(f"  {g.variant:<26} " + " ".join("    -" if x is None else f"{x:+.2f}" for x in g.by_tenth))
@@ -276,6 +387,8 @@ def parse_args(argv):
     how.add_argument("--root", type=Path, help="build on this empty store root and sample its progress file")
     how.add_argument("--watch", metavar="URL", help="sample a running server's /readyz (e.g. http://127.0.0.1:8080)")
     how.add_argument("--samples", type=Path, help="compare samples recorded before (JSON lines)")
+    how.add_argument("--steps", action="store_true",
+                     help="print each store's step walls from --log (what builder.step_seconds records)")
     ap.add_argument("--log", type=Path, help="the build's log (--watch, --samples; make serve's: stores/.work/serve-build.log)")
     ap.add_argument("--variant", action="append", default=[], help="--root: build these (default: dudo-5dice-default)")
     ap.add_argument("--profile", default="default", help="--root: the builder's profile")
@@ -285,8 +398,8 @@ def parse_args(argv):
     args = ap.parse_args(argv)
     if args.every <= 0:
         ap.error(f"--every {args.every:g}: must be positive")
-    if (args.watch or args.samples) and args.log is None:
-        ap.error("--watch and --samples need --log, the build's log")
+    if (args.watch or args.samples or args.steps) and args.log is None:
+        ap.error("--watch, --samples and --steps need --log, the build's log")
     if args.samples is not None and not args.samples.is_file():
         ap.error(f"--samples {args.samples}: no such file")
     if args.log is not None and not args.log.is_file() and not args.watch:
@@ -298,6 +411,13 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.steps:
+        walls = step_walls(args.log.read_text(errors="replace"))
+        if not walls:
+            print(f"bench.build_progress: {args.log} shows no step started and ended", file=sys.stderr)
+            return 1
+        print(format_steps(walls))
+        return 0
     if args.root is not None:
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))    # stops the build as Ctrl-C does
         args.root.mkdir(parents=True, exist_ok=True)

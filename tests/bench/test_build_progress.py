@@ -36,19 +36,32 @@ def test_each_published_stores_wall_is_read_from_its_started_and_published_lines
     assert set(walls) == {"jotto-en_US80-3-ganzfried", "dudo-5dice-default"}    # hangman was never published
     (jotto,) = walls["jotto-en_US80-3-ganzfried"]
     (dudo,) = walls["dudo-5dice-default"]
-    assert (jotto.start, jotto.seconds) == (_t("08:00:00"), 100.0)
-    assert (dudo.start, dudo.seconds) == (_t("08:01:40"), 600.0)
+    # the stated time is the wall; the start lies where both whole-second stamps allow it
+    assert jotto.seconds == pytest.approx(100.2) and jotto.start == pytest.approx(_t("08:00:00") + 0.4)
+    assert jotto.uncertainty == pytest.approx(0.4)
+    assert (dudo.start, dudo.seconds, dudo.uncertainty) == (_t("08:01:40") + 0.5, 600.0, 0.5)
+
+
+def test_a_short_builds_samples_are_judged_within_the_stamps_uncertainty_too():
+    """A store built in 3.5 s: its start is known to a quarter of a second from the stamps, so its tolerance is
+    0.10 + 0.25 / 3.5; a sample 0.15 off is within it, one 0.2 off is not."""
+    log = "10:10:26 guesswho-24: build started\n10:10:29 guesswho-24: published, built in 3.5 s\n"
+    (w,) = store_walls(log, _t("10:10:00"))["guesswho-24"]
+    assert (w.start, w.seconds, w.uncertainty) == (_t("10:10:26.25"), 3.5, 0.25)
+    samples = [Sample(w.start + 1.75, "guesswho-24", 0.65, 1.75), Sample(w.start + 3.0, "guesswho-24", 0.657, 0.5)]
+    (g,) = compare(samples, {"guesswho-24": [w]})
+    assert g.tolerance == pytest.approx(0.10 + 0.25 / 3.5) and g.fraction_within == 1 and g.eta_within == 2
 
 
 def test_a_build_across_midnight_keeps_its_wall():
     log = "23:58:00 dudo-5dice-default: build started\n00:08:00 dudo-5dice-default: published, built in 600.4 s\n"
     (w,) = store_walls(log, _t("23:59:00"))["dudo-5dice-default"]
-    assert w.seconds == 600.0 and w.start == _t("23:58:00")
+    assert w.seconds == pytest.approx(600.4) and w.start == pytest.approx(_t("23:58:00") + 0.3)
 
 
 def test_samples_are_compared_with_the_share_of_the_wall_elapsed():
     walls = store_walls(LOG, _t("08:05:00"))
-    t0 = _t("08:01:40")
+    t0 = walls["dudo-5dice-default"][0].start
     samples = [Sample(t0 + 60, "dudo-5dice-default", 0.05, 560.0),      # true 0.10: 0.05 behind; 20 s over of 600
                Sample(t0 + 300, "dudo-5dice-default", 0.32, 300.0),     # true 0.50: 0.18 behind
                Sample(t0 + 540, "dudo-5dice-default", 0.95, None),      # true 0.90; no time left said
@@ -57,15 +70,16 @@ def test_samples_are_compared_with_the_share_of_the_wall_elapsed():
                Sample(_t("08:00:50"), "jotto-en_US80-3-ganzfried", 0.5, 50.0)]
     gaps = {g.variant: g for g in compare(samples, walls)}
     d = gaps["dudo-5dice-default"]
-    assert d.samples == 4 and d.fraction_counted == 3 and d.eta_counted == 3
+    assert d.samples == 4 and d.fraction_counted == 3 and d.eta_counted == 4 and d.eta_missing == 1
     assert d.worst_fraction == pytest.approx(-0.18) and d.worst_fraction_at == pytest.approx(0.5)
     assert d.fraction_within == 2
-    assert d.worst_eta == pytest.approx(20 / 600) and d.eta_within == 3
+    assert d.worst_eta == pytest.approx(20 / 600) and d.eta_within == 3        # the sample without one is not within
     assert d.by_tenth[1] == pytest.approx(-0.05) and d.by_tenth[5] == pytest.approx(-0.18)
     assert d.by_tenth[0] is None
-    assert gaps["jotto-en_US80-3-ganzfried"].worst_fraction == pytest.approx(0.0)
+    assert gaps["jotto-en_US80-3-ganzfried"].worst_fraction == pytest.approx(0.5 - 49.6 / 100.2)
     table = format_table(list(gaps.values()))
-    assert "dudo-5dice-default" in table and "2/3 (67 %)" in table and "-0.180 at 0.50" in table
+    assert "dudo-5dice-default" in table and "2/4 (50 %)" in table and "3/4 (75 %)" in table
+    assert "-0.180 at 0.50" in table
 
 
 def test_the_builders_own_log_gives_the_bench_each_stores_wall(tmp_path):
@@ -84,7 +98,7 @@ def test_the_command_compares_recorded_samples_with_a_log(tmp_path, capsys):
     log = tmp_path / "build.log"
     log.write_text(LOG)
     rec = tmp_path / "samples.jsonl"
-    t0 = _t("08:01:40")
+    t0 = _t("08:01:40") + 0.5
     rec.write_text("".join(json.dumps(dict(t=t0 + k * 60, variant="dudo-5dice-default", fraction=k / 10 - 0.02,
                                            eta=600 - k * 60)) + "\n" for k in range(1, 10)))
     assert main(["--samples", str(rec), "--log", str(log)]) == 0
