@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from builder.recorded import recorded_parameters
-from builder.steps import stages
+from builder.step_seconds import measured_step_seconds
+from builder.steps import StoreSteps
 from games.guesswho import game as gw
 from games.guesswho.store import BID_OPTIMAL, WIN_OPTIMAL
 from games.storage import StoreWriter, code_version
@@ -45,17 +46,25 @@ def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> P
     N = params.n
     if not 2 <= N <= 200:
         raise ValueError(f"guesswho: N={N} outside 2..200")
-    steps = stages(params.variant, 3)
-    W, K = gw.solve(N)
-    bid = np.zeros((N + 1, N + 1), dtype=np.int32)
-    win = np.zeros((N + 1, N + 1), dtype=np.float64)
-    for n in range(2, N + 1):
-        for m in range(2, N + 1):
-            bid[n, m], win[n, m] = K[n][m], float(W[n][m])
-    steps.update()
-    run = METHODS[params.optimiser](guesswho_problem(N), params.budget, seed=params.seed, executor=executor)
-    tuned = gw.Parametric(tuple(run.best), name="tuned")
-    steps.update()
+    with StoreSteps(params.variant, measured_step_seconds("guesswho-24")) as steps:
+        with steps.step("exact DP", 1):
+            W, K = gw.solve(N)
+        bid = np.zeros((N + 1, N + 1), dtype=np.int32)
+        win = np.zeros((N + 1, N + 1), dtype=np.float64)
+        for n in range(2, N + 1):
+            for m in range(2, N + 1):
+                bid[n, m], win[n, m] = K[n][m], float(W[n][m])
+        with steps.step("optimiser races", params.budget) as pb:    # counts the games raced
+            run = METHODS[params.optimiser](guesswho_problem(N), params.budget, seed=params.seed, executor=executor,
+                                            progress=lambda games: pb.update(min(games, params.budget) - pb.n))
+        with steps.step("figures", 1):
+            figures, strategies = _figures(N, W, gw.Parametric(tuple(run.best), name="tuned"))
+        with steps.step("publish", 1):
+            return _publish(params, root, bid, win, figures, strategies, run)
+
+
+def _figures(N: int, W, tuned) -> tuple[dict, dict]:
+    """The exact optimal and bisection policies' match values, and each policy's against both."""
     opt, bis = gw.ExactOptimal(), gw.Bisection()
     figures = {
         "optimal_first_mover": str(W[N][N]),
@@ -66,8 +75,11 @@ def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> P
     strategies = {}
     for name, pol in (("optimal", opt), ("bisection", bis), ("tuned", tuned)):
         strategies[name] = {"vs_optimal": str(seat_average(pol, opt, N)), "vs_bisection": str(seat_average(pol, bis, N))}
-    steps.update()
-    steps.close()
+    return figures, strategies
+
+
+def _publish(params: GuessWhoParams, root: Path, bid, win, figures: dict, strategies: dict, run) -> Path:
+    N = params.n
     with StoreWriter(root, GAME, params.variant) as w:
         w.put_array(BID_OPTIMAL, bid)
         w.put_array(WIN_OPTIMAL, win)

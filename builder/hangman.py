@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from builder.recorded import recorded_parameters
-from builder.steps import stages
+from builder.step_seconds import measured_step_seconds
+from builder.steps import StoreSteps
 from games.hangman import strategies as hs
 from games.hangman.game import DEFAULT_SOURCE, MAX_MISSES, HangmanGame, lexicon
 from games.hangman.store import CODES, HARD_WORDS, SEED_WORDS, SOLO, SOLO_SCORED
@@ -52,17 +53,22 @@ def eval_games(game, a, b, seed: int, games: int, executor=None, chunk: int = 50
 def build_hangman_store(params: HangmanParams, root: Path, executor=None) -> Path:
     """Lexicon tables, then the seeded evaluation games (in chunks on ``executor``), then the store."""
 
-    lex = lexicon(params.source, params.length)
-    steps = stages(params.variant, 3)
-    solo = hs.solo_table(lex)
-    solo_scored = hs.solo_table(lex, "scored")
-    seed_words = hs.seed_word_subset(lex)
-    hard_words = hs.hard_subset(lex)
-    steps.update()
-    game = HangmanGame(params.length, params.source, params.max_misses)
-    ours = hs.Player(hs.HardWords(), hs.ScoredLetters(tuple(params.theta)), name="ours")
-    scores = eval_games(game, ours, hs.seed_player(), params.seed, params.eval_games, executor)
-    steps.update()
+    with StoreSteps(params.variant, measured_step_seconds("hangman-en_US50-5")) as steps:
+        with steps.step("tables", 1):
+            lex = lexicon(params.source, params.length)
+            solo = hs.solo_table(lex)
+            solo_scored = hs.solo_table(lex, "scored")
+            seed_words = hs.seed_word_subset(lex)
+            hard_words = hs.hard_subset(lex)
+        with steps.step("evaluation games", 1):
+            game = HangmanGame(params.length, params.source, params.max_misses)
+            ours = hs.Player(hs.HardWords(), hs.ScoredLetters(tuple(params.theta)), name="ours")
+            scores = eval_games(game, ours, hs.seed_player(), params.seed, params.eval_games, executor)
+        with steps.step("publish", 1):
+            return _publish(params, root, lex, solo, solo_scored, seed_words, hard_words, scores)
+
+
+def _publish(params: HangmanParams, root: Path, lex, solo, solo_scored, seed_words, hard_words, scores) -> Path:
     with StoreWriter(root, GAME, params.variant) as w:
         w.put_array(CODES, lex.codes)
         w.put_array(SOLO, solo)
@@ -79,6 +85,4 @@ def build_hangman_store(params: HangmanParams, root: Path, executor=None) -> Pat
                            ours_vs_seed_losses=int((s == 0).sum()))
         manifest = dict(game=GAME, variant=params.variant, parameters=recorded_parameters(params), length=params.length,
                         figures=figures, code_version=code_version())
-        steps.update()
-        steps.close()
         return w.publish(manifest)

@@ -19,6 +19,7 @@ from games.fixedmath import dot
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from builder.executor import BuildExecutor
+from builder.step_seconds import EXACT_DO_ROUNDS, jotto_step_seconds
 from builder.recorded import recorded_parameters
 from games.jotto.certify import BOUNDED, EXACT, solve_exact_double_oracle
 from games.jotto.bitset_bb import BitsetExactSolver as ExactSolver
@@ -232,8 +233,9 @@ def _stronger_figures(oracle: JottoOracle, params: JottoParams, trees: TreeRunne
 class _JottoBuild:
     """One variant's build: the solvers' shared state and what the store will hold."""
 
-    def __init__(self, variant: str, params: JottoParams, root: Path, position: int, executor: BuildExecutor | None):
-        self.variant, self.params, self.position = variant, params, position
+    def __init__(self, variant: str, params: JottoParams, root: Path, position: int, executor: BuildExecutor | None,
+                 steps: StoreSteps):
+        self.variant, self.params, self.position, self.steps = variant, params, position, steps
         self.d = load_dictionary(variant)
         self.oracle = JottoOracle(self.d)
         self.D, self.thr = self.oracle.D, params.book_threshold
@@ -244,7 +246,6 @@ class _JottoBuild:
         self.books: dict[str, dict] = {}
         self.columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # per strategy: member guesses, weights
         self.certified: dict | None = None  # the game's value bracket (_certify)
-        self.steps = StoreSteps(variant, jotto_step_shares(variant, params))
 
     def bar(self, desc, total):
         """A step with a count (a bar on a terminal, a few lines in a log: ``builder.steps``)."""
@@ -263,11 +264,13 @@ class _JottoBuild:
         self.columns[name] = (tree.guesses[:, None], np.ones(1))
 
 
-def _fixed_guessers(b: _JottoBuild) -> None:
-    """Ganzfried's benchmark pair and Beeler's entropy guesser against the uniform hider."""
+def _fixed_guessers(b: _JottoBuild, pb) -> None:
+    """Ganzfried's benchmark pair and Beeler's entropy guesser against the uniform hider; ``pb`` counts three: the two
+    trees and the entropy guesser from every first word."""
     oracle, trees = b.oracle, b.trees
     # benchmark pair: HiderUniform / GuesserGBRUniform
     bench = trees([oracle.uniform], GBR)[0]
+    pb.update(1)
     st = pair_stats(oracle.uniform, bench.guesses, bench.guesses[:, None], np.ones(1))
     b.single("benchmark", oracle.uniform, bench, dict(
         kind="gbr", members=1, figures=st.as_dict(),
@@ -275,10 +278,12 @@ def _fixed_guessers(b: _JottoBuild) -> None:
 
     # Beeler's entropy guesser (common test words) against the uniform hider
     beeler = trees([oracle.uniform], ENTROPY)[0]
+    pb.update(1)
     st = pair_stats(oracle.uniform, bench.guesses, beeler.guesses[:, None], np.ones(1))
     first = b.d.words[oracle.move(oracle.all_words, oracle.uniform, ENTROPY)]
     any_word = kernels.comp_num_guesses(oracle.C, oracle.counts, oracle.uniform, oracle.all_words, oracle.L,
                                         ENTROPY, b.D + 1)[0]
+    pb.update(1)
     b.single("beeler", oracle.uniform, beeler, dict(
         kind="entropy", members=1, figures=dict(
             st.as_dict(),
@@ -385,26 +390,28 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
         anchors += [hedge.average_hider(), hedge.hiders[-1]]
         hedge_figures = dict(hedge_iterations=hedge.t, hedge_eta=hedge.eta, hedge_seconds=hedge.seconds,
                              hedge_guarantee=restricted_game(np.stack(hedge.columns, axis=1))[1])
-    with b.phase("hider selection"):
-        cands = hider_candidates(anchors)
-        select_kind = ROLLOUT if "rollout" in params.do_oracles else GBR
+    cands = hider_candidates(anchors)
+    select_kind = ROLLOUT if "rollout" in params.do_oracles else GBR
+    with b.bar("hider selection", len(cands)) as pb:
+        _counted_trees(b, pb, cands, select_kind, 4 * trees.ex.workers)
         best, cand_stats = select_hider(oracle, cands, G_s, w_do, trees=trees, kind=select_kind)
-        h_do = cands[best]
-        st_do = pair_stats(h_do, trees([h_do], GBR)[0].guesses, G_s, w_do) if select_kind != GBR \
-            else cand_stats[best]
-        selected_against, robust = KIND_NAMES[select_kind], {}
-        if select_kind == GBR and (params.rollout_figures or params.robust_hider) and hedge is not None:
-            # the hider least exploitable by both oracles, among the GBR choice and the segment from the uniform
-            # hider to Hedge's average (the GBR choice alone exploits GBR's greed: at 4-5 letters its epsilon against
-            # the rollout oracle was 0.42 / 0.37, the uniform end's 0.22 / 0.22)
-            avg = hedge.average_hider()
-            short = [h_do] + [(1.0 - a) * oracle.uniform + a * avg for a in ROBUST_ALPHAS]
+    h_do = cands[best]
+    st_do = pair_stats(h_do, trees([h_do], GBR)[0].guesses, G_s, w_do) if select_kind != GBR \
+        else cand_stats[best]
+    selected_against, robust = KIND_NAMES[select_kind], {}
+    if robust_selection(params):
+        # the hider least exploitable by both oracles, among the GBR choice and the segment from the uniform
+        # hider to Hedge's average (the GBR choice alone exploits GBR's greed: at 4-5 letters its epsilon against
+        # the rollout oracle was 0.42 / 0.37, the uniform end's 0.22 / 0.22)
+        avg = hedge.average_hider()
+        short = [h_do] + [(1.0 - a) * oracle.uniform + a * avg for a in ROBUST_ALPHAS]
+        with b.bar("robust hider", len(short)) as pb:   # counts the rollout trees, the dear ones
             gbr = [pair_stats(h, t.guesses, G_s, w_do) for h, t in zip(short, trees(short, GBR))]
-            roll_guesses = [t.guesses for t in trees(short, ROLLOUT)]
-            roll = [pair_stats(h, g, G_s, w_do) for h, g in zip(short, roll_guesses)]
-            pick = select_robust_hider([s.epsilon for s in gbr], [s.epsilon for s in roll])
-            h_do, st_do, selected_against = short[pick], gbr[pick], "gbr+rollout"
-            robust = stronger_figures(h_do, G_s, w_do, roll_guesses[pick])
+            roll_guesses = [t.guesses for t in _counted_trees(b, pb, short, ROLLOUT, trees.ex.workers)]
+        roll = [pair_stats(h, g, G_s, w_do) for h, g in zip(short, roll_guesses)]
+        pick = select_robust_hider([s.epsilon for s in gbr], [s.epsilon for s in roll])
+        h_do, st_do, selected_against = short[pick], gbr[pick], "gbr+rollout"
+        robust = stronger_figures(h_do, G_s, w_do, roll_guesses[pick])
     member_hiders = np.stack([do.hiders[c] for c in support])
     member_kinds = np.array([do.kinds[c] for c in support], dtype=np.int64)
     do_kind = KIND_NAMES[int(member_kinds[0])] if len(set(member_kinds.tolist())) == 1 else MIXED
@@ -442,6 +449,25 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
     b.columns["double_oracle"] = (G_s, w_do)
 
 
+def robust_selection(params: JottoParams) -> bool:
+    """The served hider is chosen against GBR and the rollout oracle together (among the GBR choice and the segment
+    from the uniform hider to Hedge's average): where the double oracle has no rollout columns and the build computes
+    rollout figures or asks for it, after Hedge."""
+    return ("rollout" not in params.do_oracles and (params.rollout_figures or params.robust_hider)
+            and params.hedge_iterations > 0)
+
+
+def _counted_trees(b: _JottoBuild, pb, hiders: list[np.ndarray], kind: int, chunk: int) -> list[Tree]:
+    """``b.trees(hiders, kind)`` in chunks of ``chunk`` hiders, each chunk's trees counted on the step ``pb`` as they
+    come (the same trees, kept by the tree runner for the calls after)."""
+    out: list[Tree] = []
+    for lo in range(0, len(hiders), max(1, chunk)):
+        part = hiders[lo:lo + max(1, chunk)]
+        out += b.trees(part, kind)
+        pb.update(len(part))
+    return out
+
+
 def _seed_members(b: _JottoBuild, fp: FPState) -> list[tuple[np.ndarray, int]]:
     """The store's guesser members as (oracle input, kind): the double oracle's and 16 of fictitious play's
     (evenly spaced up to t*), the benchmark's and the people's."""
@@ -463,7 +489,8 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
     """The game's value bracket: the double oracle with exact oracles on both sides (strategy "exact_do",
     every member's whole tree in its book), or the bounded-search bracket around the served pair."""
     if b.params.certify == "served":
-        b.certified = _served_bracket(b)
+        with b.bar("value bracket", served_bracket_counts(b.params)) as pb:
+            b.certified = _served_bracket(b, pb)
         return
     seed_trees, source = _seed_trees(b, _seed_members(b, fp))
     res, pricing, cpu = _exact_double_oracle(b, seed_trees, source)
@@ -477,22 +504,30 @@ def _served_strategy(b: _JottoBuild) -> str:
     return min(("double_oracle", "fp"), key=lambda k: b.strategies[k]["figures"]["guarantee"])
 
 
-def _served_bracket(b: _JottoBuild) -> dict:
+def served_bracket_counts(params: JottoParams) -> int:
+    """The served bracket's counts: the rollout tree, the exact search, each probe of the bounded search."""
+    return 2 + params.certify_steps
+
+
+def _served_bracket(b: _JottoBuild, pb) -> dict:
     """[the guesser's exact best response to the served hider (or a proven lower bound by bisection within the
-    node budget), the served guarantee]."""
+    node budget), the served guarantee]; ``pb`` counts its searches (``served_bracket_counts``)."""
     params = b.params
     name = _served_strategy(b)
     h = b.arrays[array_key(HIDER, name)]
     upper = b.strategies[name]["figures"]["guarantee"]
     t0 = time.process_time()
     roll = b.trees([h], ROLLOUT)[0].guesses
+    pb.update(1)
     hi = dot(roll, h) / h.sum()
     solver = ExactSolver(b.oracle.C, b.oracle.L)
     r = solver.solve(h, upper=hi, max_nodes=params.certify_nodes)
+    pb.update(1)
     if r is not None:
         lo, exact = r.value, r.value
     else:
-        lo, exact = solver.lower_bound(h, None, hi, params.certify_nodes, params.certify_steps)
+        lo, exact = solver.lower_bound(h, None, hi, params.certify_nodes, params.certify_steps,
+                                       progress=lambda *_: pb.update(1))
     return dict(lower=float(lo), upper=float(upper), kind=EXACT if exact is not None else BOUNDED,
                 method="served",
                 lower_kind=("exact response to the hider" if exact is not None else
@@ -677,17 +712,17 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     Response trees (double-oracle rounds, hider selection, books) run on ``executor``; fictitious play
     is sequential (each iteration needs the last)."""
     t_start = time.perf_counter()
-    b = _JottoBuild(variant, params, root, position, executor)
-    with b.steps:
-        with b.phase("fixed guessers"):
-            _fixed_guessers(b)
+    with StoreSteps(variant, jotto_step_shares(variant, params)) as steps:
+        with steps.step("setup", 1):    # the dictionary, its oracle's tables, the executor's copies of them
+            b = _JottoBuild(variant, params, root, position, executor, steps)
+        with b.bar("fixed guessers", 3) as pb:
+            _fixed_guessers(b, pb)
         fp = _fictitious_play(b)
         _double_oracle(b, fp, _hedge(b))
         with b.phase("people's guesser"):
             _people(b)
         if params.certify:
-            with b.phase("value bracket"):
-                _certify(b, fp)
+            _certify(b, fp)
         hiders = {name: b.arrays[array_key(HIDER, name)] for name in b.strategies}
         with b.phase("figures"):
             _stronger_figures(b.oracle, params, b.trees, b.strategies, hiders, b.columns)
@@ -697,56 +732,29 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     return path
 
 
-# Each step's share of a default Jotto build (wall seconds of one build of each default store on 2 workers,
-# measured with the steps' log lines: ``JOTTO_STEP_SECONDS``); a step the parameters skip has no share.
-def jotto_step_shares(variant: str, params: "JottoParams") -> dict[str, float]:
-    """{step: expected share} of a Jotto build: the measured seconds of the nearest default store (by word
-    length), scaled by this build's iterations where a step is a loop of them."""
+def jotto_steps(params: JottoParams) -> list[str]:
+    """The steps a Jotto build with these parameters runs, in order (``build_jotto_store``)."""
+    return (["setup", "fixed guessers", "fictitious play"] + (["hedge"] if params.hedge_iterations else [])
+            + ["double oracle", "hider selection"] + (["robust hider"] if robust_selection(params) else [])
+            + ["double-oracle book", "people's guesser"]
+            + {"exact": ["exact double oracle"], "served": ["value bracket"]}.get(params.certify, [])
+            + ["figures", "publish"])
+
+
+def jotto_step_shares(variant: str, params: JottoParams) -> dict[str, float]:
+    """{step: expected share} of a Jotto build: each step's measured seconds in the default store of the nearest word
+    length that runs it (``builder.step_seconds``), scaled by this build's iterations where the step is a loop of
+    them."""
     from games.jotto.dictionary import Variant
     length = Variant.parse(variant).length if variant.startswith("jotto-") else 5
-    measured = JOTTO_STEP_SECONDS[min(JOTTO_STEP_SECONDS, key=lambda n: abs(n - length))]
-    base, seconds = measured["params"], dict(measured["seconds"])
-    for step, field in (("fictitious play", "fp_iterations"), ("hedge", "hedge_iterations"),
-                        ("double oracle", "do_iterations"), ("exact double oracle", "certify_rounds")):
-        if step in seconds and base.get(field):
-            ran = getattr(params, field, 0)
-            seconds[step] *= (min(ran, EXACT_DO_ROUNDS) if step == "exact double oracle" else ran) / base[field]
-    if not params.hedge_iterations:
-        seconds.pop("hedge", None)
-    if params.certify != "exact":
-        seconds.pop("exact double oracle", None)
-    else:   # the exact double oracle is the bracket: its own step
-        seconds.pop("value bracket", None)
-    if not params.certify:
-        seconds.pop("value bracket", None)
-    return seconds
-
-
-# rounds the exact double oracle takes to close the 2-letter gap (37-49 measured, docs/jotto-exact.md): its share
-# of a build counts against these, not its cap
-EXACT_DO_ROUNDS = 50
-
-
-# Wall seconds of each step of one default build of each store (`python -m builder --profile default --variant
-# jotto-en_US80-{3,4,5,2}-ganzfried` in one run at nice 10, 2 shared cores at load 10-14, numba's cache cold as on a
-# fresh clone: the 3-letter value bracket is mostly the exact search's compile; 2026-11-29, the steps' log lines),
-# a step of under a second as 0.5; with the iterations they ran ("params"), to scale other profiles' by. The
-# 2-letter exact double oracle closes its gap in about EXACT_DO_ROUNDS rounds of its cap of 200.
-JOTTO_STEP_SECONDS: dict[int, dict] = {
-    2: {"params": {"fp_iterations": 2000, "do_iterations": 40, "certify_rounds": EXACT_DO_ROUNDS},
-        "seconds": {"fixed guessers": 0.5, "fictitious play": 3, "double oracle": 2, "hider selection": 0.5,
-                    "double-oracle book": 0.5, "people's guesser": 0.5, "exact double oracle": 945,
-                    "figures": 0.5, "publish": 0.5}},
-    3: {"params": {"fp_iterations": 300, "hedge_iterations": 150, "do_iterations": 5},
-        "seconds": {"fixed guessers": 3, "fictitious play": 1, "hedge": 1, "double oracle": 5, "hider selection": 2,
-                    "double-oracle book": 0.5, "people's guesser": 0.5, "value bracket": 96, "figures": 0.5,
-                    "publish": 0.5}},
-    4: {"params": {"fp_iterations": 50, "hedge_iterations": 200, "do_iterations": 5},
-        "seconds": {"fixed guessers": 0.5, "fictitious play": 9, "hedge": 10, "double oracle": 17,
-                    "hider selection": 24, "double-oracle book": 0.5, "people's guesser": 1, "value bracket": 41,
-                    "figures": 0.5, "publish": 0.5}},
-    5: {"params": {"fp_iterations": 30, "hedge_iterations": 150, "do_iterations": 3},
-        "seconds": {"fixed guessers": 8, "fictitious play": 17, "hedge": 155, "double oracle": 43,
-                    "hider selection": 244, "double-oracle book": 1, "people's guesser": 1, "value bracket": 110,
-                    "figures": 0.5, "publish": 0.5}},
-}
+    loops = {"fictitious play": "fp_iterations", "hedge": "hedge_iterations", "double oracle": "do_iterations",
+             "exact double oracle": "certify_rounds"}
+    out = {}
+    for step in jotto_steps(params):
+        base, seconds = jotto_step_seconds(length, step)
+        field = loops.get(step)
+        if field and base.get(field):
+            ran = getattr(params, field)
+            seconds *= (min(ran, EXACT_DO_ROUNDS) if step == "exact double oracle" else ran) / base[field]
+        out[step] = seconds
+    return out

@@ -6,7 +6,6 @@ the first build (``python -m launcher``, ``make serve``) has something to serve 
 """
 from __future__ import annotations
 
-import collections
 import hashlib
 import sys
 import threading
@@ -15,13 +14,8 @@ from pathlib import Path
 
 from builder.profiles import DEFAULT, EXPECTED_SECONDS
 from builder.steps import on_terminal, steps_of
+from builder.time_left import TimeLeft
 from games.buildprogress import HEARTBEAT_SECONDS, BuildProgress, measured_seconds, record_seconds
-
-# the pace of a store's build (for its time left): over the last third of its time counted, at least this long, once
-# it has made this much progress over at least this many seconds
-PACE_WINDOW_SECONDS = 60.0
-MIN_PACE_FRACTION = 0.05
-MIN_PACE_SECONDS = 10.0
 
 
 def timing_key(variant: str, params) -> str:
@@ -49,25 +43,6 @@ def smallest_first(plan: dict, root: Path) -> dict:
     return {v: plan[v] for _, v in order}
 
 
-def pace_remaining(recent: "collections.deque", first: float, seconds: float, fraction: float,
-                   expected: float | None) -> float | None:
-    """Seconds left at the pace of the last third of the time counted (at least ``PACE_WINDOW_SECONDS``): a build's
-    early steps (numba's compile, beside other work) are slower than its model says, its later ones keep a steadier
-    pace. Before ``MIN_PACE_FRACTION`` of progress in the window: the expected time's rest (None without one).
-    ``recent`` holds this store's (seconds, fraction) counts and is trimmed here. Measured on a default Dudo build
-    beside other work (load 10-14): worst error after half the build 21 % of its time, against 30 % for the pace
-    since its start."""
-    recent.append((seconds, fraction))
-    window = max(PACE_WINDOW_SECONDS, (seconds - first) / 3.0)
-    while len(recent) > 1 and recent[1][0] <= seconds - window:
-        recent.popleft()
-    s0, f0 = recent[0]
-    gained = fraction - f0
-    if gained >= MIN_PACE_FRACTION and seconds - s0 >= MIN_PACE_SECONDS:
-        return (seconds - s0) * (1.0 - fraction) / gained
-    return None if not expected else expected * (1.0 - fraction)
-
-
 class ProgressReporter:
     """Writes ``<root>/.build-progress.json``: at start, at each store's start and end, and every
     ``HEARTBEAT_SECONDS`` (a daemon thread) so that readers can tell a running build from a dead one."""
@@ -82,8 +57,7 @@ class ProgressReporter:
         self.progress = BuildProgress.start([(v, exp[v]) for v in plan])
         self._by_name = {v.variant: v for v in self.progress.variants}
         self._current: dict[str, float] = {}   # variant -> its start (perf_counter), one per build lane
-        self._first_seen: dict[str, tuple[float, float]] = {}   # variant -> (its seconds, its fraction) when first counted
-        self._paces: dict[str, collections.deque] = {}   # variant -> its recent (seconds, fraction) counts
+        self._time_left: dict[str, TimeLeft] = {}   # variant -> its time left's estimate, once counted
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._heartbeat = heartbeat
@@ -126,11 +100,11 @@ class ProgressReporter:
                 pass  # progress is for display: a full disk must not fail the build
 
     def _count_work(self, v) -> None:
-        """The store's fraction from its build's steps (``builder.steps``), and the time left at the pace it has
-        kept since this reporter first saw it (before a minimum of progress: the expected time, if any)."""
+        """The store's fraction from its build's steps (``builder.steps``), and its time left from that and the
+        seconds it has taken (``builder.time_left``: the expected time at first, the pace kept as it goes)."""
         steps = steps_of(v.variant)
         if steps is None:
-            if v.variant not in self._first_seen:   # not counting yet (imports, a compile): nothing done
+            if v.variant not in self._time_left:    # not counting yet (imports, a compile): nothing done
                 v.work_fraction, v.work_remaining = 0.0, v.expected_seconds
             return                                  # counted before: its last count stands until it is published
         try:
@@ -138,10 +112,9 @@ class ProgressReporter:
             f = steps.fraction()
         except Exception:  # noqa: BLE001 - progress is for display: never fail the build
             return
-        first = self._first_seen.setdefault(v.variant, (v.seconds, f))
+        left = self._time_left.setdefault(v.variant, TimeLeft(v.expected_seconds))
         v.work_fraction = f
-        v.work_remaining = pace_remaining(self._paces.setdefault(v.variant, collections.deque()), first[0], v.seconds,
-                                          f, v.expected_seconds)
+        v.work_remaining = left(v.seconds, f)
 
     def started(self, variant: str, estimate: bool = True) -> None:
         """``variant`` is being built; ``estimate`` False: its expected time says nothing of this build (a lane at

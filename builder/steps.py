@@ -32,15 +32,6 @@ def on_terminal(out=None) -> bool:
         return False
 
 
-def stages(variant: str, total: int, desc: str = "stages") -> "Step":
-    """A store built in ``total`` stages of about equal cost: one step, registered for the progress file until
-    it is closed."""
-    steps = StoreSteps(variant, {desc: 1.0}).__enter__()
-    step = steps.step(desc, total)
-    step.owner = steps
-    return step
-
-
 class StoreSteps:
     """One store's build as named steps with shares (any positive numbers: their expected costs); a context
     manager that registers it for the progress file while the store builds."""
@@ -149,14 +140,10 @@ class Step:
         if self.bar is not None:
             self.bar.set_postfix(refresh=refresh, **figures)
 
-    owner: StoreSteps | None = None    # ``stages``: the steps this one step makes, unregistered when it closes
-
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
-        if self.owner is not None:
-            self.owner.__exit__(None, None, None)
         self.steps.set_done(self.name, 1.0)
         count = f" ({self.n}/{self.total}{self.postfix})" if self.total > 1 else self.postfix
         self.steps.line(f"{self.desc} done{count}", force=True)

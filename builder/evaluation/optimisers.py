@@ -193,15 +193,16 @@ def real_coevolution(problem: Problem, budget: int, seed: int = 0, delta: float 
 
 def approx_coevolution(problem: Problem, budget: int, seed: int = 0, delta: float = 0.05, cap: int = 2000,
                        sigma: float = 0.3, population: int = 4, workers: int = 1, limited: bool = True, executor=None,
-                       **_) -> Run:
+                       progress=None, **_) -> Run:
     return _coevolution("approx_coevolution", problem, budget, seed, delta, cap, sigma, population, workers,
-                        limited, executor, parisian=True)
+                        limited, executor, parisian=True, progress=progress)
 
 
 def _coevolution(method: str, problem: Problem, budget: int, seed: int, delta: float, cap: int, sigma: float,
-                 population: int, workers: int, limited: bool, executor, parisian: bool) -> Run:
+                 population: int, workers: int, limited: bool, executor, parisian: bool, progress=None) -> Run:
     """A proposal (mutation of a random member) raced against every member, entering in place of the
-    oldest if it beats them all (real); or against one member drawn at random, replacing it (Parisian)."""
+    oldest if it beats them all (real); or against one member drawn at random, replacing it (Parisian).
+    ``progress``: called with the games played so far after each race."""
     rng = np.random.Generator(np.random.PCG64(seed))
     run = Run(method, problem.name, seed, budget)
     pop = [problem.uniform_point(rng) for _ in range(population)]
@@ -216,6 +217,8 @@ def _coevolution(method: str, problem: Problem, budget: int, seed: int, delta: f
             verdict, g, score = _race(problem, problem.make(y), problem.make(pop[j]), _seed(rng), delta,
                                       min(cap, max(2, budget - run.games)), workers, executor)
             run.games += g
+            if progress is not None:
+                progress(run.games)
             if not _accept(verdict, score, limited):
                 ok = False
                 break

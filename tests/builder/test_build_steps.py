@@ -96,7 +96,6 @@ def test_the_reporter_writes_the_counted_fraction_and_the_time_left_at_the_pace_
             p = read_progress(tmp_path).variants[0]
             assert p.fraction == 0.0 and p.remaining_seconds() is None
             step = steps.step("all", 10)
-            rep._first_seen["dudo-x"] = (0.0, 0.0)   # first counted at its start
             step.update(5)
             rep._current["dudo-x"] = time.perf_counter() - 30.0   # 30 s into the build: half done
             rep._write()
@@ -118,6 +117,39 @@ def test_a_jotto_build_reports_a_fraction_that_grows_to_one(tmp_path, capsys):
     seen = _fractions(err, SMALL_VARIANT)
     assert seen == sorted(seen) and seen[-1] == 100 and len(set(seen)) >= 5, err
     assert "\r" not in err     # no progress bar off a terminal
+
+
+def test_a_jotto_builds_long_steps_count_within_themselves(tmp_path, monkeypatch):
+    """The setup (dictionary, oracle) is a step counted from the build's start; the fixed guessers, the hider selection,
+    the robust hider and the value bracket count their trees and searches, so the fraction moves inside them instead
+    of jumping at their end; and every step the build runs has a measured share."""
+    from builder.jotto import jotto_step_shares
+
+    seen: dict[str, list[float]] = {}
+    registered_before_setup = []
+    real = StoreSteps.set_done
+
+    def set_done(self, name, fraction):
+        seen.setdefault(name, []).append(fraction)
+        real(self, name, fraction)
+
+    import builder.jotto as jotto
+    real_init = jotto._JottoBuild.__init__
+
+    def init(self, variant, *a, **kw):
+        registered_before_setup.append(steps_of(variant) is not None)
+        real_init(self, variant, *a, **kw)
+
+    monkeypatch.setattr(StoreSteps, "set_done", set_done)
+    monkeypatch.setattr(jotto._JottoBuild, "__init__", init)
+    params = JottoParams(fp_iterations=10, do_iterations=2, hedge_iterations=12, people_oracle="gbr",
+                         robust_hider=True, certify="served", certify_nodes=1, certify_steps=3)
+    build_jotto_store(SMALL_VARIANT, params, tmp_path)
+    assert registered_before_setup == [True]
+    for step in ("fixed guessers", "hider selection", "robust hider", "value bracket"):
+        inside = [f for f in seen.get(step, []) if 0.0 < f < 1.0]
+        assert len(set(inside)) >= 2, (step, seen.get(step))
+    assert set(seen) == set(jotto_step_shares(SMALL_VARIANT, params))
 
 
 def test_a_dudo_build_reports_its_groups_as_they_train(tmp_path, capsys):
@@ -193,17 +225,37 @@ def test_the_dudo_build_is_counted_until_its_store_is_published(tmp_path, monkey
     assert len(seen) == 1 and isinstance(seen[0], DudoWork) and steps_of(params.variant) is None
 
 
-def test_the_time_left_follows_the_recent_pace_not_a_slow_start():
-    """A build whose first steps crawl (a compile beside other work) and then keep a steady pace: the time left is
-    read from the last third of its time, 200 s here, where the pace since its start says 333 s."""
-    import collections
+def _time_left_gaps(counts, expected, wall):
+    """(said less true time left) / wall at each (seconds, fraction) count of a build of ``wall`` seconds."""
+    from builder.time_left import TimeLeft
 
-    from builder.progress import pace_remaining
+    left = TimeLeft(expected)
+    return [(left(t, f) - (wall - t)) / wall for t, f in counts]
 
-    recent = collections.deque()
-    counts = [(0, 0.0), (100, 0.01), (200, 0.02), (300, 0.2), (400, 0.4), (500, 0.6)]
-    for s, f in counts:
-        left = pace_remaining(recent, 0.0, s, f, expected=50.0)
-    assert left == pytest.approx(200.0)
-    assert pace_remaining(collections.deque(), 0.0, 5.0, 0.01, expected=50.0) == pytest.approx(49.5)  # too early
-    assert pace_remaining(collections.deque(), 0.0, 5.0, 0.01, expected=None) is None
+
+def test_the_time_left_is_the_expected_time_at_first_and_the_pace_kept_later():
+    """The first count says the expected time; a build that keeps half the model's pace is told so as it goes (within
+    0.10 of its wall from a third of it on)."""
+    from builder.time_left import TimeLeft
+
+    assert TimeLeft(100.0)(0.0, 0.0) == pytest.approx(100.0)
+    counts = [(t, t / 200.0) for t in range(0, 200, 5)]      # 200 s where 100 were expected
+    gaps = _time_left_gaps(counts, 100.0, 200.0)
+    assert all(abs(g) <= 0.10 for (t, _), g in zip(counts, gaps) if t >= 200 / 3)
+    assert abs(gaps[0]) == pytest.approx(0.5)                # nothing known yet: the expected 100 s
+
+
+def test_a_fast_first_step_does_not_set_the_time_left():
+    """A build whose first 10 s count a tenth of it (a step lighter than its weight) and then keeps the model's pace:
+    the time left stays within a quarter of the build's wall, where extrapolating the first pace said 90 s of 190."""
+    counts = [(5.0, 0.05), (10.0, 0.10)] + [(t, 0.10 + 0.9 * (t - 10) / 190) for t in range(15, 200, 5)]
+    gaps = _time_left_gaps(counts, 200.0, 200.0)
+    assert max(abs(g) for g in gaps) <= 0.25
+    assert all(abs(g) <= 0.10 for (t, _), g in zip(counts, gaps) if t >= 100)
+
+
+def test_without_an_expected_time_the_time_left_waits_for_a_pace():
+    from builder.time_left import TimeLeft
+
+    assert TimeLeft(None)(5.0, 0.01) is None
+    assert TimeLeft(None)(40.0, 0.4) == pytest.approx(60.0)     # 40 s for 0.4: the same again and a half
