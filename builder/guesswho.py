@@ -46,7 +46,7 @@ def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> P
     N = params.n
     if not 2 <= N <= 200:
         raise ValueError(f"guesswho: N={N} outside 2..200")
-    with StoreSteps(params.variant, measured_step_seconds("guesswho-24")) as steps:
+    with StoreSteps(params.variant, measured_step_seconds("guesswho-24"), timed=True) as steps:
         with steps.step("exact DP", 1):
             W, K = gw.solve(N)
         bid = np.zeros((N + 1, N + 1), dtype=np.int32)

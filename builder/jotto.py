@@ -712,7 +712,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     Response trees (double-oracle rounds, hider selection, books) run on ``executor``; fictitious play
     is sequential (each iteration needs the last)."""
     t_start = time.perf_counter()
-    with StoreSteps(variant, jotto_step_shares(variant, params)) as steps:
+    with StoreSteps(variant, jotto_step_shares(variant, params), timed=True) as steps:
         with steps.step("setup", 1):    # the dictionary, its oracle's tables, the executor's copies of them
             b = _JottoBuild(variant, params, root, position, executor, steps)
         with b.bar("fixed guessers", 3) as pb:

@@ -5,6 +5,11 @@ On a terminal each step is a progress bar (tqdm); in a log (stderr not a termina
 one every ``LOG_EVERY_SECONDS`` in between, so that ``tail`` shows where the build is. The store's fraction built
 is each step's share of the build (its expected cost) times how far that step is, summed: the builder's progress
 file (``builder.progress.ProgressReporter``) reads it for ``/readyz``, ListVariants and the play page.
+
+Where the shares are expected seconds (``timed``: Jotto, Guess Who, Hangman, ``builder.step_seconds``), a running step
+is also as far as its time says: its seconds so far over its expected seconds at the pace the build has kept (the
+build's seconds to its last count over the expected seconds of what it has counted), up to ``TIMED_CAP`` of the step; never less
+than its counts. A step of few counts (a compile, one exact search) then moves between them instead of standing.
 """
 from __future__ import annotations
 
@@ -13,6 +18,12 @@ import threading
 import time
 
 LOG_EVERY_SECONDS = 20.0
+# a running step's time says at most this much of it: the rest waits for its counts or its end
+TIMED_CAP = 0.9
+# the build's pace is read once its counted steps expected this share of it (before: the model's pace), and is
+# taken as at most PACE_LIMIT times slower or faster than the model
+MIN_PACE_SHARE = 0.05
+PACE_LIMIT = 4.0
 
 _lock = threading.Lock()
 _building: dict[str, "StoreSteps"] = {}   # variant -> its steps, while this process builds it
@@ -37,13 +48,17 @@ class StoreSteps:
     manager that registers it for the progress file while the store builds."""
 
     def __init__(self, variant: str, shares: dict[str, float], out=None, every: float = LOG_EVERY_SECONDS,
-                 clock=time.monotonic):
+                 clock=time.monotonic, timed: bool = False):
         self.variant = variant
         self.shares = {k: float(v) for k, v in shares.items() if v > 0}
         self.out = out
         self.every = every
         self.clock = clock
+        self.timed = timed                  # the shares are expected seconds: a running step moves with its time
         self._done: dict[str, float] = {}   # step -> fraction of it done
+        self._running: dict[str, float] = {}  # step -> its start (clock), while it runs
+        self._t0 = clock()
+        self._counted_at = self._t0         # the clock at the last count
         self._lock = threading.Lock()
         self._last_line = float("-inf")
         self.current = ""                   # the step now running, as the log names it
@@ -60,11 +75,26 @@ class StoreSteps:
 
     # ------------------------------------------------------------------ what the progress file reads
     def fraction(self) -> float:
-        """The store's fraction built: the steps' shares weighted by how far each is (a step never started: 0)."""
+        """The store's fraction built: the steps' shares weighted by how far each is (a step never started: 0; a
+        running step of a ``timed`` build: as far as its counts or its time say)."""
         total = sum(self.shares.values())
         with self._lock:
-            done = sum(share * min(1.0, self._done.get(k, 0.0)) for k, share in self.shares.items())
-        return done / total if total else 0.0
+            counted = {k: min(1.0, self._done.get(k, 0.0)) for k in self.shares}
+            running, counted_at = dict(self._running), self._counted_at
+        done = sum(self.shares[k] * f for k, f in counted.items())
+        if self.timed and running:
+            now = self.clock()
+            pace = (counted_at - self._t0) / done if done >= MIN_PACE_SHARE * total else 1.0
+            pace = min(PACE_LIMIT, max(1.0 / PACE_LIMIT, pace))
+            for k, t in running.items():
+                if k in self.shares:
+                    timed = min(TIMED_CAP, (now - t) / (self.shares[k] * pace))
+                    done += self.shares[k] * max(0.0, timed - counted[k])
+        return min(1.0, done / total) if total else 0.0
+
+    def began(self, name: str) -> None:
+        with self._lock:
+            self._running[name] = self.clock()
 
     def describe(self) -> str:
         return self.current
@@ -83,6 +113,9 @@ class StoreSteps:
     def set_done(self, name: str, fraction: float) -> None:
         with self._lock:
             self._done[name] = fraction
+            self._counted_at = self.clock()
+            if fraction >= 1.0:
+                self._running.pop(name, None)
 
     def line(self, text: str, force: bool = False) -> None:
         """One line of the log (not on a terminal, whose bars say it); at most one every ``every`` seconds
@@ -114,6 +147,7 @@ class Step:
             self.bar = tqdm(total=self.total, desc=f"{steps.variant} {desc}", unit="it", leave=True,
                             dynamic_ncols=True, mininterval=0.5, file=steps.out)
         steps.current = desc
+        steps.began(name)
         steps.line(f"{desc} started" + (f" ({self.total} steps)" if self.total > 1 else ""), force=True)
         if start:
             self.update(start)

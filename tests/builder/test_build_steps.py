@@ -41,6 +41,33 @@ def test_the_fraction_weights_each_step_by_its_share_and_the_log_is_lines():
     assert lines[-1].endswith("dear done (100/100); the store about 100% built") or "dear done" in lines[-1]
 
 
+def test_a_timed_step_moves_with_its_time_between_its_counts():
+    """Shares in expected seconds: a running step is as far as its time says at the build's pace (up to 0.9 of it),
+    never less than its counts; once the build has shown its pace (twice the model's here), its steps' time is read
+    at that pace."""
+    clock = [0.0]
+    with StoreSteps("t", {"a": 10.0, "b": 10.0}, out=io.StringIO(), clock=lambda: clock[0], timed=True) as steps:
+        a = steps.step("a", 2)
+        clock[0] = 5.0
+        assert steps.fraction() == pytest.approx(0.25)          # half of a's expected 10 s, no count yet
+        clock[0] = 15.0
+        assert steps.fraction() == pytest.approx(0.45)          # past its time: 0.9 of it until it ends
+        a.update(2)
+        assert steps.fraction() == pytest.approx(0.5)
+        clock[0] = 20.0
+        a.close()
+        b = steps.step("b", 4)
+        clock[0] = 30.0                                          # 10 s into b at the build's pace: 20 s a step
+        assert steps.fraction() == pytest.approx(0.75)
+        b.update(4)                                              # counts ahead of its time
+        assert steps.fraction() == pytest.approx(1.0)
+        b.close()
+    with StoreSteps("u", {"a": 10.0}, out=io.StringIO(), clock=lambda: clock[0]) as steps:   # not timed: counts
+        steps.step("a", 2)
+        clock[0] = 45.0
+        assert steps.fraction() == 0.0
+
+
 def _write_group(work, a, b, what, t=0):
     stem = work / f"dudo_{a}v{b}_m2"
     if what == "training":
