@@ -122,65 +122,6 @@ def step_walls(log_text: str) -> dict[str, dict[str, float]]:
     return out
 
 
-# a step's count between its start and end: ``VARIANT: STEP N/TOTAL (...); the store about P% built``
-_COUNT = re.compile(r"^(\d\d):(\d\d):(\d\d) (\S+): (.+?) (\d+)/(\d+)(?: \(.*\))?; the store about \d+% built\s*$")
-_TOTAL = re.compile(r" started \((\d+) steps\);")
-
-
-def step_events(log_text: str, variant: str) -> list[tuple[float, str, int | None]]:
-    """(seconds since the store's last build started, step, its count then: 0 at its start line, N at a count line,
-    None at its end) of each of that build's step lines."""
-    out: list[tuple[float, str, int | None]] = []
-    t0 = None
-    for line in log_text.replace("\r", "\n").splitlines():
-        m = _LINE.match(line)
-        if m and m[4] == variant:
-            if m[5]:
-                out, t0 = [], 3600 * int(m[1]) + 60 * int(m[2]) + int(m[3])
-            continue
-        m = _STEP.match(line) or _COUNT.match(line)
-        if t0 is None or not m or m[4] != variant:
-            continue
-        t = float((3600 * int(m[1]) + 60 * int(m[2]) + int(m[3]) - t0) % 86400)
-        if m.re is _COUNT:
-            out.append((t, m[5], int(m[6])))
-        else:
-            out.append((t, m[5], 0 if m[6] == "started" else None))
-    return out
-
-
-def step_totals(log_text: str, variant: str) -> dict[str, int]:
-    """{step: its total counts} from the store's step start lines (``STEP started (N steps)``; 1 without)."""
-    out = {}
-    for line in log_text.replace("\r", "\n").splitlines():
-        m = _STEP.match(line)
-        if m and m[4] == variant and m[6] == "started":
-            n = _TOTAL.search(line)
-            out[m[5]] = int(n[1]) if n else 1
-    return out
-
-
-def replayed_samples(log_text: str, variant: str, shares: dict[str, float], start: float, wall: float,
-                     every: float = 5.0, expected: dict[str, int] | None = None) -> list[Sample]:
-    """The fraction the steps' ``shares`` give every ``every`` seconds of the store's build, replayed from its log's
-    step lines (a count as the log states it, at most one every 20 s a step, where the live count moves between);
-    ``expected``: {step: the counts it usually takes} where a step stops before its total (its share counts against
-    them, as ``builder.steps.Step`` does)."""
-    events, totals = step_events(log_text, variant), step_totals(log_text, variant)
-    expected = expected or {}
-    done: dict[str, float] = {}
-    out, k, whole = [], 0, sum(shares.values())
-    for i in range(int(wall // every) + 1):
-        t = i * every
-        while k < len(events) and events[k][0] <= t:
-            _, step, n = events[k]
-            done[step] = 1.0 if n is None else min(1.0, n / max(1, expected.get(step, totals.get(step, 1))))
-            k += 1
-        f = sum(w * done.get(step, 0.0) for step, w in shares.items()) / whole if whole else 0.0
-        out.append(Sample(start + t, variant, f, None))
-    return out
-
-
 def format_steps(walls: dict[str, dict[str, float]]) -> str:
     return "\n".join(f"{v}: {json.dumps(steps)}" for v, steps in walls.items())
 

@@ -54,6 +54,9 @@ class ProgressReporter:
         self._stop_types = stop_types
         exp = expected_seconds(self.root, plan)
         self._keys = {v: timing_key(v, p) for v, p in plan.items()}
+        measured = measured_seconds(self.root)
+        self._measured_here = {v for v in plan if self._keys[v] in measured}   # built on this root before
+        self._unestimated: set[str] = set()     # stores whose expected time says nothing of this build
         self.progress = BuildProgress.start([(v, exp[v]) for v in plan])
         self._by_name = {v.variant: v for v in self.progress.variants}
         self._current: dict[str, float] = {}   # variant -> its start (perf_counter), one per build lane
@@ -112,9 +115,19 @@ class ProgressReporter:
             f = steps.fraction()
         except Exception:  # noqa: BLE001 - progress is for display: never fail the build
             return
-        left = self._time_left.setdefault(v.variant, TimeLeft(v.expected_seconds))
+        left = self._time_left.setdefault(v.variant, TimeLeft(self._prior(v, steps)))
         v.work_fraction = f
         v.work_remaining = left(v.seconds, f)
+
+    def _prior(self, v, steps) -> float | None:
+        """The expected seconds the store's time left starts from: its last time on this root for these parameters,
+        else its steps' own (the measured builds their weights come from: ``builder.step_seconds``, Dudo's
+        ``builder.dudo_estimate.progress_walls``), else the profile's; none where an estimate says nothing."""
+        if v.variant in self._unestimated:
+            return None
+        if v.variant in self._measured_here:
+            return v.expected_seconds
+        return steps.expected_seconds() or v.expected_seconds
 
     def started(self, variant: str, estimate: bool = True) -> None:
         """``variant`` is being built; ``estimate`` False: its expected time says nothing of this build (a lane at
@@ -124,6 +137,7 @@ class ProgressReporter:
             self._by_name[variant].state = "building"
             if not estimate:
                 self._by_name[variant].expected_seconds = None
+                self._unestimated.add(variant)
         self._line(f"{variant}: build started")
         self._write()
 

@@ -96,6 +96,10 @@ class StoreSteps:
         with self._lock:
             self._running[name] = self.clock()
 
+    def expected_seconds(self) -> float | None:
+        """The build's expected seconds where the shares are seconds (``timed``), else None."""
+        return sum(self.shares.values()) if self.timed else None
+
     def describe(self) -> str:
         return self.current
 

@@ -58,6 +58,8 @@ NOT_RUN = {
     "python -m bench.build_progress --watch": "watches a running make serve until every store is built; "
                                               "tests/bench/test_build_progress.py runs its comparison on a recorded "
                                               "log and samples",
+    "python -m bench.build_progress --steps": "reads a build's log (make serve's after a build); "
+                                              "tests/bench/test_build_progress.py runs it on a recorded log",
     "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
     "python -m server --tls-cert": "the security example: tests/server/test_abuse.py::test_readme_security_commands "
                                    "runs it with a CA and certificates it makes",

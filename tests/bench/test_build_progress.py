@@ -106,6 +106,31 @@ def test_the_command_compares_recorded_samples_with_a_log(tmp_path, capsys):
     assert "dudo-5dice-default" in out and "9/9 (100 %)" in out and "-0.020 at " in out
 
 
+STEPS_LOG = """\
+10:10:32 jotto-en_US80-4-ganzfried: build started
+10:10:32 jotto-en_US80-4-ganzfried: setup started; the store about 0% built
+10:10:32 jotto-en_US80-4-ganzfried: setup done; the store about 1% built
+10:10:32 jotto-en_US80-4-ganzfried: fictitious play started (51 steps); the store about 1% built
+10:10:52 jotto-en_US80-4-ganzfried: fictitious play 40/51 (eps 1.406, best 1.406); the store about 4% built
+10:10:54 jotto-en_US80-4-ganzfried: fictitious play done (51/51 (eps 1.406, best 1.406)); the store about 5% built
+10:10:54 jotto-en_US80-4-ganzfried: value bracket started (5 steps); the store about 5% built
+10:11:16 jotto-en_US80-4-ganzfried: value bracket done (5/5); the store about 100% built
+10:11:16 jotto-en_US80-4-ganzfried: published, built in 44.4 s
+"""
+
+
+def test_the_steps_walls_come_from_their_start_and_end_lines(tmp_path, capsys):
+    """``--steps``: each store's step walls, a step within one second as 0.5 s (what builder.step_seconds records)."""
+    from bench.build_progress import step_walls
+
+    assert step_walls(STEPS_LOG) == {"jotto-en_US80-4-ganzfried": {"setup": 0.5, "fictitious play": 22.0,
+                                                                    "value bracket": 22.0}}
+    log = tmp_path / "build.log"
+    log.write_text(STEPS_LOG)
+    assert main(["--steps", "--log", str(log)]) == 0
+    assert '"fictitious play": 22.0' in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("argv, fault", [
     (["--samples", "nosuch.jsonl", "--log", "x"], "--samples nosuch.jsonl: no such file"),
     (["--watch", "http://127.0.0.1:1"], "need --log"),

@@ -133,6 +133,27 @@ def test_the_reporter_writes_the_counted_fraction_and_the_time_left_at_the_pace_
             step.close()
 
 
+@pytest.mark.parametrize("case, first_left", [("fresh root", 100.0), ("built here before", 250.0),
+                                              ("a lane without an estimate", None)])
+def test_the_time_left_starts_from_the_best_expected_time_there_is(tmp_path, case, first_left):
+    """The first time left of a store whose steps are timed: its last time on this root for these parameters, else its
+    steps' own expected seconds (the measured build their weights come from), not the profile's figure; none in a lane
+    whose estimate says nothing."""
+    from builder.progress import timing_key
+    from games.buildprogress import record_seconds
+
+    plan = {"jotto-q": None}
+    if case == "built here before":
+        record_seconds(tmp_path, timing_key("jotto-q", None), 250.0)
+    with ProgressReporter(tmp_path, plan, heartbeat=3600) as rep:
+        rep.progress.variants[0].expected_seconds = rep.progress.variants[0].expected_seconds or 16.7
+        rep.started("jotto-q", estimate=case != "a lane without an estimate")
+        with StoreSteps("jotto-q", {"a": 40.0, "b": 60.0}, timed=True):
+            rep._write()
+            left = read_progress(tmp_path).variants[0].remaining_seconds()
+    assert left == (None if first_left is None else pytest.approx(first_left, rel=0.01))
+
+
 def _fractions(err: str, variant: str) -> list[int]:
     """The store's percentages its log lines state, in order."""
     return [int(m) for m in re.findall(rf"{re.escape(variant)}: .*; the store about (\d+)% built", err)]
@@ -177,6 +198,21 @@ def test_a_jotto_builds_long_steps_count_within_themselves(tmp_path, monkeypatch
         inside = [f for f in seen.get(step, []) if 0.0 < f < 1.0]
         assert len(set(inside)) >= 2, (step, seen.get(step))
     assert set(seen) == set(jotto_step_shares(SMALL_VARIANT, params))
+
+
+def test_every_default_stores_steps_have_measured_walls():
+    """Each default Jotto store's steps (as its parameters run them) are the steps of its measured builds, and so are
+    Guess Who's and Hangman's: no step counted without a weight, no weight for a step that does not run."""
+    from builder.jotto import jotto_steps
+    from builder.profiles import DEFAULT
+    from builder.step_seconds import MEASURED_BUILDS, measured_step_seconds
+
+    for variant, params in DEFAULT.items():
+        if variant.startswith("jotto-"):
+            assert set(measured_step_seconds(variant)) == set(jotto_steps(params)), variant
+    for build in MEASURED_BUILDS.values():
+        assert set(build["guesswho-24"]) == {"exact DP", "optimiser races", "figures", "publish"}
+        assert set(build["hangman-en_US50-5"]) == {"tables", "evaluation games", "publish"}
 
 
 def test_a_dudo_build_reports_its_groups_as_they_train(tmp_path, capsys):
