@@ -46,6 +46,26 @@ MEASURED_BUILDS: dict[str, dict[str, dict[str, float]]] = {
             "double-oracle book": 0.5, "people's guesser": 0.5, "exact double oracle": 304.0, "figures": 0.5,
             "publish": 0.5},
     },
+    "2026-11-29 10:21, load 4-8 (others' work beside it), 10 min 45 s": {
+        "jotto-en_US80-3-ganzfried": {
+            "setup": 1.0, "fixed guessers": 27.0, "fictitious play": 1.0, "hedge": 1.0, "double oracle": 6.0,
+            "hider selection": 0.5, "robust hider": 35.0, "double-oracle book": 0.5, "people's guesser": 0.5,
+            "value bracket": 23.0, "figures": 0.5, "publish": 0.5},
+        "guesswho-24": {"exact DP": 0.5, "optimiser races": 3.0, "figures": 0.5, "publish": 0.5},
+        "hangman-en_US50-5": {"tables": 2.0, "evaluation games": 3.0, "publish": 0.5},
+        "jotto-en_US80-4-ganzfried": {
+            "setup": 0.5, "fixed guessers": 0.5, "fictitious play": 3.0, "hedge": 7.0, "double oracle": 14.0,
+            "hider selection": 4.0, "robust hider": 14.0, "double-oracle book": 0.5, "people's guesser": 0.5,
+            "value bracket": 12.0, "figures": 0.5, "publish": 0.5},
+        "jotto-en_US80-5-ganzfried": {
+            "setup": 0.5, "fixed guessers": 1.0, "fictitious play": 10.0, "hedge": 24.0, "double oracle": 6.0,
+            "hider selection": 22.0, "robust hider": 63.0, "double-oracle book": 1.0, "people's guesser": 0.5,
+            "value bracket": 12.0, "figures": 0.5, "publish": 0.5},
+        "jotto-en_US80-2-ganzfried": {
+            "setup": 0.5, "fixed guessers": 0.5, "fictitious play": 0.5, "double oracle": 1.0, "hider selection": 0.5,
+            "double-oracle book": 0.5, "people's guesser": 0.5, "exact double oracle": 333.0, "figures": 0.5,
+            "publish": 0.5},
+    },
 }
 
 

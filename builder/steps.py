@@ -7,9 +7,11 @@ is each step's share of the build (its expected cost) times how far that step is
 file (``builder.progress.ProgressReporter``) reads it for ``/readyz``, ListVariants and the play page.
 
 Where the shares are expected seconds (``timed``: Jotto, Guess Who, Hangman, ``builder.step_seconds``), a running step
-is also as far as its time says: its seconds so far over its expected seconds at the pace the build has kept (the
-build's seconds to its last count over the expected seconds of what it has counted), up to ``TIMED_CAP`` of the step; never less
-than its counts. A step of few counts (a compile, one exact search) then moves between them instead of standing.
+is also as far as its time says (its seconds so far over its expected seconds at the pace the build has kept: the
+build's seconds to its last count over the expected seconds of what it has counted), never less than its counts and
+at most ``TIMED_CAP`` of the way to its next count: a step of few counts (a compile, one exact search) moves between
+them instead of standing, and a step of many counts of uneven cost (the exact double oracle's rounds) is never told
+ahead of them by more than a count.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import threading
 import time
 
 LOG_EVERY_SECONDS = 20.0
-# a running step's time says at most this much of it: the rest waits for its counts or its end
+# a running step's time says at most this much of the way to its next count: the rest waits for the count
 TIMED_CAP = 0.9
 # the build's pace is read once its counted steps expected this share of it (before: the model's pace), and is
 # taken as at most PACE_LIMIT times slower or faster than the model
@@ -56,7 +58,7 @@ class StoreSteps:
         self.clock = clock
         self.timed = timed                  # the shares are expected seconds: a running step moves with its time
         self._done: dict[str, float] = {}   # step -> fraction of it done
-        self._running: dict[str, float] = {}  # step -> its start (clock), while it runs
+        self._running: dict[str, tuple[float, float]] = {}  # step -> (its start (clock), one count's share of it)
         self._t0 = clock()
         self._counted_at = self._t0         # the clock at the last count
         self._lock = threading.Lock()
@@ -86,15 +88,16 @@ class StoreSteps:
             now = self.clock()
             pace = (counted_at - self._t0) / done if done >= MIN_PACE_SHARE * total else 1.0
             pace = min(PACE_LIMIT, max(1.0 / PACE_LIMIT, pace))
-            for k, t in running.items():
+            for k, (t, count) in running.items():
                 if k in self.shares:
-                    timed = min(TIMED_CAP, (now - t) / (self.shares[k] * pace))
+                    timed = min(counted[k] + TIMED_CAP * count, (now - t) / (self.shares[k] * pace))
                     done += self.shares[k] * max(0.0, timed - counted[k])
         return min(1.0, done / total) if total else 0.0
 
-    def began(self, name: str) -> None:
+    def began(self, name: str, counts: int = 1) -> None:
+        """Step ``name`` starts, expected to take ``counts`` counts."""
         with self._lock:
-            self._running[name] = self.clock()
+            self._running[name] = (self.clock(), 1.0 / max(1, counts))
 
     def expected_seconds(self) -> float | None:
         """The build's expected seconds where the shares are seconds (``timed``), else None."""
@@ -151,7 +154,7 @@ class Step:
             self.bar = tqdm(total=self.total, desc=f"{steps.variant} {desc}", unit="it", leave=True,
                             dynamic_ncols=True, mininterval=0.5, file=steps.out)
         steps.current = desc
-        steps.began(name)
+        steps.began(name, self.expected)
         steps.line(f"{desc} started" + (f" ({self.total} steps)" if self.total > 1 else ""), force=True)
         if start:
             self.update(start)

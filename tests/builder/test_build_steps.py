@@ -42,24 +42,26 @@ def test_the_fraction_weights_each_step_by_its_share_and_the_log_is_lines():
 
 
 def test_a_timed_step_moves_with_its_time_between_its_counts():
-    """Shares in expected seconds: a running step is as far as its time says at the build's pace (up to 0.9 of it),
-    never less than its counts; once the build has shown its pace (twice the model's here), its steps' time is read
-    at that pace."""
+    """Shares in expected seconds: a running step is as far as its time says at the build's pace, never less than its
+    counts and at most 0.9 of the way to its next count; once the build has shown its pace (twice the model's here),
+    its steps' time is read at that pace."""
     clock = [0.0]
     with StoreSteps("t", {"a": 10.0, "b": 10.0}, out=io.StringIO(), clock=lambda: clock[0], timed=True) as steps:
-        a = steps.step("a", 2)
+        a = steps.step("a", 1)
         clock[0] = 5.0
-        assert steps.fraction() == pytest.approx(0.25)          # half of a's expected 10 s, no count yet
+        assert steps.fraction() == pytest.approx(0.25)          # half of a's expected 10 s
         clock[0] = 15.0
         assert steps.fraction() == pytest.approx(0.45)          # past its time: 0.9 of it until it ends
-        a.update(2)
-        assert steps.fraction() == pytest.approx(0.5)
         clock[0] = 20.0
         a.close()
+        assert steps.fraction() == pytest.approx(0.5)
         b = steps.step("b", 4)
-        clock[0] = 30.0                                          # 10 s into b at the build's pace: 20 s a step
-        assert steps.fraction() == pytest.approx(0.75)
-        b.update(4)                                              # counts ahead of its time
+        clock[0] = 25.0                                          # a quarter of b's time at the build's pace (2x)
+        assert steps.fraction() == pytest.approx(0.5 + 0.5 * 0.9 * 0.25)    # but 0.9 of its first count at most
+        b.update(1)
+        clock[0] = 30.0                                          # half its time, one count of four
+        assert steps.fraction() == pytest.approx(0.5 + 0.5 * (0.25 + 0.9 * 0.25))
+        b.update(3)                                              # counts ahead of its time
         assert steps.fraction() == pytest.approx(1.0)
         b.close()
     with StoreSteps("u", {"a": 10.0}, out=io.StringIO(), clock=lambda: clock[0]) as steps:   # not timed: counts
