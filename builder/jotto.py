@@ -19,7 +19,7 @@ from games.fixedmath import dot
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from builder.executor import BuildExecutor
-from builder.step_seconds import EXACT_DO_ROUNDS, jotto_step_seconds
+from builder.step_seconds import EXACT_DO_ROUND_COSTS, EXACT_DO_ROUNDS, jotto_step_seconds
 from builder.recorded import recorded_parameters
 from games.jotto.certify import BOUNDED, EXACT, solve_exact_double_oracle
 from games.jotto.bitset_bb import BitsetExactSolver as ExactSolver
@@ -569,7 +569,8 @@ def _exact_double_oracle(b: _JottoBuild, seed_trees: list, source: dict):
 
     served = _served_strategy(b)
     rounds = params.certify_rounds
-    with b.steps.step("exact double oracle", rounds, expected=min(rounds, EXACT_DO_ROUNDS)) as pb:
+    costs = EXACT_DO_ROUND_COSTS if rounds >= EXACT_DO_ROUNDS else ()
+    with b.steps.step("exact double oracle", rounds, expected=min(rounds, EXACT_DO_ROUNDS), costs=costs) as pb:
         def tick(r):
             pb.update(1)
             pb.set_postfix(lower=f"{r.hider_value:.4f}", upper=f"{r.guarantee:.4f}", refresh=False)

@@ -13,6 +13,12 @@ from __future__ import annotations
 # a build counts against these, not its cap of 200
 EXACT_DO_ROUNDS = 49
 
+# the exact double oracle's share of its time by rounds done, (rounds, share), its first rounds far cheaper than the
+# later ones: the mean of the two measured builds' round counts in their logs (10:09: 11 rounds at 0.076 of its 304 s,
+# 19 at 0.253, 27 at 0.438, 35 at 0.661, 43 at 0.812; 10:21 at the same counts, read linearly between its lines: 0.069,
+# 0.169, 0.339, 0.568, 0.793 of 333 s)
+EXACT_DO_ROUND_COSTS = ((11, 0.073), (19, 0.211), (27, 0.389), (35, 0.615), (43, 0.803), (EXACT_DO_ROUNDS, 1.0))
+
 # the iterations each default Jotto store's loops ran in the measured builds (builder.profiles.DEFAULT), to scale
 # other profiles' steps by
 JOTTO_PARAMS: dict[int, dict] = {

@@ -58,7 +58,7 @@ class StoreSteps:
         self.clock = clock
         self.timed = timed                  # the shares are expected seconds: a running step moves with its time
         self._done: dict[str, float] = {}   # step -> fraction of it done
-        self._running: dict[str, tuple[float, float]] = {}  # step -> (its start (clock), one count's share of it)
+        self._running: dict[str, tuple[float, "Step"]] = {}  # step -> (its start (clock), the step)
         self._t0 = clock()
         self._counted_at = self._t0         # the clock at the last count
         self._lock = threading.Lock()
@@ -88,16 +88,16 @@ class StoreSteps:
             now = self.clock()
             pace = (counted_at - self._t0) / done if done >= MIN_PACE_SHARE * total else 1.0
             pace = min(PACE_LIMIT, max(1.0 / PACE_LIMIT, pace))
-            for k, (t, count) in running.items():
+            for k, (t, step) in running.items():
                 if k in self.shares:
-                    timed = min(counted[k] + TIMED_CAP * count, (now - t) / (self.shares[k] * pace))
+                    upto = counted[k] + TIMED_CAP * (step.share_at(step.n + 1) - counted[k])
+                    timed = min(upto, (now - t) / (self.shares[k] * pace))
                     done += self.shares[k] * max(0.0, timed - counted[k])
         return min(1.0, done / total) if total else 0.0
 
-    def began(self, name: str, counts: int = 1) -> None:
-        """Step ``name`` starts, expected to take ``counts`` counts."""
+    def began(self, step: "Step") -> None:
         with self._lock:
-            self._running[name] = (self.clock(), 1.0 / max(1, counts))
+            self._running[step.name] = (self.clock(), step)
 
     def expected_seconds(self) -> float | None:
         """The build's expected seconds where the shares are seconds (``timed``), else None."""
@@ -112,10 +112,11 @@ class StoreSteps:
 
     # ------------------------------------------------------------------ the steps
     def step(self, name: str, total: int, desc: str | None = None, start: int = 0,
-             expected: int | None = None) -> "Step":
+             expected: int | None = None, costs: tuple = ()) -> "Step":
         """A step of ``total`` counts at most; ``expected``: the counts it usually takes (a loop that stops early),
-        which its share of the store is counted against."""
-        return Step(self, name, total, desc or name, start, expected)
+        which its share of the store is counted against; ``costs``: ((counts, share of the step done), ...) where
+        its counts cost unevenly (measured), read linearly between."""
+        return Step(self, name, total, desc or name, start, expected, costs)
 
     def set_done(self, name: str, fraction: float) -> None:
         with self._lock:
@@ -143,9 +144,10 @@ class Step:
     """One step: tqdm's interface (``update``, ``set_postfix``, a context manager); a bar on a terminal only."""
 
     def __init__(self, steps: StoreSteps, name: str, total: int, desc: str, start: int = 0,
-                 expected: int | None = None):
+                 expected: int | None = None, costs: tuple = ()):
         self.steps, self.name, self.total, self.desc = steps, name, max(0, int(total)), desc
         self.expected = expected or self.total
+        self.costs = ((0, 0.0),) + tuple(costs) if costs else ()
         self.n = 0
         self.postfix = ""
         self.bar = None
@@ -154,7 +156,7 @@ class Step:
             self.bar = tqdm(total=self.total, desc=f"{steps.variant} {desc}", unit="it", leave=True,
                             dynamic_ncols=True, mininterval=0.5, file=steps.out)
         steps.current = desc
-        steps.began(name, self.expected)
+        steps.began(self)
         steps.line(f"{desc} started" + (f" ({self.total} steps)" if self.total > 1 else ""), force=True)
         if start:
             self.update(start)
@@ -171,10 +173,21 @@ class Step:
 
     def update(self, n: int = 1) -> None:
         self.n += n
-        self.steps.set_done(self.name, min(1.0, self.n / self.expected) if self.expected else 1.0)
+        self.steps.set_done(self.name, self.share_at(self.n))
         if self.bar is not None:
             self.bar.update(n)
         self.steps.line(f"{self.desc} {self.n}/{self.total}{self.postfix}")
+
+    def share_at(self, n: int) -> float:
+        """The share of the step done at ``n`` counts."""
+        if not self.expected:
+            return 1.0
+        if not self.costs:
+            return min(1.0, n / self.expected)
+        for (n0, s0), (n1, s1) in zip(self.costs, self.costs[1:]):
+            if n <= n1:
+                return s0 + (s1 - s0) * (n - n0) / (n1 - n0)
+        return 1.0
 
     def set_postfix(self, refresh: bool = False, **figures) -> None:
         self.postfix = " (" + ", ".join(f"{k} {v}" for k, v in figures.items()) + ")" if figures else ""

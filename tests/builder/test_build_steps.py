@@ -70,6 +70,21 @@ def test_a_timed_step_moves_with_its_time_between_its_counts():
         assert steps.fraction() == 0.0
 
 
+def test_a_step_of_uneven_counts_is_counted_by_their_measured_cost():
+    """The exact double oracle's first rounds are cheap (11 of 49 in about 7 % of its time): counted by the measured
+    costs, 11 rounds say 0.073 of it, not 11 / 49 = 0.22; between the points, linearly."""
+    from builder.step_seconds import EXACT_DO_ROUND_COSTS, EXACT_DO_ROUNDS
+
+    with StoreSteps("c", {"exact double oracle": 1.0}, out=io.StringIO()) as steps:
+        step = steps.step("exact double oracle", 200, expected=EXACT_DO_ROUNDS, costs=EXACT_DO_ROUND_COSTS)
+        step.update(11)
+        assert steps.fraction() == pytest.approx(0.073)
+        step.update(4)
+        assert steps.fraction() == pytest.approx(0.073 + (0.211 - 0.073) * 4 / 8)
+        step.update(EXACT_DO_ROUNDS)
+        assert steps.fraction() == 1.0
+
+
 def _write_group(work, a, b, what, t=0):
     stem = work / f"dudo_{a}v{b}_m2"
     if what == "training":
