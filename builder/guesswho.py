@@ -39,6 +39,11 @@ def seat_average(a, b, n: int) -> Fraction:
     return (gw.match_value(a, b, n) + 1 - gw.match_value(b, a, n)) / 2
 
 
+def guesswho_step_seconds() -> dict[str, float]:
+    """{step: expected seconds} of a Guess Who build: the default store's measured steps."""
+    return measured_step_seconds("guesswho-24")
+
+
 def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> Path:
     """Exact DP, then the optimiser's races (games in parallel on ``executor``), then the store."""
     from builder.evaluation.optimisers import METHODS, guesswho_problem
@@ -46,7 +51,7 @@ def build_guesswho_store(params: GuessWhoParams, root: Path, executor=None) -> P
     N = params.n
     if not 2 <= N <= 200:
         raise ValueError(f"guesswho: N={N} outside 2..200")
-    with StoreSteps(params.variant, measured_step_seconds("guesswho-24"), timed=True) as steps:
+    with StoreSteps(params.variant, guesswho_step_seconds(), timed=True) as steps:
         with steps.step("exact DP", 1):
             W, K = gw.solve(N)
         bid = np.zeros((N + 1, N + 1), dtype=np.int32)

@@ -50,10 +50,15 @@ def eval_games(game, a, b, seed: int, games: int, executor=None, chunk: int = 50
     return [x for part in parts for x in part]
 
 
+def hangman_step_seconds() -> dict[str, float]:
+    """{step: expected seconds} of a Hangman build: the default store's measured steps."""
+    return measured_step_seconds("hangman-en_US50-5")
+
+
 def build_hangman_store(params: HangmanParams, root: Path, executor=None) -> Path:
     """Lexicon tables, then the seeded evaluation games (in chunks on ``executor``), then the store."""
 
-    with StoreSteps(params.variant, measured_step_seconds("hangman-en_US50-5"), timed=True) as steps:
+    with StoreSteps(params.variant, hangman_step_seconds(), timed=True) as steps:
         with steps.step("tables", 1):
             lex = lexicon(params.source, params.length)
             solo = hs.solo_table(lex)

@@ -35,6 +35,22 @@ def expected_seconds(root: Path, plan: dict) -> dict[str, float | None]:
     return out
 
 
+def steps_seconds(variant: str, params) -> float | None:
+    """A store's expected seconds by its steps' measured walls (``builder.step_seconds``), known before its build
+    starts; None for a store whose steps have none (Dudo: its own model, once its build runs)."""
+    from builder.guesswho import GuessWhoParams, guesswho_step_seconds
+    from builder.hangman import HangmanParams, hangman_step_seconds
+    from builder.jotto import JottoParams, jotto_step_shares
+
+    if isinstance(params, JottoParams):
+        return sum(jotto_step_shares(variant, params).values())
+    if isinstance(params, GuessWhoParams):
+        return sum(guesswho_step_seconds().values())
+    if isinstance(params, HangmanParams):
+        return sum(hangman_step_seconds().values())
+    return None
+
+
 def smallest_first(plan: dict, root: Path) -> dict:
     """The plan reordered by expected build time, shortest first; variants without an estimate keep their
     profile order after those with one."""
@@ -56,6 +72,7 @@ class ProgressReporter:
         self._keys = {v: timing_key(v, p) for v, p in plan.items()}
         measured = measured_seconds(self.root)
         self._measured_here = {v for v in plan if self._keys[v] in measured}   # built on this root before
+        self._steps_seconds = {v: steps_seconds(v, p) for v, p in plan.items()}
         self._unestimated: set[str] = set()     # stores whose expected time says nothing of this build
         self.progress = BuildProgress.start([(v, exp[v]) for v in plan])
         self._by_name = {v.variant: v for v in self.progress.variants}
@@ -108,7 +125,7 @@ class ProgressReporter:
         steps = steps_of(v.variant)
         if steps is None:
             if v.variant not in self._time_left:    # not counting yet (imports, a compile): nothing done
-                v.work_fraction, v.work_remaining = 0.0, v.expected_seconds
+                v.work_fraction, v.work_remaining = 0.0, self._prior(v, None)
             return                                  # counted before: its last count stands until it is published
         try:
             steps.poll()
@@ -127,7 +144,8 @@ class ProgressReporter:
             return None
         if v.variant in self._measured_here:
             return v.expected_seconds
-        return steps.expected_seconds() or v.expected_seconds
+        own = steps.expected_seconds() if steps is not None else self._steps_seconds.get(v.variant)
+        return own or v.expected_seconds
 
     def started(self, variant: str, estimate: bool = True) -> None:
         """``variant`` is being built; ``estimate`` False: its expected time says nothing of this build (a lane at

@@ -171,6 +171,19 @@ def test_the_time_left_starts_from_the_best_expected_time_there_is(tmp_path, cas
     assert left == (None if first_left is None else pytest.approx(first_left, rel=0.01))
 
 
+def test_before_its_steps_start_a_store_says_its_steps_expected_time(tmp_path):
+    """A default Guess Who store on a fresh root, before its build registers its steps: the time left is its steps'
+    measured seconds (about 5 s), not the profile's older figure (19.9 s)."""
+    from builder.guesswho import guesswho_step_seconds
+    from builder.profiles import DEFAULT, EXPECTED_SECONDS
+
+    with ProgressReporter(tmp_path, {"guesswho-24": DEFAULT["guesswho-24"]}, heartbeat=3600) as rep:
+        rep.started("guesswho-24")
+        rep._write()
+        left = read_progress(tmp_path).variants[0].remaining_seconds()
+    assert left == pytest.approx(sum(guesswho_step_seconds().values())) and left < EXPECTED_SECONDS["guesswho-24"] / 2
+
+
 def _fractions(err: str, variant: str) -> list[int]:
     """The store's percentages its log lines state, in order."""
     return [int(m) for m in re.findall(rf"{re.escape(variant)}: .*; the store about (\d+)% built", err)]
