@@ -29,8 +29,8 @@ NOT_RUN = {
     "make test": "this very test run",
     "python -m research.dudo_exact_searched": "exact walks of minutes (docs/dudo-search-serving.md, section 8); "
                                               "tests/research/test_dudo_exact_searched.py runs it on a small store",
-    "python -m research.dudo_search_five_dice": "a copy of the 1.4 GB default Dudo store; "
-                                               "tests/research/test_dudo_search_five_dice.py runs it on a small store",
+    "python -m research.dudo_search_groups": "a copy of the 1.4 GB default Dudo store; "
+                                               "tests/research/test_dudo_search_groups.py runs it on a small store",
     "python -m builder.measure_search": "the responder against the searched policy: minutes to hours on the default "
                                         "store; tests/builder/test_measure_search.py runs it on a small store",
     "python -m bench.serving_memory": "90 s of searched games on the default Dudo store (docs/deploying.md); "

@@ -1,11 +1,11 @@
-"""research.dudo_search_five_dice: a copy of a store with more groups searched, which the served policy then
+"""research.dudo_search_groups: a copy of a store with more groups searched, which the served policy then
 searches (measured by builder.measure_search like the profile's searched rounds)."""
 from builder.dudo import build_dudo_store
 from builder.measure_search import main as measure_main
 from builder.measure_search import searched_rounds
 from games.dudo.build.params import DudoParams
 from games.storage import Store, current_stores
-from research.dudo_search_five_dice import main
+from research.dudo_search_groups import main
 
 PARAMS = DudoParams(max_dice=2, iterations=40, memory=1, perfect_recall_total=0, exact_br_total=2,
                     large_search=(4, 2, 20, 4))

@@ -21,24 +21,37 @@ from games.storage import Store, StoreWriter, current_stores
 
 
 
+def _of_groups(key: bytes, groups) -> bool:
+    """Whether an ``arrays`` key is a table of one of ``groups`` (its leaves or a seat's round-start re-solve)."""
+    from games.dudo.search.tables import group_key, seat_key, seats
+    names = {group_key(*g) + "/" for g in groups}
+    names |= {seat_key(*s) + "/" for g in groups for s in seats(*g)}
+    return key.decode().startswith(tuple(names))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--variant", default="dudo-5dice-default")
-    ap.add_argument("--groups", default="1v4,2v3", help="the groups a <= b to search as well")
+    ap.add_argument("--groups", default="1v4,2v3", help="the groups a <= b to search (again)")
+    ap.add_argument("--A", type=int, default=None, help="own claims in the lookahead (default: the store's)")
+    ap.add_argument("--iterations", type=int, default=None, help="CFR+ iterations a re-solve (default: the store's)")
     a = ap.parse_args(argv)
     groups = [tuple(int(x) for x in g.split("v")) for g in a.groups.split(",")]
     store = Store(current_stores(a.root, "dudo")[a.variant])
     man = json.loads(json.dumps(store.manifest))
     spec = LargeSearchSpec(**man["large_search"])
-    spec5 = replace(spec, min_total=min(spec.min_total, *(sum(g) for g in groups)))
+    spec5 = replace(spec, min_total=min(spec.min_total, *(sum(g) for g in groups)), A=a.A or spec.A,
+                    iterations=a.iterations or spec.iterations)
     W = store_W(man)
     with StoreWriter(a.out, "dudo", man["variant"]) as writer:
         with store.env.begin() as txn:
             names = sorted(k.decode() for k, _ in txn.cursor() if k != b"meta")
         for name in names:
-            writer.put_many(name, store.items(name))
+            if name != "arrays":
+                writer.put_many(name, store.items(name))
+        writer.put_many("arrays", ((k, v) for k, v in store.items("arrays") if not _of_groups(k, groups)))
         for key in groups:
             g, strat, _ = stored_group(store, key)
             sol = SimpleNamespace(groups={key: g}, W=W, strategies={key: strat})
