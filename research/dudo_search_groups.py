@@ -37,13 +37,14 @@ def main(argv=None) -> int:
     ap.add_argument("--groups", default="1v4,2v3", help="the groups a <= b to search (again)")
     ap.add_argument("--A", type=int, default=None, help="own claims in the lookahead (default: the store's)")
     ap.add_argument("--iterations", type=int, default=None, help="CFR+ iterations a re-solve (default: the store's)")
+    ap.add_argument("--depth", type=int, default=None, help="the re-solve's depth (default: the store's)")
     a = ap.parse_args(argv)
     groups = [tuple(int(x) for x in g.split("v")) for g in a.groups.split(",")]
     store = Store(current_stores(a.root, "dudo")[a.variant])
     man = json.loads(json.dumps(store.manifest))
     spec = LargeSearchSpec(**man["large_search"])
     spec5 = replace(spec, min_total=min(spec.min_total, *(sum(g) for g in groups)), A=a.A or spec.A,
-                    iterations=a.iterations or spec.iterations)
+                    iterations=a.iterations or spec.iterations, depth=a.depth or spec.depth)
     W = store_W(man)
     with StoreWriter(a.out, "dudo", man["variant"]) as writer:
         with store.env.begin() as txn:
