@@ -43,10 +43,10 @@ from pathlib import Path
 from typing import Callable
 
 from games.buildprogress import ProgressError, read_progress
+from games.parent_death import die_with_parent
 from games.storage import stores_root
 
 POLL_SECONDS = 0.5
-PR_SET_PDEATHSIG = 1
 PR_SET_THP_DISABLE = 41
 
 
@@ -69,12 +69,9 @@ class Logger:
         print(line, file=sys.stderr, flush=True)
 
 
-def _die_with_parent() -> None:
-    """In a child before exec: SIGTERM when the launcher dies (even by SIGKILL); Linux only, best effort."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
+def _server_dies_with_launcher() -> None:
+    """In the server's process before exec: SIGTERM when the launcher dies (even by SIGKILL)."""
+    die_with_parent(signal.SIGTERM)
 
 
 def _lowest_autogroup(tries: int = 5) -> None:
@@ -111,7 +108,7 @@ def _no_huge_pages() -> None:
 
 def _low_priority(nice: int) -> Callable[[], None]:
     def preexec() -> None:
-        _die_with_parent()
+        die_with_parent(signal.SIGTERM)
         _lowest_autogroup()
         _no_huge_pages()
         try:
@@ -196,7 +193,7 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
     received: list[int] = []
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda signum, _frame: received.append(signum))
-    server = subprocess.Popen(server_cmd, preexec_fn=_die_with_parent, start_new_session=True)
+    server = subprocess.Popen(server_cmd, preexec_fn=_server_dies_with_launcher, start_new_session=True)
     listening = (lambda: True) if port_file is None else port_file.exists
     log("INFO", "server started", pid=server.pid, root=str(root))
     build = None

@@ -39,7 +39,6 @@ Dudo game) per server process, within a memory bound.
 """
 from __future__ import annotations
 
-import ctypes
 import logging
 import multiprocessing
 import os
@@ -51,6 +50,8 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from multiprocessing import spawn
+
+from games.parent_death import die_with_parent
 
 log = logging.getLogger("gamestrategy.server.live")
 
@@ -111,18 +112,9 @@ class LiveError(Exception):
     """``fn`` raised in the worker (the message names the exception)."""
 
 
-def _die_with_parent() -> None:
-    """Linux: the kernel kills this process when its parent (the forkserver, which ends with the
-    server process) goes, even in the middle of a computation."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 def _worker_main(conn, scratch: str, nice: int) -> None:
     """A worker: run (fn, args) messages one at a time until the pipe closes."""
-    _die_with_parent()
+    die_with_parent()   # the forkserver, which ends with the server process
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server's Ctrl-C is the server's; it kills us
     if nice:
         try:

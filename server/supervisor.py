@@ -14,7 +14,6 @@ signals to them and replaces one that dies.
 """
 from __future__ import annotations
 
-import ctypes
 import logging
 import os
 import signal
@@ -22,10 +21,11 @@ import socket
 import time
 from contextlib import contextmanager
 
+from games.parent_death import die_with_parent
+
 log = logging.getLogger("gamestrategy.server")
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-PR_SET_PDEATHSIG = 1
 RESPAWN_FIRST_SECONDS = 0.5  # a worker that died is replaced after this, doubled while it dies young
 RESPAWN_MAX_SECONDS = 30.0
 YOUNG_SECONDS = 30.0  # a worker that lived less than this counts as dying young
@@ -46,17 +46,6 @@ def reserved_port(host: str, port: int):
         yield sock
     finally:
         sock.close()
-
-
-def die_with_parent(parent: int) -> None:
-    """Linux: the kernel sends SIGKILL to this process when its parent goes. If the parent went before the
-    request took effect, exit now."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux: the workers outlive a killed parent
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 def drop_inherited_listeners() -> None:
@@ -144,7 +133,7 @@ class Supervisor:
     def _child(self, worker: int, ready_w: int | None) -> None:
         rc = 1
         try:
-            die_with_parent(self.parent)
+            die_with_parent(parent=self.parent)
             for sock in self.inherited:
                 sock.close()
             drop_inherited_listeners()

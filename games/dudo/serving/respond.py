@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from games.parent_death import die_with_parent
 from games.storage import Store
 from games.dudo.serving.endgame_store import store_W, stored_group
 from games.dudo.measure.lbr import responder_tables
@@ -54,7 +55,7 @@ def both_seats_forked(seat) -> dict:
     parent = os.getpid()
 
     def child():
-        _die_with_parent(parent)
+        die_with_parent(parent=parent)
         try:
             send.send(("ok", seat(True)))
         except BaseException as e:  # noqa: BLE001 - reported to the parent, which raises it
@@ -70,19 +71,6 @@ def both_seats_forked(seat) -> dict:
     if status != "ok":
         raise RuntimeError(f"the opener seat's responder failed: {opener}")
     return {True: opener, False: other}
-
-
-def _die_with_parent(parent: int) -> None:
-    """SIGKILL when the parent dies (Linux's PR_SET_PDEATHSIG), so a measurement stopped by a signal leaves no seat
-    computing on; a parent gone before that took effect is noticed by ``getppid``."""
-    import ctypes
-    import signal
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)     # PR_SET_PDEATHSIG = 1
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 def respond_on_store(policy_for_seat, round_: tuple[int, int], store: Store, games: int, seed: int = 0,
