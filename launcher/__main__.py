@@ -241,7 +241,6 @@ def run(server_cmd: list[str], build_cmd: list[str] | None, root: Path, build_lo
                 build = None
                 if code == 0 and measure_cmd:
                     build, measuring = _start_measurement(measure_cmd, build_log, log), True
-                    log_offset = build_log.stat().st_size
         elif build is not None:
             code = build.poll()
             if code is not None:
