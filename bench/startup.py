@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import grpc
 
+from bench.load import _stop
 from games.storage import scan_published
 from protos import gamestrategy_pb2 as pb
 from protos import gamestrategy_pb2_grpc as pbg
@@ -137,12 +137,7 @@ def timeline(root: Path, workers: int, seconds: float) -> list[tuple[float, str]
     finally:
         channel.close()
         if server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            _stop(server)
     return events
 
 

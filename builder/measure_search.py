@@ -202,6 +202,10 @@ def main(argv=None) -> int:
                     "have no whole-game figure yet, measured with --whole-game and published one after another "
                     "(none: nothing to do, exit 0); what `make serve` runs after its build")
     a = ap.parse_args(argv)
+    if a.games is not None and a.games < 2:
+        print(f"measure_search: --games {a.games}: at least 2 sampled rounds a seat (a standard error needs two)",
+              file=sys.stderr)
+        return 2
     root = a.root or stores_root()
     if a.unmeasured:
         return _measure_unmeasured(root, a)

@@ -52,8 +52,10 @@ def test_the_figure_is_a_lower_bound_of_the_served_policys_exact_one(root, capsy
 def test_bad_arguments_exit_2_with_one_line(root, capsys):
     assert main(["--root", str(root), "--variant", "nosuch"]) == 2
     assert main(["--root", str(root), "--variant", PARAMS.variant, "--rounds", "4v4"]) == 2
+    assert main(["--root", str(root), "--variant", PARAMS.variant, "--whole-game", "--games", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and "nosuch" in err[0] and "searches the rounds 1v1" in err[1]
+    assert len(err) == 3 and "nosuch" in err[0] and "searches the rounds 1v1" in err[1]
+    assert "--games 1: at least 2" in err[2]
     with pytest.raises(SystemExit) as e:
         main(["--root", str(root), "--rounds", "five"])
     assert e.value.code == 2
