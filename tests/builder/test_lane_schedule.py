@@ -1,0 +1,61 @@
+"""The lanes' schedule model (builder.lane_schedule) against cases computed by hand."""
+import pytest
+
+from builder.lane_schedule import NEVER, Lane, demands, finish_times, nice_weight, water_fill
+
+
+def test_the_kernels_weights_of_niceness():
+    assert (nice_weight(0), nice_weight(10), nice_weight(19)) == (1024, 110, 15)
+    assert nice_weight(25) == 15 and nice_weight(-30) == 88761
+
+
+def test_water_filling_gives_a_lane_that_asks_less_what_it_asks_and_shares_the_rest_by_weight():
+    # Dudo at nice 10 asks 1.2 of 2 cores (its fair share is 2 x 110 / 140 = 1.57): the two nice-19 lanes share 0.8
+    assert water_fill([1.2, 2, 2], [110, 15, 15], 2.0) == pytest.approx([1.2, 0.4, 0.4])
+    # nobody capped: by weight
+    assert water_fill([2, 2], [110, 15], 1.0) == pytest.approx([0.88, 0.12])
+    # a capped lane's leftover goes to the other
+    assert water_fill([0.5, 2], [15, 15], 2.0) == pytest.approx([0.5, 1.5])
+    assert water_fill([0.0, 1.0], [110, 15], 2.0) == pytest.approx([0.0, 1.0])
+
+
+def test_a_lane_that_leaves_cores_to_a_lower_one_asks_for_its_rate_the_others_for_their_cores():
+    # no core idle: Dudo at nice 10 leaves cores to the nice-19 lanes, so at 1.2 of its 2 it wanted no more; they did
+    lanes = [Lane(10, 1.2, 2.0), Lane(19, 0.4, 1.0), Lane(19, 0.4, 1.0)]
+    asks, capacity = demands(lanes)
+    assert asks == [1.2, 1.0, 1.0] and capacity == pytest.approx(2.0)
+    # a nice-19 lane starved to 0.2 beside Dudo still asks for its core
+    assert demands([Lane(19, 0.2, 2.0), Lane(10, 1.8, 2.0)])[0] == [2.0, 2.0]
+    # two lanes of one niceness at 0.3 where the machine's other work leaves them 0.6: each would take more
+    asks, capacity = demands([Lane(10, 0.3, 1.0), Lane(10, 0.3, 1.0)])
+    assert asks == [1.0, 1.0] and capacity == pytest.approx(0.6)
+    # 1.8 cores idle: no lane waited for one
+    asks, capacity = demands([Lane(10, 0.2, 2.0), Lane(19, 0.0, 1.0)], idle=1.8)
+    assert asks == [0.2, 0.0] and capacity == pytest.approx(2.0)
+
+
+def test_the_stores_end_when_the_lanes_cores_say():
+    # Dudo 120 CPU s left at 1.2 cores: 100 s. The 2-letter Jotto 100 CPU s at 0.4; the other Jotto lane 20 then 60 at
+    # 0.4: its first store at 50 s, the next goes on at 0.4 (Dudo 60 left, the 2-letter 80, it 60); at 100 s Dudo ends
+    # and the Jotto lanes get a core each (the 2-letter 60 left, the other 40): the other lane ends at 140 s, then the
+    # 2-letter store, 20 left, alone on at most a core: 160 s.
+    lanes = [Lane(10, 1.2, 2.0, [120.0]), Lane(19, 0.4, 1.0, [100.0]), Lane(19, 0.4, 1.0, [20.0, 60.0])]
+    assert finish_times(lanes) == [pytest.approx([100.0]), pytest.approx([160.0]), pytest.approx([50.0, 140.0])]
+
+
+def test_idle_cores_go_to_the_lanes_left_when_one_ends():
+    # two lanes at 0.5 core each with a core idle: neither wanted more, so the second keeps its 0.5 when the first
+    # ends (10 s): 50 CPU s at 0.5, 100 s
+    lanes = [Lane(10, 0.5, 2.0, [5.0]), Lane(10, 0.5, 1.0, [50.0])]
+    assert finish_times(lanes, idle=1.0) == [pytest.approx([10.0]), pytest.approx([100.0])]
+    # the same with no core idle (the machine's other work holds one): each got its fair share, 0.5 of the 1 core
+    # left, and wanted more; when the first ends the second takes that core: 45 CPU s left at 1 core, 55 s
+    assert finish_times(lanes) == [pytest.approx([10.0]), pytest.approx([55.0])]
+    # capacity 1 shared by two nice-10 lanes capped at 1 core: 0.5 each, then the one left takes the whole 1
+    lanes = [Lane(10, 0.5, 1.0, [5.0]), Lane(10, 0.5, 1.0, [50.0])]
+    assert finish_times(lanes) == [pytest.approx([10.0]), pytest.approx([55.0])]
+
+
+def test_a_lane_that_gets_no_core_never_ends_and_an_empty_plan_ends_at_once():
+    assert finish_times([Lane(19, 0.0, 1.0, [10.0, 5.0])]) == [[NEVER, NEVER]]
+    assert finish_times([Lane(10, 1.0, 1.0, [])]) == [[]]
