@@ -128,6 +128,11 @@ class BuildExecutor:
     def lower_priority(self, nice: int) -> None:
         """Run this executor's later tasks at niceness ``nice`` (no lower than now): local workers only."""
 
+    def process_ids(self) -> list[int]:
+        """The ids of this machine's processes working for this executor now (its workers, those ``beside``
+        started): what a lane's CPU count reads (``builder.lane_cpu``); none where its workers are elsewhere."""
+        return []
+
     def beside(self, fn, *args, nice: int = 19):
         """Start ``fn(*args)`` in a process of its own on this machine at niceness ``nice``, beside the tasks,
         for work whose result nobody waits for (numba's cache warmed ahead of the tasks); the process, or
@@ -169,6 +174,7 @@ class ProcessExecutor(BuildExecutor):
         self._shared: dict[str, Shared] = {}
         self.restarts = 0
         self._nice = 0
+        self._beside: list = []
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -181,7 +187,15 @@ class ProcessExecutor(BuildExecutor):
     def beside(self, fn, *args, nice: int = 19):
         proc = self._ctx.Process(target=_beside, args=(os.getpid(), nice, fn, args), daemon=True)
         proc.start()
+        self._beside = [p for p in self._beside if p.is_alive()] + [proc]
         return proc
+
+    def process_ids(self) -> list[int]:
+        try:        # the pool's own thread may be adding or removing a worker
+            workers = list(getattr(self._pool, "_processes", None) or {})
+        except RuntimeError:
+            workers = []
+        return workers + [p.pid for p in self._beside if p.pid is not None]
 
     def lower_priority(self, nice: int) -> None:
         # the next task starts a new pool whose workers take the niceness (numba's kernels load from its cache)
