@@ -8,8 +8,8 @@ The model here takes each lane's CPU seconds still to spend on each of its store
 now, and plays the build forwards:
 
 - **now** each lane keeps the rate it was measured at;
-- **the capacity** the lanes share is the cores they get now and the cores the machine leaves idle (the machine's
-  other work keeps its share);
+- **the capacity** the lanes share is the cores they get now, the cores the machine leaves idle and those of lanes
+  that have just ended (the machine's other work keeps its share);
 - **a lane that wanted no more** keeps asking for the rate it gets: every lane where cores are left idle, else a
   lane below its cap that leaves cores to a lane of lower weight (the kernel gives a thread of higher weight what
   it asks first); the others ask for every core they can use;
@@ -69,30 +69,30 @@ class Lane:
     stores: list[float] = field(default_factory=list)   # CPU seconds left of its stores, the running one first
 
 
-def demands(lanes: list[Lane], idle: float = 0.0) -> tuple[list[float], float]:
-    """(what each lane asks for, the capacity the lanes share: the cores they get now and the ``idle`` ones).
-
-    With ``SPARE_CORES`` idle no lane waited for a core: each asks for what it gets. Else a lane that leaves cores
-    to a lane of lower weight (niceness) and is below ``SATISFIED`` of its cap asks for what it gets (it would
-    have taken them), the others for their cap."""
-    capacity = sum(x.rate for x in lanes) + max(0.0, idle)
+def demands(lanes: list[Lane], idle: float = 0.0) -> list[float]:
+    """What each lane asks for. With ``SPARE_CORES`` ``idle`` no lane waited for a core: each asks for what it gets.
+    Else a lane that leaves cores to a lane of lower weight (niceness) and is below ``SATISFIED`` of its cap asks for
+    what it gets (it would have taken them), the others for their cap."""
     if idle >= SPARE_CORES:
-        return [x.rate for x in lanes], capacity
+        return [x.rate for x in lanes]
     asks = []
     for x in lanes:
         leaves = any(nice_weight(y.nice) < nice_weight(x.nice) and y.rate >= RUNNING for y in lanes)
         asks.append(x.rate if leaves and x.rate < SATISFIED * x.cap else x.cap)
-    return asks, capacity
+    return asks
 
 
-def finish_times(lanes: list[Lane], idle: float = 0.0) -> list[list[float]]:
+def finish_times(lanes: list[Lane], idle: float = 0.0, freed: float = 0.0) -> list[list[float]]:
     """Seconds from now until each store of each lane ends, played forwards (``NEVER`` for a lane that gets no
-    core); ``idle``: the cores the machine leaves idle now."""
-    asks, capacity = demands(lanes, idle)
+    core). ``idle``: the cores the machine leaves idle now; ``freed``: the cores lanes that have just ended held (a
+    lane's rate is measured over a window: the lanes left get them at once, before their rates show it)."""
+    asks = demands(lanes, idle)
     weights = [nice_weight(x.nice) for x in lanes]
+    capacity = sum(x.rate for x in lanes) + max(0.0, idle) + max(0.0, freed)
+    more = water_fill([a - x.rate for a, x in zip(asks, lanes)], weights, max(0.0, idle) + max(0.0, freed))
+    rates = [x.rate + m for x, m in zip(lanes, more)]
     left = [list(x.stores) for x in lanes]
     out: list[list[float]] = [[] for _ in lanes]
-    rates = [x.rate for x in lanes]
     t = 0.0
     while True:
         running = [i for i, s in enumerate(left) if s]

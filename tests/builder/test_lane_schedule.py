@@ -21,17 +21,13 @@ def test_water_filling_gives_a_lane_that_asks_less_what_it_asks_and_shares_the_r
 
 def test_a_lane_that_leaves_cores_to_a_lower_one_asks_for_its_rate_the_others_for_their_cores():
     # no core idle: Dudo at nice 10 leaves cores to the nice-19 lanes, so at 1.2 of its 2 it wanted no more; they did
-    lanes = [Lane(10, 1.2, 2.0), Lane(19, 0.4, 1.0), Lane(19, 0.4, 1.0)]
-    asks, capacity = demands(lanes)
-    assert asks == [1.2, 1.0, 1.0] and capacity == pytest.approx(2.0)
-    # a nice-19 lane starved to 0.2 beside Dudo still asks for its core
-    assert demands([Lane(19, 0.2, 2.0), Lane(10, 1.8, 2.0)])[0] == [2.0, 2.0]
+    assert demands([Lane(10, 1.2, 2.0), Lane(19, 0.4, 1.0), Lane(19, 0.4, 1.0)]) == [1.2, 1.0, 1.0]
+    # a nice-19 lane starved to 0.2 beside Dudo still asks for its cores
+    assert demands([Lane(19, 0.2, 2.0), Lane(10, 1.8, 2.0)]) == [2.0, 2.0]
     # two lanes of one niceness at 0.3 where the machine's other work leaves them 0.6: each would take more
-    asks, capacity = demands([Lane(10, 0.3, 1.0), Lane(10, 0.3, 1.0)])
-    assert asks == [1.0, 1.0] and capacity == pytest.approx(0.6)
+    assert demands([Lane(10, 0.3, 1.0), Lane(10, 0.3, 1.0)]) == [1.0, 1.0]
     # 1.8 cores idle: no lane waited for one
-    asks, capacity = demands([Lane(10, 0.2, 2.0), Lane(19, 0.0, 1.0)], idle=1.8)
-    assert asks == [0.2, 0.0] and capacity == pytest.approx(2.0)
+    assert demands([Lane(10, 0.2, 2.0), Lane(19, 0.0, 1.0)], idle=1.8) == [0.2, 0.0]
 
 
 def test_the_stores_end_when_the_lanes_cores_say():
@@ -54,6 +50,19 @@ def test_idle_cores_go_to_the_lanes_left_when_one_ends():
     # capacity 1 shared by two nice-10 lanes capped at 1 core: 0.5 each, then the one left takes the whole 1
     lanes = [Lane(10, 0.5, 1.0, [5.0]), Lane(10, 0.5, 1.0, [50.0])]
     assert finish_times(lanes) == [pytest.approx([10.0]), pytest.approx([55.0])]
+
+
+def test_the_cores_of_a_lane_just_ended_go_to_the_lanes_left_at_once():
+    # the 2-letter lane (nice 10) has just ended: it held 0.45 cores over the window that the two nice-19 lanes, 0.06
+    # each, have not shown yet. They share the 0.45 by weight at once, 0.285 each: 5.7 CPU s left ends at 20 s; then
+    # the other lane alone gets the 0.57 (capped at 2): 28.5 - 5.7 = 22.8 left, 40 s more
+    lanes = [Lane(19, 0.06, 2.0, [5.7]), Lane(19, 0.06, 2.0, [28.5])]
+    assert finish_times(lanes, freed=0.45) == [pytest.approx([20.0]), pytest.approx([60.0])]
+    # without the freed cores: 0.06 each until the first ends (95 s), then 0.12
+    assert finish_times(lanes) == [pytest.approx([95.0]), pytest.approx([95.0 + (28.5 - 5.7) / 0.12])]
+    # a lane that asked for no more gets none of them: one core idle and a lane just ended
+    lanes = [Lane(10, 0.5, 2.0, [5.0])]
+    assert finish_times(lanes, idle=1.0, freed=0.5) == [pytest.approx([10.0])]
 
 
 def test_a_lane_that_gets_no_core_never_ends_and_an_empty_plan_ends_at_once():
