@@ -232,7 +232,7 @@ class LaneBuild:
         self.plan, self.args, self.journal, self.lanes = plan, args, journal, lanes
         self.results: list = []
         self.lock = threading.Lock()
-        self.progress = ProgressReporter(args.root, plan, stop_types=(KeyboardInterrupt, TrainingStopped))
+        self.progress = ProgressReporter(args.root, plan, stop_types=(KeyboardInterrupt, TrainingStopped), lanes=lanes)
         self.failed: list[BaseException] = []
         self.busy = args.root / ".work" / "busy"
         shutil.rmtree(self.busy, ignore_errors=True)
@@ -274,7 +274,10 @@ class LaneBuild:
             self.failed.append(e)
 
     def build_lane(self, variants: list[str], executor, bar, lane: int = 0) -> None:
+        from builder.lane_cpu import LaneCpu
+
         filler = len(self.lanes) > 1 and lane < len(self.lanes) - 1
+        cpu = LaneCpu(executor)
         if filler and (lane > 0 or self.first_store.is_set()):
             _lower_priority(executor)
         for variant in variants:
@@ -282,7 +285,7 @@ class LaneBuild:
             if done is not None:
                 self.resumed(variant, done)
             else:
-                self.build_one(variant, executor, lane, filler)
+                self.build_one(variant, executor, lane, filler, cpu)
             bar.update(1)
             interrupt.stop_if_requested()
             if lane == 0 and filler and not self.first_store.is_set():
@@ -296,7 +299,7 @@ class LaneBuild:
             self.results.append(StoreResult(variant, 0.0, 0, path, _manifest(path), resumed=True))
         self.progress.finished(variant, measured=False)
 
-    def build_one(self, variant: str, executor, lane: int, filler: bool) -> None:
+    def build_one(self, variant: str, executor, lane: int, filler: bool, cpu=None) -> None:
         from builder.docs_check import docs_notice
         from builder.summary import PeakMemory, StoreResult
         from games.dudo.build.solve_game import SharedCores
@@ -305,7 +308,7 @@ class LaneBuild:
         # it: no estimate of its own (Jotto 4 letters, 47 s alone, took 298 s so) and not a build time to order
         # the next plan by (Jotto 5 letters took 753 s so, Dudo 703)
         representative = not filler or (lane == 0 and not self.first_store.is_set())
-        self.progress.started(variant, estimate=representative)
+        self.progress.started(variant, estimate=representative, lane=lane, cpu=cpu)
         t0 = time.perf_counter()
         # a filler lane holds its mark as a Dudo group does in its own directory (``SharedCores``)
         mark = SharedCores(str(self.busy), f"lane-{lane}", 1) if filler else contextlib.nullcontext()

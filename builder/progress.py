@@ -12,7 +12,10 @@ import threading
 import time
 from pathlib import Path
 
+from builder.lane_cpu import machine_idle_seconds
+from builder.lane_forecast import Counted, LaneForecast
 from builder.profiles import DEFAULT, EXPECTED_SECONDS
+from builder.step_seconds import expected_cpu_seconds
 from builder.steps import on_terminal, steps_of
 from builder.time_left import TimeLeft
 from games.buildprogress import HEARTBEAT_SECONDS, BuildProgress, measured_seconds, record_seconds
@@ -51,6 +54,13 @@ def steps_seconds(variant: str, params) -> float | None:
     return None
 
 
+def steps_cpu_seconds(variant: str, params) -> float | None:
+    """A store's expected CPU seconds: its steps' expected seconds at the CPU per second its measured builds spent
+    (``builder.step_seconds.expected_cpu_seconds``); None where none was measured (Dudo)."""
+    wall = steps_seconds(variant, params)
+    return expected_cpu_seconds(variant, wall) if wall else None
+
+
 def smallest_first(plan: dict, root: Path) -> dict:
     """The plan reordered by expected build time, shortest first; variants without an estimate keep their
     profile order after those with one."""
@@ -64,7 +74,8 @@ class ProgressReporter:
     ``HEARTBEAT_SECONDS`` (a daemon thread) so that readers can tell a running build from a dead one."""
 
     def __init__(self, root: Path, plan: dict, heartbeat: float = HEARTBEAT_SECONDS,
-                 stop_types: tuple[type[BaseException], ...] = (KeyboardInterrupt,), out=None):
+                 stop_types: tuple[type[BaseException], ...] = (KeyboardInterrupt,), out=None,
+                 lanes: list[list[str]] | None = None, clock=time.monotonic):
         self.root = Path(root)
         self.out = out
         self._stop_types = stop_types
@@ -73,10 +84,13 @@ class ProgressReporter:
         measured = measured_seconds(self.root)
         self._measured_here = {v for v in plan if self._keys[v] in measured}   # built on this root before
         self._steps_seconds = {v: steps_seconds(v, p) for v, p in plan.items()}
+        self._forecast = LaneForecast(lanes or [list(plan)], {v: steps_cpu_seconds(v, p) for v, p in plan.items()},
+                                      {v: exp[v] or self._steps_seconds[v] for v in plan}, clock=clock)
         self._unestimated: set[str] = set()     # stores whose expected time says nothing of this build
         self.progress = BuildProgress.start([(v, exp[v]) for v in plan])
         self._by_name = {v.variant: v for v in self.progress.variants}
         self._current: dict[str, float] = {}   # variant -> its start (perf_counter), one per build lane
+        self._cpu: dict[str, tuple] = {}        # variant -> (its lane's CPU count, that count at its start)
         self._time_left: dict[str, TimeLeft] = {}   # variant -> its time left's estimate, once counted
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -113,7 +127,9 @@ class ProgressReporter:
         with self._lock:
             for v, t0 in self._current.items():
                 self._by_name[v].seconds = time.perf_counter() - t0
+                self._by_name[v].cpu_seconds = self._cpu_since_start(v)
                 self._count_work(self._by_name[v])
+            self._through_the_lanes()
             try:
                 self.progress.write(self.root)
             except OSError:
@@ -126,6 +142,7 @@ class ProgressReporter:
         if steps is None:
             if v.variant not in self._time_left:    # not counting yet (imports, a compile): nothing done
                 v.work_fraction, v.work_remaining = 0.0, self._prior(v, None)
+                v.counted = 0.0
             return                                  # counted before: its last count stands until it is published
         try:
             steps.poll()
@@ -133,8 +150,32 @@ class ProgressReporter:
         except Exception:  # noqa: BLE001 - progress is for display: never fail the build
             return
         left = self._time_left.setdefault(v.variant, TimeLeft(self._prior(v, steps)))
-        v.work_fraction = f
+        v.work_fraction = v.counted = f
         v.work_remaining = left(v.seconds, f)
+
+    def _through_the_lanes(self) -> None:
+        """Each running store's time left and fraction through the lanes' schedule (``builder.lane_forecast``);
+        where the lanes' CPU is not measured (no ``/proc``, a lane's first seconds) they stand as counted from the
+        store's own pace."""
+        running = []
+        for variant in self._current:
+            v = self._by_name[variant]
+            cpu = self._cpu.get(variant, (None, None))[0]
+            if cpu is None or v.lane is None or v.counted is None:
+                return
+            v.nice = cpu.nice()
+            self._forecast.observe_lane(v.lane, cpu.seconds(), v.nice, cpu.executor.local_cores)
+            running.append(Counted(variant, v.lane, v.seconds, v.counted, v.cpu_seconds, v.work_remaining))
+        self.progress.idle_seconds = machine_idle_seconds()
+        self._forecast.observe_machine(self.progress.idle_seconds)
+        planned = {v.variant for v in self.progress.variants if v.state == "planned"}
+        for variant, (fraction, left) in self._forecast.estimate(running, planned).items():
+            self._by_name[variant].work_fraction, self._by_name[variant].work_remaining = fraction, left
+
+    def _cpu_since_start(self, variant: str) -> float | None:
+        count, at_start = self._cpu.get(variant, (None, None))
+        now = count.seconds() if count is not None else None
+        return None if now is None or at_start is None else now - at_start
 
     def _prior(self, v, steps) -> float | None:
         """The expected seconds the store's time left starts from: its last time on this root for these parameters,
@@ -147,12 +188,16 @@ class ProgressReporter:
         own = steps.expected_seconds() if steps is not None else self._steps_seconds.get(v.variant)
         return own or v.expected_seconds
 
-    def started(self, variant: str, estimate: bool = True) -> None:
+    def started(self, variant: str, estimate: bool = True, lane: int | None = None, cpu=None) -> None:
         """``variant`` is being built; ``estimate`` False: its expected time says nothing of this build (a lane at
-        nice 19 beside a store that keeps the cores takes what that store leaves it), so no fraction or ETA."""
+        nice 19 beside a store that keeps the cores takes what that store leaves it), so no fraction or ETA.
+        ``lane``: the build lane it is built in; ``cpu``: that lane's CPU count (``builder.lane_cpu.LaneCpu``)."""
+        at_start = cpu.seconds() if cpu is not None else None
         with self._lock:
             self._current[variant] = time.perf_counter()
+            self._cpu[variant] = (cpu, at_start)
             self._by_name[variant].state = "building"
+            self._by_name[variant].lane = lane
             if not estimate:
                 self._by_name[variant].expected_seconds = None
                 self._unestimated.add(variant)

@@ -125,3 +125,40 @@ def jotto_step_seconds(length: int, step: str) -> tuple[dict, float]:
         if step in seconds:
             return dict(JOTTO_PARAMS[n]), seconds[step]
     return {}, 0.0
+
+
+# CPU seconds each default store's build spent (its lane's thread and worker processes, ``builder.lane_cpu``): one
+# build of the six stores in make serve's three lanes on an empty root, numba's cache cold (2026-11-29 12:45, beside
+# the full Dudo build: load 7), recorded from its progress file; the schedule of a build in lanes counts its stores'
+# work in these (``builder.lane_forecast``), a store's CPU seconds not depending on the cores it shares as its wall does
+MEASURED_CPU_SECONDS: dict[str, float] = {
+    "jotto-en_US80-3-ganzfried": 47.0,
+    "guesswho-24": 3.0,
+    "hangman-en_US50-5": 4.0,
+    "jotto-en_US80-4-ganzfried": 32.0,
+    "jotto-en_US80-5-ganzfried": 90.0,
+    "jotto-en_US80-2-ganzfried": 122.0,
+}
+
+
+def _measured_store(variant: str) -> str | None:
+    """The measured default store nearest ``variant``: its game's, a Jotto store's by word length."""
+    if variant.startswith("jotto-"):
+        try:
+            length = int(variant.split("-")[2])
+        except (IndexError, ValueError):
+            return None
+        n = min(JOTTO_PARAMS, key=lambda k: (abs(k - length), k))
+        return f"jotto-en_US80-{n}-ganzfried"
+    return next((s for s in MEASURED_CPU_SECONDS if s.split("-")[0] == variant.split("-")[0]), None)
+
+
+def expected_cpu_seconds(variant: str, wall: float) -> float | None:
+    """A store's expected CPU seconds from its expected wall seconds (its steps' measured walls, scaled to its
+    parameters): at the CPU seconds a wall second of the measured default store nearest it; None where none was
+    measured (Dudo)."""
+    store = _measured_store(variant)
+    if store is None or store not in MEASURED_CPU_SECONDS:
+        return None
+    measured_wall = sum(measured_step_seconds(store).values())
+    return MEASURED_CPU_SECONDS[store] * wall / measured_wall if measured_wall else None

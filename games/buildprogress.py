@@ -12,12 +12,19 @@ page). Format (JSON, ``format`` 1)::
                    "state": "planned" | "building" | "done" | "failed",
                    "expected_seconds": 96.4,   # this variant's last measured build time, or null
                    "seconds": 12.5,            # while building: seconds since it started; done: its time
-                   "fraction": 0.31,           # while building: the work done, weighted by its measured cost
-                   "remaining_seconds": 40.2}]}   # while building: its own estimate of the time left, or null
+                   "fraction": 0.31,           # while building: the share of its build's time elapsed
+                   "remaining_seconds": 40.2,  # while building: its estimate of the time left, or null
+                   "counted": 0.28,            # while building: the work done, weighted by its measured cost
+                   "cpu_seconds": 20.1,        # while building: the CPU seconds its lane has spent on it
+                   "lane": 0,                  # the build lane it is built in
+                   "nice": 19}],               # while building: that lane's niceness
+     "idle_seconds": 5120.3}                   # the machine's idle core seconds so far, or absent
 
-A store's fraction is the builder's count of its work done, each step weighted by its measured cost
-(``builder.steps``; Dudo: ``builder.dudo_progress``), capped below 1 until it is published; its ETA the time
-left at the pace it has kept. A file without them (an older builder) is read from its expected time
+A store's fraction and time left are the builder's estimate (``builder.progress``: the work counted, each step
+weighted by its measured cost, ``builder.steps``, Dudo ``builder.dudo_progress``, read through the lanes' schedule,
+``builder.lane_schedule``), the fraction capped below 1 until the store is published. ``counted``, ``cpu_seconds``,
+``lane``, ``nice`` and ``idle_seconds`` are what the estimate was made from (``python -m bench.build_progress
+--replay`` plays a recorded build's through it again). A file without them (an older builder) is read from its expected time
 (``fraction = seconds / expected``). A file whose ``updated`` is older than
 ``STALE_SECONDS`` while its state is ``building`` is a build that died (SIGKILL, a lost machine): readers
 treat it as stopped.
@@ -62,6 +69,10 @@ class VariantProgress:
     game: str = ""
     work_fraction: float | None = None      # the builder's count of the work done (None: not counted)
     work_remaining: float | None = None     # the builder's estimate of its seconds left (None: none)
+    counted: float | None = None            # the work counted (the fraction's input; None: not counted)
+    cpu_seconds: float | None = None        # CPU seconds its lane has spent on it (None: not measured)
+    lane: int | None = None                 # the build lane it is built in
+    nice: int | None = None                 # that lane's niceness while it builds it
 
     def __post_init__(self):
         if self.state not in STATES:
@@ -102,6 +113,7 @@ class BuildProgress:
     started: str = ""
     updated: float = 0.0
     extra: dict = field(default_factory=dict)
+    idle_seconds: float | None = None       # the machine's idle core seconds when written (what the estimate read)
 
     def __post_init__(self):
         if self.state not in BUILD_STATES:
@@ -159,8 +171,13 @@ class BuildProgress:
                               "expected_seconds": v.expected_seconds, "seconds": round(v.seconds, 3),
                               **({} if v.work_fraction is None else {
                                   "fraction": round(v.work_fraction, 4),
-                                  "remaining_seconds": None if v.work_remaining is None else round(v.work_remaining, 1)})}
-                             for v in self.variants]}
+                                  "remaining_seconds": None if v.work_remaining is None else round(v.work_remaining, 1)}),
+                              **({} if v.counted is None else {"counted": round(v.counted, 4)}),
+                              **({} if v.cpu_seconds is None else {"cpu_seconds": round(v.cpu_seconds, 2)}),
+                              **({} if v.lane is None else {"lane": v.lane}),
+                              **({} if v.nice is None else {"nice": v.nice})}
+                             for v in self.variants],
+                **({} if self.idle_seconds is None else {"idle_seconds": round(self.idle_seconds, 2)})}
 
     @classmethod
     def from_json(cls, data) -> "BuildProgress":
@@ -174,11 +191,15 @@ class BuildProgress:
                                         else float(v["expected_seconds"]),
                                         seconds=float(v.get("seconds") or 0.0), game=str(v.get("game") or ""),
                                         work_fraction=_number(v.get("fraction")),
-                                        work_remaining=_number(v.get("remaining_seconds")))
+                                        work_remaining=_number(v.get("remaining_seconds")),
+                                        counted=_number(v.get("counted")), cpu_seconds=_number(v.get("cpu_seconds")),
+                                        lane=None if v.get("lane") is None else int(v["lane"]),
+                                        nice=None if v.get("nice") is None else int(v["nice"]))
                         for v in data.get("variants", [])]
             return cls(variants=variants, state=data.get("state", "building"), message=str(data.get("message", "")),
                        pid=int(data.get("pid") or 0), host=str(data.get("host", "")),
-                       started=str(data.get("started", "")), updated=float(data.get("updated") or 0.0))
+                       started=str(data.get("started", "")), updated=float(data.get("updated") or 0.0),
+                       idle_seconds=_number(data.get("idle_seconds")))
         except (KeyError, TypeError, ValueError) as e:
             if isinstance(e, ProgressError):
                 raise

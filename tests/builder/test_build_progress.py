@@ -2,6 +2,8 @@
 import argparse
 import time
 
+import pytest
+
 from builder import __main__ as build_main
 from builder.profiles import DEFAULT, EXPECTED_SECONDS
 from builder.progress import ProgressReporter, smallest_first, timing_key
@@ -201,3 +203,39 @@ def test_lanes_on_a_root_already_serving_start_together(tmp_path, monkeypatch):
     assert events.count(("lowered", None)) == 1    # the first lane, before its first store
     assert events.index(("lowered", None)) < events.index(("start", gw))
     assert set(all_current_stores(tmp_path)) == {j2, gw, hm}
+
+
+class _LaneCount:
+    """A lane's CPU count as the test sets it (``builder.lane_cpu.LaneCpu``'s interface)."""
+
+    class executor:
+        local_cores = 2
+
+    def __init__(self):
+        self.cpu = 0.0
+
+    def seconds(self):
+        return self.cpu
+
+    def nice(self):
+        return 19
+
+
+def test_a_store_in_lanes_says_the_time_left_of_its_cpu_at_its_lanes_rate(tmp_path):
+    from builder.steps import StoreSteps
+
+    v5 = "jotto-en_US80-5-ganzfried"
+    now, count = [0.0], _LaneCount()
+    rep = ProgressReporter(tmp_path, {v5: DEFAULT[v5]}, heartbeat=60, lanes=[[v5]], clock=lambda: now[0])
+    with rep, StoreSteps(v5, {"hedge": 1.0, "robust hider": 1.0}, timed=True):
+        rep.started(v5, lane=0, cpu=count)
+        rep._write()
+        now[0], count.cpu = 10.0, 10.0     # one core for 10 s, nothing counted yet
+        rep._write()
+        v = read_progress(tmp_path).variants[0]
+    # its expected 90 CPU s (builder.step_seconds.MEASURED_CPU_SECONDS), nothing counted at 10 CPU s: the mean of the
+    # whole build's pace, (0.1 x 90 + 10) / 0.1 = 190, and the expected 90 (builder.time_left), 140 CPU s left; alone,
+    # its lane keeps its core: 140 s; its fraction the share of its build's time passed (its real seconds: near 0)
+    assert (v.counted, v.cpu_seconds, v.lane, v.nice) == (0.0, 10.0, 0, 19)
+    assert v.work_remaining == pytest.approx(140.0, abs=0.1)
+    assert v.fraction < 0.01

@@ -1,0 +1,140 @@
+"""Each running store's time left and fraction in a build of lanes, from what the build counts: each store's work
+counted and the CPU seconds its lane has spent on it, each lane's CPU rate (measured over the last
+``WINDOW_SECONDS``) and niceness, the cores the machine leaves idle; played forwards through the lanes' schedule
+(``builder.lane_schedule``).
+
+- **A store's CPU seconds left**: ``builder.time_left.TimeLeft`` in CPU seconds, from its expected CPU seconds (the
+  measured builds', ``builder.step_seconds.expected_cpu_seconds``) to the pace per CPU second it keeps. A store
+  without an expected CPU time (Dudo, whose fraction is scheduled in wall seconds) counts its wall time left (the
+  builder's own, from its pace) at its lane's rate.
+- **A store to come** in a lane costs its expected CPU seconds (else its expected time at its lane's rate).
+- **A lane that has just ended** leaves the cores it held over the window to the lanes left at once (the build's CPU
+  rate, every lane's together, less the running lanes').
+- **Its time left**: when the schedule says its store ends; **its fraction**: the share of its build's time that has
+  passed then, seconds / (seconds + time left): what a person reading "about 40 %" takes it for, where the work
+  counted moves at the pace of the cores the lanes leave it (docs/operations.md has the measurements).
+"""
+from __future__ import annotations
+
+import collections
+import time
+from dataclasses import dataclass
+
+from builder.lane_schedule import NEVER, Lane, finish_times
+from builder.time_left import TimeLeft
+
+# the window a lane's rate and the machine's idle cores are measured over: long enough that a count every 2 s is
+# many counts, short enough that a change (another lane's store ending, Dudo's level of one group) is seen in it
+WINDOW_SECONDS = 30.0
+# a rate is read from at least this long a span of counts
+MIN_SPAN_SECONDS = 4.0
+
+
+class Rate:
+    """A cumulative count's rate over the last ``window`` seconds."""
+
+    def __init__(self, window: float = WINDOW_SECONDS):
+        self.window = window
+        self.counts: collections.deque = collections.deque()    # (clock, count)
+
+    def add(self, t: float, count: float) -> None:
+        self.counts.append((t, count))
+        while len(self.counts) > 2 and self.counts[1][0] <= t - self.window:
+            self.counts.popleft()
+
+    def rate(self) -> float | None:
+        if len(self.counts) < 2:
+            return None
+        (t0, c0), (t1, c1) = self.counts[0], self.counts[-1]
+        return max(0.0, (c1 - c0) / (t1 - t0)) if t1 - t0 >= MIN_SPAN_SECONDS else None
+
+
+@dataclass
+class Counted:
+    """One running store as the build counts it now."""
+    variant: str
+    lane: int
+    seconds: float                  # wall seconds since its build started
+    counted: float                  # its work counted, 0..1
+    cpu_seconds: float | None       # CPU seconds its lane has spent on it
+    wall_left: float | None = None  # its time left from its own wall pace (``builder.time_left``), None: none
+
+
+@dataclass
+class _Lane:
+    rate: Rate
+    nice: int = 0
+    cap: float = 1.0
+
+
+class LaneForecast:
+    """The lanes' forecast: feed it the lanes' counts (``observe_lane``, ``observe_machine``) and ask ``estimate``."""
+
+    def __init__(self, lanes: list[list[str]], cpu_expected: dict[str, float | None],
+                 wall_expected: dict[str, float | None], window: float = WINDOW_SECONDS, clock=time.monotonic):
+        self.lanes = lanes
+        self.cpu_expected = cpu_expected
+        self.wall_expected = wall_expected
+        self.window, self.clock = window, clock
+        self._lanes: dict[int, _Lane] = {}
+        self._idle = Rate(window)
+        self._build = Rate(window)      # every lane's CPU together, those that have ended too
+        self._build_cpu = 0.0
+        self._cpu_left: dict[str, TimeLeft] = {}
+
+    def observe_lane(self, lane: int, cpu_seconds: float | None, nice: int | None, cap: float) -> None:
+        """The lane's CPU count now (its thread and workers: ``builder.lane_cpu.LaneCpu``), niceness and cores."""
+        state = self._lanes.setdefault(lane, _Lane(Rate(self.window)))
+        if cpu_seconds is not None:
+            if state.rate.counts:
+                self._build_cpu += max(0.0, cpu_seconds - state.rate.counts[-1][1])
+            state.rate.add(self.clock(), cpu_seconds)
+        state.nice = state.nice if nice is None else nice
+        state.cap = max(1.0, cap)
+
+    def observe_machine(self, idle_seconds: float | None) -> None:
+        """The machine's idle core seconds so far (``builder.lane_cpu.machine_idle_seconds``), after the lanes'."""
+        if idle_seconds is not None:
+            self._idle.add(self.clock(), idle_seconds)
+        self._build.add(self.clock(), self._build_cpu)
+
+    def estimate(self, running: list[Counted], planned: set[str]) -> dict[str, tuple[float, float]]:
+        """{variant: (fraction, seconds left)} of the running stores; {} while a lane's rate or a store's CPU left is
+        not known yet (the builder's own estimates stand then)."""
+        lanes, order, known = [], [], True
+        for c in running:       # every store's CPU left counted at every estimate: its pace's window needs them all
+            state = self._lanes.get(c.lane)
+            rate = state.rate.rate() if state is not None else None
+            left = self._cpu_seconds_left(c, rate)
+            if rate is None or left is None:
+                known = False
+                continue
+            coming = [self._coming_cpu(v, rate) for v in self._coming(c.variant, planned)]
+            lanes.append(Lane(state.nice, rate, state.cap, [left, *coming]))
+            order.append(c)
+        if not known:
+            return {}
+        build = self._build.rate()
+        freed = build - sum(x.rate for x in lanes) if build is not None else 0.0
+        ends = finish_times(lanes, self._idle.rate() or 0.0, freed)
+        out = {}
+        for c, e in zip(order, ends):
+            if e and e[0] != NEVER:
+                total = c.seconds + e[0]
+                out[c.variant] = (c.seconds / total if total > 0 else 0.0, e[0])
+        return out
+
+    def _cpu_seconds_left(self, c: Counted, rate: float | None) -> float | None:
+        expected = self.cpu_expected.get(c.variant)
+        if expected and c.cpu_seconds is not None:
+            return self._cpu_left.setdefault(c.variant, TimeLeft(expected))(c.cpu_seconds, c.counted)
+        if c.wall_left is not None and rate is not None:
+            return c.wall_left * rate
+        return None
+
+    def _coming(self, running: str, planned: set[str]) -> list[str]:
+        order = next((x for x in self.lanes if running in x), [])
+        return [v for v in order[order.index(running) + 1:] if v in planned]
+
+    def _coming_cpu(self, variant: str, rate: float) -> float:
+        return self.cpu_expected.get(variant) or (self.wall_expected.get(variant) or 0.0) * rate

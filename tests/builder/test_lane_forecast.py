@@ -1,0 +1,54 @@
+"""The lanes' forecast (builder.lane_forecast): each running store's time left and fraction, by hand."""
+import pytest
+
+from builder.lane_forecast import Counted, LaneForecast
+
+
+def _forecast():
+    now = [0.0]
+    forecast = LaneForecast([["jotto-4", "jotto-5"], ["dudo"]], {"jotto-4": 40.0, "jotto-5": 60.0, "dudo": None},
+                            {"dudo": 500.0}, clock=lambda: now[0])
+    return forecast, now
+
+
+def _observe(forecast, now, t, jotto_cpu, dudo_cpu, idle=0.0):
+    now[0] = t
+    forecast.observe_lane(0, jotto_cpu, 19, 2)
+    forecast.observe_lane(1, dudo_cpu, 10, 2)
+    forecast.observe_machine(idle)
+
+
+def test_each_store_ends_when_the_lanes_cores_say():
+    forecast, now = _forecast()
+    _observe(forecast, now, 0.0, 0.0, 0.0)
+    _observe(forecast, now, 10.0, 4.0, 16.0)      # the Jotto lane at 0.4 cores, Dudo at 1.6; no core idle
+    said = forecast.estimate([Counted("jotto-4", 0, 10.0, 0.1, 4.0),
+                              Counted("dudo", 1, 100.0, 0.2, None, wall_left=100.0)], {"jotto-5"})
+    # Jotto 4: 40 expected CPU s, 0.1 counted at 4 CPU s: 36 left (builder.time_left at its first count), 90 s at 0.4.
+    # Dudo: 100 s left at 1.6 cores, 160 CPU s; it leaves cores to the nice-19 lane, so it asks for no more and
+    # ends at 100 s. Jotto 5 starts at 90 s, 60 CPU s at 0.4 until Dudo ends, then the 2 cores: 56 / 2, at 128 s.
+    assert said["jotto-4"] == pytest.approx((10.0 / 100.0, 90.0))
+    assert said["dudo"] == pytest.approx((100.0 / 200.0, 100.0))
+
+
+def test_no_forecast_before_every_lanes_rate_is_measured():
+    forecast, now = _forecast()
+    _observe(forecast, now, 0.0, 0.0, 0.0)
+    running = [Counted("jotto-4", 0, 1.0, 0.0, 0.0), Counted("dudo", 1, 1.0, 0.0, None, wall_left=500.0)]
+    assert forecast.estimate(running, {"jotto-5"}) == {}
+    _observe(forecast, now, 2.0, 0.8, 3.2)      # 2 s: too short a span to read a rate from
+    assert forecast.estimate(running, {"jotto-5"}) == {}
+
+
+def test_a_store_alone_on_idle_cores_keeps_its_rate():
+    forecast, now = _forecast()
+    now[0] = 0.0
+    forecast.observe_lane(0, 0.0, 19, 2)
+    forecast.observe_machine(0.0)
+    now[0] = 10.0
+    forecast.observe_lane(0, 10.0, 19, 2)       # one core, the other idle: it wanted no more
+    forecast.observe_machine(10.0)
+    said = forecast.estimate([Counted("jotto-5", 0, 10.0, 0.0, 10.0)], set())
+    # 60 expected CPU s, nothing counted at 10 CPU s: builder.time_left's mean of (0.1 x 60 + 10) / 0.1 = 160 and
+    # the expected 60: 110 CPU s left, at 1 core
+    assert said["jotto-5"] == pytest.approx((10.0 / 120.0, 110.0))
