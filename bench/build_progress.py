@@ -7,12 +7,16 @@ lines, ``builder.progress.ProgressReporter``).
     python -m bench.build_progress --watch http://127.0.0.1:8080 --log stores/.work/serve-build.log
     python -m bench.build_progress --samples FILE.jsonl --log BUILD.log
     python -m bench.build_progress --steps --log BUILD.log
+    python -m bench.build_progress --replay TRACE.jsonl --log BUILD.log
 
 The first starts ``python -m builder --profile default --variant ...`` on the empty root ``--root`` (numba's cache in a
 new directory under it, cold as a fresh clone's) and reads its progress file as the server does (the figures
 ``/readyz`` gives); the second watches a running ``make serve`` through its ``/readyz`` until nothing is being built;
 the third compares samples recorded by either (``<root>/.work/progress-samples.jsonl``, or ``--record FILE``) again;
-the fourth prints each store's step walls from the log's step lines (what ``builder.step_seconds`` records).
+the fourth prints each store's step walls from the log's step lines (what ``builder.step_seconds`` records); the fifth
+plays a recorded build's counts (the progress file's ``counted``, ``cpu_seconds``, ``lane``, ``nice`` and
+``idle_seconds`` at each write, as ``--trace FILE`` records them beside ``--root`` or ``--watch``) through the lanes'
+forecast (``builder.lane_forecast``) of this code, and compares what it would have said.
 
 For each store built: its wall, the samples taken while it was being built, the worst gap between the fraction
 said and the true one (and where in the build it was), the share of samples within 0.10, the same for the time
@@ -254,17 +258,23 @@ def record(samples: list[Sample], path: Path) -> None:
             f.write(json.dumps(asdict(s)) + "\n")
 
 
+def record_rows(rows: list[dict], path: Path) -> None:
+    with open(path, "a") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+
 def load_samples(path: Path) -> list[Sample]:
     return [Sample(**json.loads(line)) for line in Path(path).read_text().splitlines() if line.strip()]
 
 
 def sample_build(root: Path, variants: list[str], profile: str, every: float, record_to: Path,
-                 numba_cache: Path) -> tuple[list[Sample], Path, int]:
+                 numba_cache: Path, trace_to: Path | None = None, lanes: int = 1) -> tuple[list[Sample], Path, int]:
     """Run the build on ``root``, sampling its progress file every ``every`` seconds: (samples, its log, exit code)."""
     work = root / ".work"
     work.mkdir(parents=True, exist_ok=True)
     log = work / "build.log"
-    cmd = [sys.executable, "-m", "builder", "--profile", profile, "--root", str(root), "--fresh"]
+    cmd = [sys.executable, "-m", "builder", "--profile", profile, "--root", str(root), "--fresh", "--lanes", str(lanes)]
     for v in variants:
         cmd += ["--variant", v]
     env = dict(os.environ, NUMBA_CACHE_DIR=str(numba_cache))
@@ -281,6 +291,8 @@ def sample_build(root: Path, variants: list[str], profile: str, every: float, re
                     new = building_samples(got[1], got[0])
                     samples += new
                     record(new, record_to)
+                    if trace_to is not None:
+                        record_rows(trace_rows(root), trace_to)
                 if not running:
                     break
                 time.sleep(every)
@@ -291,9 +303,10 @@ def sample_build(root: Path, variants: list[str], profile: str, every: float, re
     return samples, log, proc.returncode
 
 
-def watch(url: str, every: float, record_to: Path | None, give_up: float) -> list[Sample]:
+def watch(url: str, every: float, record_to: Path | None, give_up: float, trace_to: Path | None = None,
+          root: Path | None = None) -> list[Sample]:
     """/readyz's building stores every ``every`` seconds until none is left (after one was seen, at three samples
-    in a row) or nothing answers for ``give_up`` seconds."""
+    in a row) or nothing answers for ``give_up`` seconds; ``trace_to``: the progress file's counts of ``root`` too."""
     samples: list[Sample] = []
     seen, quiet_since, empty = False, time.time(), 0
     while True:
@@ -308,11 +321,85 @@ def watch(url: str, every: float, record_to: Path | None, give_up: float) -> lis
             samples += new
             if record_to is not None:
                 record(new, record_to)
+            if trace_to is not None and root is not None:
+                record_rows(trace_rows(root), trace_to)
             seen = seen or bool(entries)
             empty = 0 if entries else empty + 1
             if seen and empty >= 3:
                 return samples
         time.sleep(every)
+
+
+# ---------------------------------------------------------------------- a recorded build played again
+def trace_rows(root: Path) -> list[dict]:
+    """The progress file's stores being built, each with the file's time and idle seconds (None: no file yet)."""
+    from games.buildprogress import ProgressError, read_progress
+
+    try:
+        p = read_progress(root)
+    except ProgressError:
+        return []
+    if p is None:
+        return []
+    return [{"t": p.updated, "idle_seconds": p.idle_seconds, "variant": v.variant, "seconds": v.seconds,
+             "counted": v.counted, "cpu_seconds": v.cpu_seconds, "lane": v.lane, "nice": v.nice,
+             "fraction": v.fraction, "eta": v.remaining_seconds()}
+            for v in p.variants if v.state == "building"]
+
+
+def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[Sample]:
+    """What this code's forecast would have said at each recorded write of a build's progress file (``rows``: its
+    stores being built, as ``trace_rows`` gives them): each lane's CPU count rebuilt from its stores' (the last count of
+    each finished one, and the running one's), its stores in the order the lanes built them, each store's expected
+    CPU and wall seconds those of the default profile. A row without its lane's niceness (an older trace) takes the
+    rule the build follows: the last lane at the build's, the others at 19 after the first store."""
+    from builder.lane_forecast import Counted, LaneForecast
+    from builder.profiles import DEFAULT, EXPECTED_SECONDS
+    from builder.progress import steps_cpu_seconds, steps_seconds
+    from builder.time_left import TimeLeft
+
+    rows = [r for r in rows if r.get("lane") is not None and r.get("counted") is not None]
+    lanes: dict[int, list[str]] = {}
+    for r in rows:
+        if r["variant"] not in lanes.setdefault(r["lane"], []):
+            lanes[r["lane"]].append(r["variant"])
+    plan = [v for lane in sorted(lanes) for v in lanes[lane]]
+    wall = {v: steps_seconds(v, DEFAULT[v]) or EXPECTED_SECONDS.get(v) if v in DEFAULT else None for v in plan}
+    cpu = {v: steps_cpu_seconds(v, DEFAULT[v]) if v in DEFAULT else None for v in plan}
+    now = [0.0]
+    forecast = LaneForecast([lanes[k] for k in sorted(lanes)], cpu, wall, clock=lambda: now[0])
+    own = {v: TimeLeft(wall[v]) for v in plan}
+    last_cpu: dict[str, float] = {}
+    first_store = plan and lanes[min(lanes)][0]
+    writes: dict[float, list[dict]] = {}
+    for r in rows:
+        writes.setdefault(r["t"], []).append(r)
+    out = []
+    for t, written in sorted(writes.items()):
+        now[0] = t
+        running = []
+        started = {x for x in last_cpu}
+        for r in written:
+            v, lane = r["variant"], r["lane"]
+            done_before = sum(last_cpu[w] for w in lanes[lane] if w in started and w != v)
+            last_cpu[v] = r["cpu_seconds"] or 0.0
+            nice = r.get("nice")
+            if nice is None:
+                nice = build_nice if lane == max(lanes) or v == first_store else 19
+            forecast.observe_lane(lane, done_before + last_cpu[v], nice, cores)
+            running.append(Counted(v, lane, r["seconds"], r["counted"], r["cpu_seconds"],
+                                   own[v](r["seconds"], r["counted"])))
+        forecast.observe_machine(written[0].get("idle_seconds"))
+        planned = set(plan) - started - {c.variant for c in running}
+        said = forecast.estimate(running, planned)
+        for c in running:
+            fraction, left = said.get(c.variant, (c.counted, c.wall_left))
+            out.append(Sample(t, c.variant, fraction, left))
+    return out
+
+
+def load_rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
 
 
 # ---------------------------------------------------------------------- the command
@@ -330,17 +417,24 @@ def parse_args(argv):
     how.add_argument("--samples", type=Path, help="compare samples recorded before (JSON lines)")
     how.add_argument("--steps", action="store_true",
                      help="print each store's step walls from --log (what builder.step_seconds records)")
+    how.add_argument("--replay", type=Path, metavar="TRACE",
+                     help="play a recorded build's counts (--trace's file) through this code's forecast")
     ap.add_argument("--log", type=Path, help="the build's log (--watch, --samples; make serve's: stores/.work/serve-build.log)")
     ap.add_argument("--variant", action="append", default=[], help="--root: build these (default: dudo-5dice-default)")
     ap.add_argument("--profile", default="default", help="--root: the builder's profile")
     ap.add_argument("--every", type=float, default=5.0, help="seconds between samples (default 5)")
     ap.add_argument("--record", type=Path, help="append the samples to this file (--root: <root>/.work/progress-samples.jsonl)")
     ap.add_argument("--give-up", type=float, default=120.0, help="--watch: stop after this long without an answer")
+    ap.add_argument("--trace", type=Path, help="--root, --watch: append the progress file's counts to this file at each "
+                    "sample (--watch: the file of the root whose .work holds --log), for --replay")
+    ap.add_argument("--lanes", type=int, choices=(1, 2, 3), default=1, help="--root: the builder's lanes")
     args = ap.parse_args(argv)
     if args.every <= 0:
         ap.error(f"--every {args.every:g}: must be positive")
-    if (args.watch or args.samples or args.steps) and args.log is None:
-        ap.error("--watch, --samples and --steps need --log, the build's log")
+    if (args.watch or args.samples or args.steps or args.replay) and args.log is None:
+        ap.error("--watch, --samples, --steps and --replay need --log, the build's log")
+    if args.replay is not None and not args.replay.is_file():
+        ap.error(f"--replay {args.replay}: no such file")
     if args.samples is not None and not args.samples.is_file():
         ap.error(f"--samples {args.samples}: no such file")
     if args.log is not None and not args.log.is_file() and not args.watch:
@@ -365,14 +459,16 @@ def main(argv=None) -> int:
         record_to = args.record or args.root / ".work" / "progress-samples.jsonl"
         (args.root / ".work").mkdir(parents=True, exist_ok=True)
         samples, log, code = sample_build(args.root, args.variant or ["dudo-5dice-default"], args.profile, args.every,
-                                          record_to, args.root / ".numba_cache")
+                                          record_to, args.root / ".numba_cache", args.trace, args.lanes)
         if code != 0:
             print(f"bench.build_progress: the build failed (exit {code}); its log: {log}", file=sys.stderr)
             return 1
         print(f"samples: {record_to}; the build's log: {log}")
     elif args.watch:
-        samples = watch(args.watch, args.every, args.record, args.give_up)
+        samples = watch(args.watch, args.every, args.record, args.give_up, args.trace, args.log.parent.parent)
         log = args.log
+    elif args.replay:
+        samples, log = replay(load_rows(args.replay)), args.log
     else:
         samples, log = load_samples(args.samples), args.log
     if not samples:

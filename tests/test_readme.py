@@ -60,6 +60,8 @@ NOT_RUN = {
                                               "log and samples",
     "python -m bench.build_progress --steps": "reads a build's log (make serve's after a build); "
                                               "tests/bench/test_build_progress.py runs it on a recorded log",
+    "python -m bench.build_progress --replay": "plays a trace --trace recorded beside a build; "
+                                               "tests/bench/test_build_progress.py runs it on a recorded trace",
     "gamestrategy-play": "interactive; tests/clients/test_play.py plays every game in a pseudo-terminal",
     "python -m server --tls-cert": "the security example: tests/server/test_abuse.py::test_readme_security_commands "
                                    "runs it with a CA and certificates it makes",
