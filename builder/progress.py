@@ -92,6 +92,7 @@ class ProgressReporter:
         self._current: dict[str, float] = {}   # variant -> its start (perf_counter), one per build lane
         self._cpu: dict[str, tuple] = {}        # variant -> (its lane's CPU count, that count at its start)
         self._time_left: dict[str, TimeLeft] = {}   # variant -> its time left's estimate, once counted
+        self._own_left: dict[str, float | None] = {}  # variant -> its time left from its own pace, last counted
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._heartbeat = heartbeat
@@ -142,7 +143,7 @@ class ProgressReporter:
         if steps is None:
             if v.variant not in self._time_left:    # not counting yet (imports, a compile): nothing done
                 v.work_fraction, v.work_remaining = 0.0, self._prior(v, None)
-                v.counted = 0.0
+                v.counted, self._own_left[v.variant] = 0.0, v.work_remaining
             return                                  # counted before: its last count stands until it is published
         try:
             steps.poll()
@@ -151,7 +152,7 @@ class ProgressReporter:
             return
         left = self._time_left.setdefault(v.variant, TimeLeft(self._prior(v, steps)))
         v.work_fraction = v.counted = f
-        v.work_remaining = left(v.seconds, f)
+        v.work_remaining = self._own_left[v.variant] = left(v.seconds, f)
 
     def _through_the_lanes(self) -> None:
         """Each running store's time left and fraction through the lanes' schedule (``builder.lane_forecast``);
@@ -165,7 +166,9 @@ class ProgressReporter:
                 return
             v.nice = cpu.nice()
             self._forecast.observe_lane(v.lane, cpu.seconds(), v.nice, cpu.executor.local_cores)
-            running.append(Counted(variant, v.lane, v.seconds, v.counted, v.cpu_seconds, v.work_remaining))
+            running.append(Counted(variant, v.lane, v.seconds, v.counted, v.cpu_seconds, self._own_left.get(variant)))
+        if not running:
+            return
         self.progress.idle_seconds = machine_idle_seconds()
         self._forecast.observe_machine(self.progress.idle_seconds)
         planned = {v.variant for v in self.progress.variants if v.state == "planned"}

@@ -239,3 +239,38 @@ def test_a_store_in_lanes_says_the_time_left_of_its_cpu_at_its_lanes_rate(tmp_pa
     assert (v.counted, v.cpu_seconds, v.lane, v.nice) == (0.0, 10.0, 0, 19)
     assert v.work_remaining == pytest.approx(140.0, abs=0.1)
     assert v.fraction < 0.01
+
+
+class _Forecast:
+    """Records what the reporter gives the lanes' forecast and says a fixed estimate."""
+
+    def __init__(self):
+        self.given = []
+
+    def observe_lane(self, *args):
+        pass
+
+    def observe_machine(self, *args):
+        pass
+
+    def estimate(self, running, planned):
+        self.given += running
+        return {c.variant: (0.5, 1.0) for c in running}
+
+
+def test_the_forecast_is_given_the_stores_own_time_left_not_its_own_last_answer(tmp_path):
+    from builder.steps import StoreSteps
+
+    dudo = "dudo-5dice-default"
+    rep = ProgressReporter(tmp_path, {dudo: DEFAULT[dudo]}, heartbeat=60, lanes=[[dudo]])
+    rep._forecast = forecast = _Forecast()
+    with rep:
+        rep.started(dudo, lane=0, cpu=_LaneCount())
+        with StoreSteps(dudo, {"train": 1.0}) as steps:
+            steps.set_done("train", 0.5)
+            rep._write()
+        own = forecast.given[-1].wall_left
+        rep._write()                    # its steps are done counting: its last count stands until it is published
+        v = read_progress(tmp_path).variants[0]
+    assert own is not None and own != 1.0
+    assert forecast.given[-1].wall_left == own and (v.fraction, v.work_remaining) == (0.5, 1.0)
