@@ -14,8 +14,8 @@ new directory under it, cold as a fresh clone's) and reads its progress file as 
 ``/readyz`` gives); the second watches a running ``make serve`` through its ``/readyz`` until nothing is being built;
 the third compares samples recorded by either (``<root>/.work/progress-samples.jsonl``, or ``--record FILE``) again;
 the fourth prints each store's step walls from the log's step lines (what ``builder.step_seconds`` records); the fifth
-plays a recorded build's counts (the progress file's ``counted``, ``cpu_seconds``, ``lane``, ``nice`` and
-``idle_seconds`` at each write, as ``--trace FILE`` records them beside ``--root`` or ``--watch``) through the lanes'
+plays a recorded build's counts (the progress file's ``counted``, ``cpu_seconds``, ``lane``, ``nice``, ``cores_ahead``
+and ``idle_seconds`` at each write, as ``--trace FILE`` records them beside ``--root`` or ``--watch``) through the lanes'
 forecast (``builder.lane_forecast``) of this code, and compares what it would have said.
 
 For each store built: its wall, the samples taken while it was being built, the worst gap between the fraction
@@ -343,6 +343,7 @@ def trace_rows(root: Path) -> list[dict]:
         return []
     return [{"t": p.updated, "idle_seconds": p.idle_seconds, "variant": v.variant, "seconds": v.seconds,
              "counted": v.counted, "cpu_seconds": v.cpu_seconds, "lane": v.lane, "nice": v.nice,
+             "cores_ahead": v.cores_ahead,
              "fraction": v.fraction, "eta": v.remaining_seconds()}
             for v in p.variants if v.state == "building"]
 
@@ -388,7 +389,7 @@ def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[S
                 nice = build_nice if lane == max(lanes) or v == first_store else 19
             forecast.observe_lane(lane, done_before + last_cpu[v], nice, cores)
             running.append(Counted(v, lane, r["seconds"], r["counted"], r["cpu_seconds"],
-                                   own[v](r["seconds"], r["counted"])))
+                                   own[v](r["seconds"], r["counted"]), r.get("cores_ahead")))
         forecast.observe_machine(written[0].get("idle_seconds"))
         planned = set(plan) - started - {c.variant for c in running}
         said = forecast.estimate(running, planned)

@@ -87,6 +87,26 @@ def level_seconds(walls: list[float], workers: int = 2) -> float:
     return max(free)
 
 
+def busy_profile(walls: list[float], workers: int = 2) -> list[tuple[float, int]]:
+    """[(seconds, tasks side by side)] of tasks of these walls run in order on ``workers``, each task to the first
+    free one (as ``level_seconds`` schedules them), consecutive spans of as many tasks merged."""
+    free = [0.0] * max(1, workers)
+    spans = []
+    for w in walls:
+        i = min(range(len(free)), key=free.__getitem__)
+        spans.append((free[i], free[i] + w))
+        free[i] += w
+    cuts = sorted({t for span in spans for t in span})
+    out: list[tuple[float, int]] = []
+    for a, b in zip(cuts, cuts[1:]):
+        n = sum(1 for s, e in spans if s <= a and e >= b)
+        if n and out and out[-1][1] == n:
+            out[-1] = (out[-1][0] + b - a, n)
+        elif n and b > a:
+            out.append((b - a, n))
+    return out
+
+
 def dudo_default_seconds(group_cpu: dict = GROUP_CPU, workers: int = 2, store_seconds: float = STORE_SECONDS,
                          thread_speedup: dict = THREAD_SPEEDUP) -> float:
     """Expected wall seconds of the default Dudo store on ``workers`` cores from per-group CPU seconds."""

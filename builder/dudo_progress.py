@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from builder.dudo_estimate import STORE_SECONDS, TRAINED_FIRST, level_seconds, levels, progress_walls
+from builder.dudo_estimate import STORE_SECONDS, TRAINED_FIRST, busy_profile, level_seconds, levels, progress_walls
 from builder.steps import StoreSteps
 from games.dudo.build.params import DudoParams
 
@@ -70,8 +70,8 @@ class DudoWork(StoreSteps):
             self.plan = [[(ab, "all") for ab in lv] for lv in order]
         self.step_walls = [level_seconds([self._task_wall(ab, phase) for ab, phase in step]) for step in self.plan]
         self.tables = search_table_walls(params, default)
-        store = progress_walls()[2] if default else STORE_SECONDS     # the rows and the publish
-        self.total = sum(self.step_walls) + store + sum(self.tables.values())
+        self.store = progress_walls()[2] if default else STORE_SECONDS     # the rows and the publish
+        self.total = sum(self.step_walls) + self.store + sum(self.tables.values())
         self.published = False
 
     def _task_wall(self, ab, phase: str) -> float:
@@ -127,6 +127,26 @@ class DudoWork(StoreSteps):
                 done += wall * sum(w * self._task_done(ab, phase) for w, (ab, phase) in zip(weights, step)) / total
         done += sum(w for ab, w in self.tables.items() if self._tables_done(ab))
         return min(1.0, done / self.total)
+
+    def cores_ahead(self, workers: int = 2) -> list[tuple[float, int]]:
+        """[(expected seconds, groups side by side)] of the build still to go, in order: each step's unfinished
+        tasks on ``workers`` (their walls less what is done, each to the first free worker), then the search tables,
+        the rows and the publish, one process at a time. A group alone takes one core beside a build's other lanes
+        (``games.dudo.build.solve_game.SharedCores`` counts their marks), so the cores the build asks for fall with
+        the groups it runs: what the other lanes get then (``builder.lane_forecast``)."""
+        out: list[tuple[float, int]] = []
+        for step in self.plan:
+            walls = [self._task_wall(ab, phase) * (1.0 - self._task_done(ab, phase)) for ab, phase in step]
+            out += busy_profile([w for w in walls if w > 0], workers)
+        rest = self.store + sum(w for ab, w in self.tables.items() if not self._tables_done(ab))
+        out.append((rest, 1))
+        merged: list[tuple[float, int]] = []
+        for seconds, n in out:
+            if merged and merged[-1][1] == n:
+                merged[-1] = (merged[-1][0] + seconds, n)
+            elif seconds > 0:
+                merged.append((seconds, n))
+        return merged
 
     def _tables_done(self, ab) -> bool:
         return (self.work / tables_marker(*ab)).exists()

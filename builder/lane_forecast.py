@@ -7,6 +7,9 @@ counted and the CPU seconds its lane has spent on it, each lane's CPU rate (meas
   measured builds', ``builder.step_seconds.expected_cpu_seconds``) to the pace per CPU second it keeps. A store
   without an expected CPU time (Dudo, whose fraction is scheduled in wall seconds) counts its wall time left (the
   builder's own, from its pace) at its lane's rate.
+- **Dudo's build runs fewer groups side by side as it goes** (its last level's groups alone, then its tables, rows and
+  publish): its time left is shared among those parts as their expected seconds are, each asking for the cores of
+  its groups at the rate a group gets now, and the lanes beside it get what it leaves.
 - **A store to come** in a lane costs its expected CPU seconds (else its expected time at its lane's rate).
 - **A lane that has just ended** leaves the cores it held over the window to the lanes left at once (the build's CPU
   rate, every lane's together, less the running lanes').
@@ -58,6 +61,8 @@ class Counted:
     counted: float                  # its work counted, 0..1
     cpu_seconds: float | None       # CPU seconds its lane has spent on it
     wall_left: float | None = None  # its time left from its own wall pace (``builder.time_left``), None: none
+    # [(expected seconds, tasks side by side)] of its build still to go, where its steps know it (Dudo's groups)
+    cores_ahead: list | None = None
 
 
 @dataclass
@@ -109,20 +114,34 @@ class LaneForecast:
             if rate is None or left is None:
                 known = False
                 continue
+            parts, asks = self._parts(c, rate, left)
             coming = [self._coming_cpu(v, rate) for v in self._coming(c.variant, planned)]
-            lanes.append(Lane(state.nice, rate, state.cap, [left, *coming]))
-            order.append(c)
+            lanes.append(Lane(state.nice, rate, state.cap, [*parts, *coming], asks))
+            order.append((c, len(parts)))
         if not known:
             return {}
         build = self._build.rate()
         freed = build - sum(x.rate for x in lanes) if build is not None else 0.0
         ends = finish_times(lanes, self._idle.rate() or 0.0, freed)
         out = {}
-        for c, e in zip(order, ends):
-            if e and e[0] != NEVER:
-                total = c.seconds + e[0]
-                out[c.variant] = (c.seconds / total if total > 0 else 0.0, e[0])
+        for (c, parts), e in zip(order, ends):
+            if len(e) >= parts and e[parts - 1] != NEVER:
+                total = c.seconds + e[parts - 1]
+                out[c.variant] = (c.seconds / total if total > 0 else 0.0, e[parts - 1])
         return out
+
+    @staticmethod
+    def _parts(c: Counted, rate: float, left: float) -> tuple[list[float], list[float | None]]:
+        """The store's CPU seconds left as the parts of its build that run different numbers of tasks side by side
+        (its time left shared among them as their expected seconds are, each part's CPU at the rate a task gets
+        now), and the cores each later part asks for; one part where the store does not say."""
+        ahead = [(w, n) for w, n in (c.cores_ahead or []) if w > 0]
+        total = sum(w for w, _ in ahead)
+        if len(ahead) < 2 or c.wall_left is None or total <= 0:
+            return [left], []
+        per_task = rate / max(1, ahead[0][1])
+        parts = [c.wall_left * w / total * n * per_task for w, n in ahead]
+        return parts, [None] + [n * per_task for _, n in ahead[1:]]
 
     def _cpu_seconds_left(self, c: Counted, rate: float | None) -> float | None:
         expected = self.cpu_expected.get(c.variant)

@@ -15,7 +15,8 @@ now, and plays the build forwards:
   it asks first); the others ask for every core they can use;
 - **when a lane ends** the capacity is shared again among the lanes left: each gets its weight's share (water-filling:
   a lane that asks for less keeps what it asks, the rest is shared among the others by their weights again);
-- a lane's next store asks for what its lane asked for.
+- a lane's next store asks for what its lane asked for, unless it says what it asks for (a part of Dudo's build that
+  runs fewer groups side by side).
 
 The kernel's weights are those of the completely fair scheduler (``sched_prio_to_weight``, kernel/sched/core.c):
 each step of niceness is a factor of about 1.25.
@@ -67,6 +68,9 @@ class Lane:
     rate: float                 # the CPU seconds a second it gets now (measured)
     cap: float                  # the most cores it can use
     stores: list[float] = field(default_factory=list)   # CPU seconds left of its stores, the running one first
+    # the cores each of its later stores asks for, where known (a part of a store that runs fewer tasks side by
+    # side: Dudo's last groups); None, or a list shorter than ``stores``: what the lane asks for now
+    asks: list[float | None] = field(default_factory=list)
 
 
 def demands(lanes: list[Lane], idle: float = 0.0) -> list[float]:
@@ -87,6 +91,7 @@ def finish_times(lanes: list[Lane], idle: float = 0.0, freed: float = 0.0) -> li
     core). ``idle``: the cores the machine leaves idle now; ``freed``: the cores lanes that have just ended held (a
     lane's rate is measured over a window: the lanes left get them at once, before their rates show it)."""
     asks = demands(lanes, idle)
+    later = [list(x.asks[1:]) for x in lanes]     # each lane's later stores' own asks
     weights = [nice_weight(x.nice) for x in lanes]
     capacity = sum(x.rate for x in lanes) + max(0.0, idle) + max(0.0, freed)
     more = water_fill([a - x.rate for a, x in zip(asks, lanes)], weights, max(0.0, idle) + max(0.0, freed))
@@ -105,12 +110,15 @@ def finish_times(lanes: list[Lane], idle: float = 0.0, freed: float = 0.0) -> li
                 out[i] += [NEVER] * len(left[i])
             return out
         t += dt
-        ended = False
+        changed = False
         for i in running:
             left[i][0] -= rates[i] * dt
             if ends[i] <= dt:
                 out[i].append(t)
                 left[i].pop(0)
-                ended = ended or not left[i]
-        if ended:       # a lane is done: the cores are shared again among those left
+                own = later[i].pop(0) if later[i] else None
+                if own is not None:
+                    asks[i] = min(lanes[i].cap, own)
+                changed = changed or not left[i] or own is not None
+        if changed:     # a lane is done or asks for other cores: the capacity is shared again
             rates = water_fill([asks[i] if left[i] else 0.0 for i in range(len(lanes))], weights, capacity)

@@ -148,6 +148,7 @@ class ProgressReporter:
         try:
             steps.poll()
             f = steps.fraction()
+            v.cores_ahead = steps.cores_ahead()
         except Exception:  # noqa: BLE001 - progress is for display: never fail the build
             return
         left = self._time_left.setdefault(v.variant, TimeLeft(self._prior(v, steps)))
@@ -166,7 +167,8 @@ class ProgressReporter:
                 return
             v.nice = cpu.nice()
             self._forecast.observe_lane(v.lane, cpu.seconds(), v.nice, cpu.executor.local_cores)
-            running.append(Counted(variant, v.lane, v.seconds, v.counted, v.cpu_seconds, self._own_left.get(variant)))
+            running.append(Counted(variant, v.lane, v.seconds, v.counted, v.cpu_seconds, self._own_left.get(variant),
+                                   v.cores_ahead))
         if not running:
             return
         self.progress.idle_seconds = machine_idle_seconds()

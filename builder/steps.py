@@ -106,6 +106,11 @@ class StoreSteps:
     def describe(self) -> str:
         return self.current
 
+    def cores_ahead(self) -> list[tuple[float, int]] | None:
+        """[(expected seconds, tasks side by side)] of the build still to go where its steps know it (Dudo's
+        groups: ``builder.dudo_progress``), else None."""
+        return None
+
     def poll(self) -> None:
         """Called every few seconds by the progress file's heartbeat (a step that reports nothing for long
         still gets its line: ``DudoWork`` reads its workers' files here)."""

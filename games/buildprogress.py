@@ -17,13 +17,15 @@ page). Format (JSON, ``format`` 1)::
                    "counted": 0.28,            # while building: the work done, weighted by its measured cost
                    "cpu_seconds": 20.1,        # while building: the CPU seconds its lane has spent on it
                    "lane": 0,                  # the build lane it is built in
-                   "nice": 19}],               # while building: that lane's niceness
+                   "nice": 19,                 # while building: that lane's niceness
+                   "cores_ahead": [[120.5, 2], [40.1, 1]]}],  # while building, where its build knows them: the
+                                               # expected seconds still to go of each part of it with its tasks side by side
      "idle_seconds": 5120.3}                   # the machine's idle core seconds so far, or absent
 
 A store's fraction and time left are the builder's estimate (``builder.progress``: the work counted, each step
 weighted by its measured cost, ``builder.steps``, Dudo ``builder.dudo_progress``, read through the lanes' schedule,
 ``builder.lane_schedule``), the fraction capped below 1 until the store is published. ``counted``, ``cpu_seconds``,
-``lane``, ``nice`` and ``idle_seconds`` are what the estimate was made from (``python -m bench.build_progress
+``lane``, ``nice``, ``cores_ahead`` and ``idle_seconds`` are what the estimate was made from (``python -m bench.build_progress
 --replay`` plays a recorded build's through it again). A file without them (an older builder) is read from its expected time
 (``fraction = seconds / expected``). A file whose ``updated`` is older than
 ``STALE_SECONDS`` while its state is ``building`` is a build that died (SIGKILL, a lost machine): readers
@@ -73,6 +75,7 @@ class VariantProgress:
     cpu_seconds: float | None = None        # CPU seconds its lane has spent on it (None: not measured)
     lane: int | None = None                 # the build lane it is built in
     nice: int | None = None                 # that lane's niceness while it builds it
+    cores_ahead: list | None = None         # [(expected seconds, tasks side by side)] of its build still to go
 
     def __post_init__(self):
         if self.state not in STATES:
@@ -175,7 +178,9 @@ class BuildProgress:
                               **({} if v.counted is None else {"counted": round(v.counted, 4)}),
                               **({} if v.cpu_seconds is None else {"cpu_seconds": round(v.cpu_seconds, 2)}),
                               **({} if v.lane is None else {"lane": v.lane}),
-                              **({} if v.nice is None else {"nice": v.nice})}
+                              **({} if v.nice is None else {"nice": v.nice}),
+                              **({} if not v.cores_ahead else {
+                                  "cores_ahead": [[round(w, 1), n] for w, n in v.cores_ahead]})}
                              for v in self.variants],
                 **({} if self.idle_seconds is None else {"idle_seconds": round(self.idle_seconds, 2)})}
 
@@ -194,7 +199,8 @@ class BuildProgress:
                                         work_remaining=_number(v.get("remaining_seconds")),
                                         counted=_number(v.get("counted")), cpu_seconds=_number(v.get("cpu_seconds")),
                                         lane=None if v.get("lane") is None else int(v["lane"]),
-                                        nice=None if v.get("nice") is None else int(v["nice"]))
+                                        nice=None if v.get("nice") is None else int(v["nice"]),
+                                        cores_ahead=_parts(v.get("cores_ahead")))
                         for v in data.get("variants", [])]
             return cls(variants=variants, state=data.get("state", "building"), message=str(data.get("message", "")),
                        pid=int(data.get("pid") or 0), host=str(data.get("host", "")),
@@ -224,6 +230,10 @@ class BuildProgress:
 
 def _number(x) -> float | None:
     return None if x is None else float(x)
+
+
+def _parts(x) -> list | None:
+    return None if not x else [(float(w), int(n)) for w, n in x]
 
 
 def read_progress(root: str | Path) -> BuildProgress | None:

@@ -3,6 +3,8 @@ groups over levels and workers, checked on a build whose every group wall was me
 is the model's."""
 from dataclasses import replace
 
+import pytest
+
 from builder.dudo_estimate import (FRESH_CLONE_SPLIT, GROUP_CPU, SEARCH_TABLE_SECONDS, STORE_SECONDS, TRAINED_FIRST,
                                    dudo_default_seconds, first_build_seconds, level_seconds, levels, pipelined_seconds)
 from builder.profiles import DUDO_DEFAULT, EXPECTED_SECONDS
@@ -137,3 +139,23 @@ def test_the_time_left_follows_the_recorded_builds_from_half_way():
         gaps = [(left(t, f) - (total - t)) / total for t, f in counts]
         late = [g for (t, _), g in zip(counts, gaps) if t >= total / 2]
         assert len(late) > 40 and max(abs(g) for g in late) <= 0.10, build[0]
+
+
+def test_tasks_side_by_side_on_two_workers():
+    from builder.dudo_estimate import busy_profile
+
+    # 10 s on one worker, 4 then 3 on the other: two side by side for 7 s, then one for 3
+    assert busy_profile([10.0, 4.0, 3.0]) == [(7.0, 2), (3.0, 1)]
+    assert busy_profile([5.0]) == [(5.0, 1)] and busy_profile([]) == []
+
+
+def test_a_dudo_build_says_the_groups_it_will_run_side_by_side(tmp_path):
+    from builder.dudo_progress import DudoWork
+    from builder.profiles import DEFAULT
+
+    work = DudoWork(DEFAULT["dudo-5dice-default"], tmp_path, default=True)
+    ahead = work.cores_ahead()
+    assert sum(w for w, _ in ahead) == pytest.approx(work.total)    # the steps' walls as the fraction counts them
+    assert {n for _, n in ahead} == {1, 2} and ahead[-1][1] == 1
+    # its last groups alone, then the tables, rows and publish: a quarter of the build or more on one core
+    assert ahead[-1][0] >= 0.25 * work.total

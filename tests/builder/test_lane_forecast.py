@@ -52,3 +52,20 @@ def test_a_store_alone_on_idle_cores_keeps_its_rate():
     # 60 expected CPU s, nothing counted at 10 CPU s: builder.time_left's mean of (0.1 x 60 + 10) / 0.1 = 160 and
     # the expected 60: 110 CPU s left, at 1 core
     assert said["jotto-5"] == pytest.approx((10.0 / 120.0, 110.0))
+
+
+def test_when_dudo_runs_fewer_groups_the_lane_beside_it_gets_the_cores_it_leaves():
+    forecast, now = _forecast()
+    _observe(forecast, now, 0.0, 0.0, 0.0)
+    _observe(forecast, now, 10.0, 2.0, 16.0)      # the Jotto lane at 0.2 cores, Dudo at 1.6 with two groups
+    said = forecast.estimate([Counted("jotto-4", 0, 10.0, 0.1, 4.0),
+                              Counted("dudo", 1, 100.0, 0.5, None, wall_left=100.0,
+                                      cores_ahead=[(60.0, 2), (40.0, 1)])], {"jotto-5"})
+    # Dudo's 100 s left: 60 s of two groups (96 CPU s at 0.8 a group), then 40 s of one (32 CPU s asking 0.8).
+    # Jotto 4's 36 CPU s left at 0.2 until 60 s (24 left), then at 1.0 (the 1.8 less Dudo's 0.8): it ends at 84 s
+    assert said["jotto-4"] == pytest.approx((10.0 / 94.0, 84.0))
+    assert said["dudo"] == pytest.approx((100.0 / 200.0, 100.0))
+    # without the parts Dudo keeps its 1.6 to the end: Jotto 4 at 0.2 until 100 s (16 left), then 1.8
+    said = forecast.estimate([Counted("jotto-4", 0, 10.0, 0.1, 4.0),
+                              Counted("dudo", 1, 100.0, 0.5, None, wall_left=100.0)], {"jotto-5"})
+    assert said["jotto-4"][1] == pytest.approx(100.0 + 16.0 / 1.8)

@@ -65,6 +65,14 @@ def test_the_cores_of_a_lane_just_ended_go_to_the_lanes_left_at_once():
     assert finish_times(lanes, idle=1.0, freed=0.5) == [pytest.approx([10.0])]
 
 
+def test_a_part_of_a_store_that_asks_for_fewer_cores_leaves_them_to_the_others():
+    # Dudo at 1.6 cores (two groups side by side), 80 CPU s, then its last group alone: 40 CPU s asking 0.8; the
+    # nice-19 Jotto lane at 0.2, 100 CPU s. At 50 s Dudo's part ends and it asks 0.8: the Jotto lane gets 1.0 of the
+    # 1.8 (90 left); at 100 s Dudo ends, the Jotto lane takes the 1.8 for its last 40: 122.2 s
+    lanes = [Lane(10, 1.6, 2.0, [80.0, 40.0], [None, 0.8]), Lane(19, 0.2, 2.0, [100.0])]
+    assert finish_times(lanes) == [pytest.approx([50.0, 100.0]), pytest.approx([100.0 + 40.0 / 1.8])]
+
+
 def test_a_lane_that_gets_no_core_never_ends_and_an_empty_plan_ends_at_once():
     assert finish_times([Lane(19, 0.0, 1.0, [10.0, 5.0])]) == [[NEVER, NEVER]]
     assert finish_times([Lane(10, 1.0, 1.0, [])]) == [[]]
