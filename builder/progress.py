@@ -130,7 +130,10 @@ class ProgressReporter:
                 self._by_name[v].seconds = time.perf_counter() - t0
                 self._by_name[v].cpu_seconds = self._cpu_since_start(v)
                 self._count_work(self._by_name[v])
-            self._through_the_lanes()
+            try:
+                self._through_the_lanes()
+            except Exception:  # noqa: BLE001 - progress is for display: never fail the build (its own estimates stand)
+                pass
             try:
                 self.progress.write(self.root)
             except OSError:

@@ -274,3 +274,19 @@ def test_the_forecast_is_given_the_stores_own_time_left_not_its_own_last_answer(
         v = read_progress(tmp_path).variants[0]
     assert own is not None and own != 1.0
     assert forecast.given[-1].wall_left == own and (v.fraction, v.work_remaining) == (0.5, 1.0)
+
+
+def test_a_forecast_that_fails_leaves_the_stores_own_estimates_and_the_build_going(tmp_path):
+    class Broken(_Forecast):
+        def estimate(self, running, planned):
+            raise ZeroDivisionError("a bug")
+
+    v5 = "jotto-en_US80-5-ganzfried"
+    rep = ProgressReporter(tmp_path, {v5: DEFAULT[v5]}, heartbeat=60, lanes=[[v5]])
+    rep._forecast = Broken()
+    with rep:
+        rep.started(v5, lane=0, cpu=_LaneCount())
+        v = read_progress(tmp_path).variants[0]
+        assert v.state == "building" and v.remaining_seconds() is not None
+        rep.finished(v5, 1.0)
+    assert read_progress(tmp_path).state == "done"
