@@ -179,6 +179,9 @@ class ProgressReporter:
         planned = {v.variant for v in self.progress.variants if v.state == "planned"}
         for variant, (fraction, left) in self._forecast.estimate(running, planned).items():
             self._by_name[variant].work_fraction, self._by_name[variant].work_remaining = fraction, left
+            steps = steps_of(variant)
+            if steps is not None:       # its log lines say the fraction /readyz says
+                steps.said = self._by_name[variant].fraction
 
     def _cpu_since_start(self, variant: str) -> float | None:
         count, at_start = self._cpu.get(variant, (None, None))

@@ -2,9 +2,10 @@
 
 On a terminal each step is a progress bar (tqdm); in a log (stderr not a terminal: ``make serve``'s
 ``stores/.work/serve-build.log``) there are no bars but one line when a step starts, one when it ends and at most
-one every ``LOG_EVERY_SECONDS`` in between, so that ``tail`` shows where the build is. The store's fraction built
+one every ``LOG_EVERY_SECONDS`` in between, so that ``tail`` shows where the build is. The store's work counted
 is each step's share of the build (its expected cost) times how far that step is, summed: the builder's progress
-file (``builder.progress.ProgressReporter``) reads it for ``/readyz``, ListVariants and the play page.
+file (``builder.progress.ProgressReporter``) reads it for its estimate of the store's fraction and time left (``/readyz``,
+ListVariants, the play page), and a line says that estimate's fraction where there is one.
 
 Where the shares are expected seconds (``timed``: Jotto, Guess Who, Hangman, ``builder.step_seconds``), a running step
 is also as far as its time says (its seconds so far over its expected seconds at the pace the build has kept: the
@@ -64,6 +65,7 @@ class StoreSteps:
         self._lock = threading.Lock()
         self._last_line = float("-inf")
         self.current = ""                   # the step now running, as the log names it
+        self.said: float | None = None      # the fraction the progress file says, where the build's estimate set it
 
     def __enter__(self) -> "StoreSteps":
         with _lock:
@@ -141,8 +143,8 @@ class StoreSteps:
         if on_terminal(out):
             return
         stamp = time.strftime("%H:%M:%S")
-        print(f"{stamp} {self.variant}: {text}; the store about {round(100 * self.fraction())}% built",
-              file=out, flush=True)
+        shown = self.said if self.said is not None else self.fraction()     # the log says what /readyz says
+        print(f"{stamp} {self.variant}: {text}; the store about {round(100 * shown)}% built", file=out, flush=True)
 
 
 class Step:

@@ -276,6 +276,23 @@ def test_the_forecast_is_given_the_stores_own_time_left_not_its_own_last_answer(
     assert forecast.given[-1].wall_left == own and (v.fraction, v.work_remaining) == (0.5, 1.0)
 
 
+def test_a_stores_log_lines_say_the_fraction_the_progress_file_says(tmp_path):
+    import io
+
+    from builder.steps import StoreSteps
+
+    dudo, log = "dudo-5dice-default", io.StringIO()
+    rep = ProgressReporter(tmp_path, {dudo: DEFAULT[dudo]}, heartbeat=60, lanes=[[dudo]])
+    rep._forecast = _Forecast()                     # says 0.5 whatever is counted
+    with rep:
+        rep.started(dudo, lane=0, cpu=_LaneCount())
+        with StoreSteps(dudo, {"train": 1.0, "rows": 3.0}, out=log) as steps:
+            steps.set_done("train", 1.0)            # a quarter of the work counted
+            rep._write()
+            steps.line("rows", force=True)
+    assert log.getvalue().rstrip().endswith("rows; the store about 50% built")
+
+
 def test_a_forecast_that_fails_leaves_the_stores_own_estimates_and_the_build_going(tmp_path):
     class Broken(_Forecast):
         def estimate(self, running, planned):
