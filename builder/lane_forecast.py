@@ -86,6 +86,7 @@ class LaneForecast:
         self._build = Rate(window)      # every lane's CPU together, those that have ended too
         self._build_cpu = 0.0
         self._cpu_left: dict[str, TimeLeft] = {}
+        self.coming: dict[str, float] = {}      # the last estimate's stores to come: seconds until each ends
 
     def observe_lane(self, lane: int, cpu_seconds: float | None, nice: int | None, cap: float) -> None:
         """The lane's CPU count now (its thread and workers: ``builder.lane_cpu.LaneCpu``), niceness and cores."""
@@ -115,19 +116,22 @@ class LaneForecast:
                 known = False
                 continue
             parts, asks = self._parts(c, rate, left)
-            coming = [self._coming_cpu(v, rate) for v in self._coming(c.variant, planned)]
+            names = self._coming(c.variant, planned)
+            coming = [self._coming_cpu(v, rate) for v in names]
             lanes.append(Lane(state.nice, rate, state.cap, [*parts, *coming], asks))
-            order.append((c, len(parts)))
+            order.append((c, len(parts), names))
         if not known:
+            self.coming = {}
             return {}
         build = self._build.rate()
         freed = build - sum(x.rate for x in lanes) if build is not None else 0.0
         ends = finish_times(lanes, self._idle.rate() or 0.0, freed)
-        out = {}
-        for (c, parts), e in zip(order, ends):
+        out, self.coming = {}, {}
+        for (c, parts, names), e in zip(order, ends):
             if len(e) >= parts and e[parts - 1] != NEVER:
                 total = c.seconds + e[parts - 1]
                 out[c.variant] = (c.seconds / total if total > 0 else 0.0, e[parts - 1])
+            self.coming.update({v: t for v, t in zip(names, e[parts:]) if t != NEVER})
         return out
 
     @staticmethod

@@ -177,7 +177,10 @@ class ProgressReporter:
         self.progress.idle_seconds = machine_idle_seconds()
         self._forecast.observe_machine(self.progress.idle_seconds)
         planned = {v.variant for v in self.progress.variants if v.state == "planned"}
-        for variant, (fraction, left) in self._forecast.estimate(running, planned).items():
+        said = self._forecast.estimate(running, planned)
+        for variant in planned:
+            self._by_name[variant].published_in = self._forecast.coming.get(variant)
+        for variant, (fraction, left) in said.items():
             self._by_name[variant].work_fraction, self._by_name[variant].work_remaining = fraction, left
             steps = steps_of(variant)
             if steps is not None:       # its log lines say the fraction /readyz says

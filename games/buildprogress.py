@@ -18,8 +18,9 @@ page). Format (JSON, ``format`` 1)::
                    "cpu_seconds": 20.1,        # while building: the CPU seconds its lane has spent on it
                    "lane": 0,                  # the build lane it is built in
                    "nice": 19,                 # while building: that lane's niceness
-                   "cores_ahead": [[120.5, 2], [40.1, 1]]}],  # while building, where its build knows them: the
+                   "cores_ahead": [[120.5, 2], [40.1, 1]],  # while building, where its build knows them: the
                                                # expected seconds still to go of each part of it with its tasks side by side
+                   "published_in": 300.2}],    # planned: the builder's seconds until it is published, or absent
      "idle_seconds": 5120.3}                   # the machine's idle core seconds so far, or absent
 
 A store's fraction and time left are the builder's estimate (``builder.progress``: the work counted, each step
@@ -76,6 +77,7 @@ class VariantProgress:
     lane: int | None = None                 # the build lane it is built in
     nice: int | None = None                 # that lane's niceness while it builds it
     cores_ahead: list | None = None         # [(expected seconds, tasks side by side)] of its build still to go
+    published_in: float | None = None       # planned: the builder's seconds until it is published (its lane's schedule)
 
     def __post_init__(self):
         if self.state not in STATES:
@@ -145,6 +147,9 @@ class BuildProgress:
         for v in pending:
             if v.variant == variant and v.state == "building":   # its own time, whatever the other lanes build
                 return v.remaining_seconds()
+        for v in pending:
+            if v.variant == variant and v.state == "planned" and v.published_in is not None:
+                return v.published_in       # the builder's schedule of its lanes says when
         total = 0.0
         for v in pending:
             left = v.remaining_seconds()
@@ -180,7 +185,9 @@ class BuildProgress:
                               **({} if v.lane is None else {"lane": v.lane}),
                               **({} if v.nice is None else {"nice": v.nice}),
                               **({} if not v.cores_ahead else {
-                                  "cores_ahead": [[round(w, 1), n] for w, n in v.cores_ahead]})}
+                                  "cores_ahead": [[round(w, 1), n] for w, n in v.cores_ahead]}),
+                              **({} if v.published_in is None or v.state != "planned" else {
+                                  "published_in": round(v.published_in, 1)})}
                              for v in self.variants],
                 **({} if self.idle_seconds is None else {"idle_seconds": round(self.idle_seconds, 2)})}
 
@@ -200,7 +207,8 @@ class BuildProgress:
                                         counted=_number(v.get("counted")), cpu_seconds=_number(v.get("cpu_seconds")),
                                         lane=None if v.get("lane") is None else int(v["lane"]),
                                         nice=None if v.get("nice") is None else int(v["nice"]),
-                                        cores_ahead=_parts(v.get("cores_ahead")))
+                                        cores_ahead=_parts(v.get("cores_ahead")),
+                                        published_in=_number(v.get("published_in")))
                         for v in data.get("variants", [])]
             return cls(variants=variants, state=data.get("state", "building"), message=str(data.get("message", "")),
                        pid=int(data.get("pid") or 0), host=str(data.get("host", "")),

@@ -29,6 +29,7 @@ def test_each_store_ends_when_the_lanes_cores_say():
     # ends at 100 s. Jotto 5 starts at 90 s, 60 CPU s at 0.4 until Dudo ends, then the 2 cores: 56 / 2, at 128 s.
     assert said["jotto-4"] == pytest.approx((10.0 / 100.0, 90.0))
     assert said["dudo"] == pytest.approx((100.0 / 200.0, 100.0))
+    assert forecast.coming == {"jotto-5": pytest.approx(128.0)}
 
 
 def test_no_forecast_before_every_lanes_rate_is_measured():

@@ -34,6 +34,19 @@ def test_eta_adds_the_stores_before_and_fraction_stays_below_one_until_published
     assert p.eta_seconds("dudo-b") == 56.0
 
 
+def test_a_planned_store_in_lanes_is_published_when_the_builders_schedule_says(tmp_path):
+    # a lane builds the 4-letter store, another Dudo; the 5-letter store comes after the 4-letter one: not after both
+    p = BuildProgress([VariantProgress("jotto-4", "building", None, 30.0, work_fraction=0.5, work_remaining=30.0),
+                       VariantProgress("dudo-b", "building", None, 30.0, work_fraction=0.1, work_remaining=300.0),
+                       VariantProgress("jotto-5", "planned", 90.0, published_in=120.0)], updated=time.time())
+    assert p.eta_seconds("jotto-5") == 120.0
+    p.write(tmp_path)
+    back = read_progress(tmp_path)
+    assert back.variants[2].published_in == 120.0 and back.eta_seconds("jotto-5") == 120.0
+    p.variants[2].published_in = None               # no schedule (one lane, no CPU count): the stores before it
+    assert p.eta_seconds("jotto-5") == 30.0 + 300.0 + 90.0
+
+
 def test_a_finished_or_dead_build_shows_nothing_pending():
     p = BuildProgress([VariantProgress("jotto-a", "building", 10.0, 1.0)], updated=time.time())
     assert p.pending()
