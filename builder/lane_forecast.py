@@ -29,8 +29,9 @@ from builder.time_left import TimeLeft
 # the window a lane's rate and the machine's idle cores are measured over: long enough that a count every 2 s is
 # many counts, short enough that a change (another lane's store ending, Dudo's level of one group) is seen in it
 WINDOW_SECONDS = 30.0
-# a rate is read from at least this long a span of counts
-MIN_SPAN_SECONDS = 4.0
+# a rate is read from at least this long a span of counts: the progress file's heartbeat is 2 s, and a store of a few
+# seconds (Guess Who, Hangman beside Dudo) needs a rate from its lane's first counts
+MIN_SPAN_SECONDS = 1.5
 
 
 class Rate:

@@ -37,7 +37,7 @@ def test_no_forecast_before_every_lanes_rate_is_measured():
     _observe(forecast, now, 0.0, 0.0, 0.0)
     running = [Counted("jotto-4", 0, 1.0, 0.0, 0.0), Counted("dudo", 1, 1.0, 0.0, None, wall_left=500.0)]
     assert forecast.estimate(running, {"jotto-5"}) == {}
-    _observe(forecast, now, 2.0, 0.8, 3.2)      # 2 s: too short a span to read a rate from
+    _observe(forecast, now, 1.0, 0.4, 1.6)      # 1 s: too short a span to read a rate from
     assert forecast.estimate(running, {"jotto-5"}) == {}
 
 
