@@ -158,8 +158,10 @@ def unfinished(work: Path) -> dict:
     return dict(variant=f"{Path(work).name} (work directory {work})", parameters=params, rounds=rounds)
 
 
-DOCS_BEGIN = "<!-- the default columns: generated from the default store by `python -m builder.dudo_report --docs docs/dudo.md`; do not edit -->"
+DOCS_BEGIN = "<!-- the store columns: generated from the default and full stores by `python -m builder.dudo_report --docs docs/dudo.md`; do not edit -->"
 DOCS_END = "<!-- end of the generated columns -->"
+# the summary table's columns (memory, figure) of each store it states: the default store's and the full store's
+DOCS_COLUMNS = {"dudo-5dice-default": (2, 3), "dudo-5dice-full": (4, 5)}
 
 
 def _figure(x: float) -> str:
@@ -177,7 +179,7 @@ def _memory(st: dict) -> str:
 
 
 def docs_cells(manifest: dict, rounds: list[str]) -> tuple[str, str]:
-    """The summary table's default columns for one row of rounds ("1v2 / 2v1"): the memory and each round's
+    """The summary table's columns of one store for one row of rounds ("1v2 / 2v1"): the memory and each round's
     headline figure (the perfect-recall improvement where measured, else the exploitability; GetStats' headline)
     with its kind ("exact", or "≥": a lower bound)."""
     sts = [manifest["rounds"][r] for r in rounds]
@@ -186,8 +188,10 @@ def docs_cells(manifest: dict, rounds: list[str]) -> tuple[str, str]:
     return _memory(sts[0]), (f"{figs} exact" if exact else f"≥ {figs}")
 
 
-def update_docs(text: str, manifest: dict) -> str:
-    """docs/dudo.md with the summary table's default columns (2 and 3) regenerated from ``manifest``."""
+def update_docs(text: str, manifest: dict, variant: str | None = None) -> str:
+    """docs/dudo.md with the summary table's columns of ``variant``'s store (``DOCS_COLUMNS``: the default store's
+    2 and 3, the full store's 4 and 5; by default the manifest's) regenerated from ``manifest``."""
+    mem_col, fig_col = DOCS_COLUMNS[variant or manifest["variant"]]
     head, sep, rest = text.partition(DOCS_BEGIN)
     body, sep2, tail = rest.partition(DOCS_END)
     if not sep or not sep2:
@@ -198,7 +202,7 @@ def update_docs(text: str, manifest: dict) -> str:
         if len(cells) > 4 and "v" in cells[1] and cells[1].strip()[0].isdigit():
             rounds = [r.strip() for r in cells[1].split("/")]
             mem, fig = docs_cells(manifest, rounds)
-            cells[2], cells[3] = f" {mem} ", f" {fig} "
+            cells[mem_col], cells[fig_col] = f" {mem} ", f" {fig} "
             line = "|".join(cells)
         out.append(line)
     return head + sep + "\n".join(out) + ("\n" if body.endswith("\n") else "") + sep2 + tail
@@ -212,21 +216,30 @@ def main(argv=None) -> int:
     ap.add_argument("--plan", metavar="PROFILE", help="print a profile's Dudo plan (cost model) and exit")
     ap.add_argument("--work", type=Path, metavar="DIR", help="the groups an unfinished build has solved so far"
                     " (its work directory, <root>/.work/dudo/<variant>)")
-    ap.add_argument("--docs", type=Path, metavar="PAGE", help="regenerate the default columns of the summary table "
-                    "of PAGE (docs/dudo.md) from the default store under --root")
+    ap.add_argument("--docs", type=Path, metavar="PAGE", help="regenerate the summary table's columns of PAGE "
+                    "(docs/dudo.md) from the default and the full store under --root (those built, or --variant's)")
     args = ap.parse_args(argv)
     if args.docs:
         stores = current_stores(args.root, "dudo")
-        variant = (args.variant or ["dudo-5dice-default"])[0]
-        if variant not in stores:
-            print(f"no store {variant} under {args.root}: build it first (make serve, or python -m builder "
-                  f"--profile default --variant {variant})")
+        variants = args.variant or [v for v in DOCS_COLUMNS if v in stores]
+        unknown = [v for v in variants if v not in DOCS_COLUMNS]
+        if unknown:
+            print(f"the page states no figures of {unknown[0]} (it states {', '.join(DOCS_COLUMNS)})")
+            return 2
+        missing = [v for v in variants if v not in stores]
+        if not variants or missing:
+            print(f"no store {(missing or list(DOCS_COLUMNS))[0]} under {args.root}: build it first (make serve, or "
+                  f"make build-stores for the full one)")
             return 1
-        s = Store(stores[variant])
-        try:
-            args.docs.write_text(update_docs(args.docs.read_text(), dict(s.manifest)))
-        finally:
-            s.close()
+        text = args.docs.read_text()
+        for variant in variants:
+            s = Store(stores[variant])
+            try:
+                text = update_docs(text, dict(s.manifest))
+            finally:
+                s.close()
+            print(f"{args.docs}: the {variant} columns from {stores[variant].name}")
+        args.docs.write_text(text)
         return 0
     if args.work:
         if not args.work.is_dir():
