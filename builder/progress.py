@@ -180,11 +180,12 @@ class ProgressReporter:
         said = self._forecast.estimate(running, planned)
         for variant in planned:
             self._by_name[variant].published_in = self._forecast.coming.get(variant)
-        for variant, (fraction, left) in said.items():
-            self._by_name[variant].work_fraction, self._by_name[variant].work_remaining = fraction, left
-            steps = steps_of(variant)
-            if steps is not None:       # its log lines say the fraction /readyz says
-                steps.said = self._by_name[variant].fraction
+        for c in running:
+            steps = steps_of(c.variant)
+            if c.variant in said:
+                self._by_name[c.variant].work_fraction, self._by_name[c.variant].work_remaining = said[c.variant]
+            if steps is not None:       # its log lines say the fraction /readyz says (none said: the work counted)
+                steps.said = self._by_name[c.variant].fraction if c.variant in said else None
 
     def _cpu_since_start(self, variant: str) -> float | None:
         count, at_start = self._cpu.get(variant, (None, None))

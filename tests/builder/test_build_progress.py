@@ -290,7 +290,12 @@ def test_a_stores_log_lines_say_the_fraction_the_progress_file_says(tmp_path):
             steps.set_done("train", 1.0)            # a quarter of the work counted
             rep._write()
             steps.line("rows", force=True)
-    assert log.getvalue().rstrip().endswith("rows; the store about 50% built")
+            rep._forecast = forecast = _Forecast()
+            forecast.estimate = lambda running, planned: {}     # no forecast now: the work counted
+            rep._write()
+            steps.line("rows again", force=True)
+    assert "rows; the store about 50% built\n" in log.getvalue()
+    assert log.getvalue().rstrip().endswith("rows again; the store about 25% built")
 
 
 def test_a_forecast_that_fails_leaves_the_stores_own_estimates_and_the_build_going(tmp_path):
