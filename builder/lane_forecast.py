@@ -15,7 +15,8 @@ counted and the CPU seconds its lane has spent on it, each lane's CPU rate (meas
   rate, every lane's together, less the running lanes').
 - **Its time left**: when the schedule says its store ends; **its fraction**: the share of its build's time that has
   passed then, seconds / (seconds + time left): what a person reading "about 40 %" takes it for, where the work
-  counted moves at the pace of the cores the lanes leave it (docs/operations.md has the measurements).
+  counted moves at the pace of the cores the lanes leave it; a store scheduled in wall seconds (Dudo) keeps its work
+  counted (docs/operations.md has the measurements).
 """
 from __future__ import annotations
 
@@ -130,10 +131,19 @@ class LaneForecast:
         out, self.coming = {}, {}
         for (c, parts, names), e in zip(order, ends):
             if len(e) >= parts and e[parts - 1] != NEVER:
-                total = c.seconds + e[parts - 1]
-                out[c.variant] = (c.seconds / total if total > 0 else 0.0, e[parts - 1])
+                out[c.variant] = (self._fraction(c, e[parts - 1]), e[parts - 1])
             self.coming.update({v: t for v, t in zip(names, e[parts:]) if t != NEVER})
         return out
+
+    def _fraction(self, c: Counted, left: float) -> float:
+        """The share of its build's time passed, seconds / (seconds + time left), of a store counted in CPU seconds;
+        the work counted of one scheduled in wall seconds (Dudo: its weights are its own build's walls, and at nice
+        10 it keeps the cores it asks for, so its work counted follows its wall: within 0.10 at 222 of 226 samples
+        of two make serve builds, against 203 for the share its time left says)."""
+        if not self.cpu_expected.get(c.variant):
+            return c.counted
+        total = c.seconds + left
+        return c.seconds / total if total > 0 else 0.0
 
     @staticmethod
     def _parts(c: Counted, rate: float, left: float) -> tuple[list[float], list[float | None]]:
