@@ -151,7 +151,7 @@ def test_a_root_that_is_not_empty_is_refused(tmp_path, capsys):
     assert e.value.code == 2 and "not empty" in capsys.readouterr().err
 
 
-def test_watch_samples_readyz_until_nothing_is_being_built():
+def test_watch_samples_readyz_until_nothing_is_being_built(tmp_path):
     """--watch against a server whose /readyz says a store is being built (503 before the first store is served,
     200 after), then planned, then nothing: the stores being built are sampled, the planned ones are not, -1 is no
     estimate, and it stops after three answers with nothing being built."""
@@ -179,15 +179,25 @@ def test_watch_samples_readyz_until_nothing_is_being_built():
         def log_message(self, *a):
             pass
 
+    from bench.build_progress import load_rows
+    from games.buildprogress import BuildProgress, VariantProgress
+
+    # the root's progress file, whose counts --trace records at each sample
+    BuildProgress([VariantProgress("a", "building", None, 3.0, work_fraction=0.2, counted=0.1, cpu_seconds=2.5,
+                                   lane=0, nice=10)]).write(tmp_path)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        got = watch(f"http://127.0.0.1:{server.server_address[1]}", 0.01, None, 5.0)
+        got = watch(f"http://127.0.0.1:{server.server_address[1]}", 0.01, None, 5.0, tmp_path / "trace.jsonl",
+                    tmp_path)
     finally:
         server.shutdown()
         server.server_close()
     assert [(s.variant, s.fraction, s.eta) for s in got] == [("a", 0.2, None), ("b", None, 30.0)]
     assert len(asked) == 5 and set(asked) == {"/readyz"}
+    rows = load_rows(tmp_path / "trace.jsonl")
+    assert len(rows) == 5 and {(r["variant"], r["counted"], r["cpu_seconds"], r["lane"]) for r in rows} == {
+        ("a", 0.1, 2.5, 0)}
 
 
 def test_a_trace_records_what_each_estimate_was_made_from(tmp_path):
