@@ -369,9 +369,10 @@ def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[S
     cpu = {v: steps_cpu_seconds(v, DEFAULT[v]) if v in DEFAULT else None for v in plan}
     now = [0.0]
     forecast = LaneForecast([lanes[k] for k in sorted(lanes)], cpu, wall, clock=lambda: now[0])
-    own = {v: TimeLeft(wall[v]) for v in plan}
-    last_cpu: dict[str, float] = {}
     first_store = plan and lanes[min(lanes)][0]
+    # a store of a side lane but the first has no time left of its own, as in the build (``builder.__main__``)
+    own = {v: TimeLeft(wall[v] if v == first_store or v in lanes[max(lanes)] else None) for v in plan}
+    last_cpu: dict[str, float] = {}
     writes: dict[float, list[dict]] = {}
     for r in rows:
         writes.setdefault(r["t"], []).append(r)

@@ -24,7 +24,7 @@ import collections
 import time
 from dataclasses import dataclass
 
-from builder.lane_schedule import NEVER, Lane, finish_times
+from builder.lane_schedule import NEVER, Lane, finish_times, nice_weight, water_fill
 from builder.time_left import TimeLeft
 
 # the window a lane's rate and the machine's idle cores are measured over: long enough that a count every 2 s is
@@ -107,12 +107,13 @@ class LaneForecast:
         self._build.add(self.clock(), self._build_cpu)
 
     def estimate(self, running: list[Counted], planned: set[str]) -> dict[str, tuple[float, float]]:
-        """{variant: (fraction, seconds left)} of the running stores; {} while a lane's rate or a store's CPU left is
-        not known yet (the builder's own estimates stand then)."""
+        """{variant: (fraction, seconds left)} of the running stores; {} while no lane's rate or a store's CPU left
+        is known yet (the builder's own estimates stand then)."""
         lanes, order, known = [], [], True
+        rates, idle = self._rates(running)
         for c in running:       # every store's CPU left counted at every estimate: its pace's window needs them all
             state = self._lanes.get(c.lane)
-            rate = state.rate.rate() if state is not None else None
+            rate = rates.get(c.lane)
             left = self._cpu_seconds_left(c, rate)
             if rate is None or left is None:
                 known = False
@@ -127,13 +128,33 @@ class LaneForecast:
             return {}
         build = self._build.rate()
         freed = build - sum(x.rate for x in lanes) if build is not None else 0.0
-        ends = finish_times(lanes, self._idle.rate() or 0.0, freed)
+        ends = finish_times(lanes, idle, freed)
         out, self.coming = {}, {}
         for (c, parts, names), e in zip(order, ends):
             if len(e) >= parts and e[parts - 1] != NEVER:
                 out[c.variant] = (self._fraction(c, e[parts - 1]), e[parts - 1])
             self.coming.update({v: t for v, t in zip(names, e[parts:]) if t != NEVER})
         return out
+
+    def _rates(self, running: list[Counted]) -> tuple[dict[int, float], float]:
+        """({lane: the CPU seconds a second it gets now}, the idle cores the schedule may share out): each lane's
+        measured rate and the measured idle cores; while a lane's counts are too few to read a rate from (its first
+        ``MIN_SPAN_SECONDS`` and a heartbeat: the side lanes' start), every lane's share by its niceness
+        (``water_fill``) of the cores the build gets now and those left idle, and none left idle (the rates measured
+        before are of the cores before that lane came); no rates while nothing is measured."""
+        idle = self._idle.rate() or 0.0
+        lanes = sorted({c.lane for c in running if c.lane in self._lanes})
+        if len(lanes) < len({c.lane for c in running}):
+            return {}, idle
+        measured = {k: self._lanes[k].rate.rate() for k in lanes}
+        if all(r is not None for r in measured.values()):
+            return measured, idle
+        build = self._build.rate()
+        if build is None:
+            return {}, idle
+        states = [self._lanes[k] for k in lanes]
+        shares = water_fill([x.cap for x in states], [nice_weight(x.nice) for x in states], build + idle)
+        return dict(zip(lanes, shares)), 0.0
 
     def _fraction(self, c: Counted, left: float) -> float:
         """The share of its build's time passed, seconds / (seconds + time left), of a store counted in CPU seconds;

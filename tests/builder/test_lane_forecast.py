@@ -41,6 +41,26 @@ def test_no_forecast_before_every_lanes_rate_is_measured():
     assert forecast.estimate(running, {"jotto-5"}) == {}
 
 
+def test_a_lane_just_started_gets_its_share_of_the_cores_by_its_niceness():
+    forecast, now = _forecast()
+    for t in (0.0, 5.0, 10.0):      # the Jotto lane alone at nice 10: one core, the other idle
+        now[0] = t
+        forecast.observe_lane(0, t, 10, 2)
+        forecast.observe_machine(t)
+    now[0] = 11.0                   # Dudo's lane starts; the Jotto lane lowers itself to nice 19
+    forecast.observe_lane(0, 11.0, 19, 2)
+    forecast.observe_lane(1, 0.0, 10, 2)
+    forecast.observe_machine(11.0)
+    said = forecast.estimate([Counted("jotto-4", 0, 11.0, 0.1, 10.0),
+                              Counted("dudo", 1, 1.0, 0.0, None, wall_left=500.0)], {"jotto-5"})
+    # no rate of Dudo's lane yet: the build's core and the idle one shared by the kernel's weights, 110 at nice 10
+    # and 15 at 19: Dudo 1.76 cores (it leaves cores to the nice-19 lane: it asks for no more), Jotto 0.24. Jotto 4:
+    # 40 expected CPU s, 0.1 counted at 10: builder.time_left's mean of 0.9 x (4 + 10) / 0.2 and 0.9 x 40, 49.5 left
+    jotto = 2.0 * 15 / 125
+    assert said["dudo"] == pytest.approx((0.0, 500.0))
+    assert said["jotto-4"][1] == pytest.approx(49.5 / jotto)
+
+
 def test_a_store_alone_on_idle_cores_keeps_its_rate():
     forecast, now = _forecast()
     now[0] = 0.0
