@@ -13,11 +13,14 @@ from __future__ import annotations
 # a build counts against these, not its cap of 200
 EXACT_DO_ROUNDS = 49
 
-# the exact double oracle's share of its time by rounds done, (rounds, share), its first rounds far cheaper than the
-# later ones: the mean of the two measured builds' round counts in their logs (10:09: 11 rounds at 0.076 of its 304 s,
-# 19 at 0.253, 27 at 0.438, 35 at 0.661, 43 at 0.812; 10:21 at the same counts, read linearly between its lines: 0.069,
-# 0.169, 0.339, 0.568, 0.793 of 333 s)
-EXACT_DO_ROUND_COSTS = ((11, 0.073), (19, 0.211), (27, 0.389), (35, 0.615), (43, 0.803), (EXACT_DO_ROUNDS, 1.0))
+# the exact double oracle's share of its lane's CPU seconds by rounds done, (rounds, share), its first rounds far
+# cheaper than the later ones. The lanes' forecast reads a store's work counted per CPU second (builder.lane_forecast),
+# and the lane counts the search of the builder's thread, not the one beside it (games.jotto.certify's second thread):
+# a round's CPU there is its own search's, where its wall is the slower thread's when a core is free. Measured on the
+# build in the three lanes (tests/builder/data/jotto_lanes_build_1245.json): the lane's CPU seconds when its work
+# counted first reached each count, over those of the whole step. The walls of two builds alone (10:09 and 10:21,
+# their logs' round lines) said 0.073, 0.211, 0.389, 0.615, 0.803 at these counts: up to 0.07 ahead of the CPU.
+EXACT_DO_ROUND_COSTS = ((11, 0.073), (19, 0.185), (27, 0.34), (35, 0.541), (43, 0.762), (EXACT_DO_ROUNDS, 1.0))
 
 # the iterations each default Jotto store's loops ran in the measured builds (builder.profiles.DEFAULT), to scale
 # other profiles' steps by

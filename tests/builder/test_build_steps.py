@@ -71,7 +71,7 @@ def test_a_timed_step_moves_with_its_time_between_its_counts():
 
 
 def test_a_step_of_uneven_counts_is_counted_by_their_measured_cost():
-    """The exact double oracle's first rounds are cheap (11 of 49 in about 7 % of its time): counted by the measured
+    """The exact double oracle's first rounds are cheap (11 of 49 in about 7 % of its CPU): counted by the measured
     costs, 11 rounds say 0.073 of it, not 11 / 49 = 0.22; between the points, linearly."""
     from builder.step_seconds import EXACT_DO_ROUND_COSTS, EXACT_DO_ROUNDS
 
@@ -80,7 +80,7 @@ def test_a_step_of_uneven_counts_is_counted_by_their_measured_cost():
         step.update(11)
         assert steps.fraction() == pytest.approx(0.073)
         step.update(4)
-        assert steps.fraction() == pytest.approx(0.073 + (0.211 - 0.073) * 4 / 8)
+        assert steps.fraction() == pytest.approx(0.073 + (0.185 - 0.073) * 4 / 8)
         step.update(EXACT_DO_ROUNDS)
         assert steps.fraction() == 1.0
 
