@@ -570,7 +570,9 @@ def _exact_double_oracle(b: _JottoBuild, seed_trees: list, source: dict):
     served = _served_strategy(b)
     rounds = params.certify_rounds
     costs = EXACT_DO_ROUND_COSTS if rounds >= EXACT_DO_ROUNDS else ()
-    with b.steps.step("exact double oracle", rounds, expected=min(rounds, EXACT_DO_ROUNDS), costs=costs) as pb:
+    # one thread of its lane's CPU count: the search beside it runs in a thread of its own (games.jotto.certify)
+    with b.steps.step("exact double oracle", rounds, expected=min(rounds, EXACT_DO_ROUNDS), costs=costs,
+                      cores=1) as pb:
         def tick(r):
             pb.update(1)
             pb.set_postfix(lower=f"{r.hider_value:.4f}", upper=f"{r.guarantee:.4f}", refresh=False)

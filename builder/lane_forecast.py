@@ -121,7 +121,7 @@ class LaneForecast:
             parts, asks = self._parts(c, rate, left)
             names = self._coming(c.variant, planned)
             coming = [self._coming_cpu(v, rate) for v in names]
-            lanes.append(Lane(state.nice, rate, state.cap, [*parts, *coming], asks))
+            lanes.append(Lane(state.nice, rate, state.cap, [*parts, *coming], asks, self._running_cap(c)))
             order.append((c, len(parts), names))
         if not known:
             self.coming = {}
@@ -165,6 +165,15 @@ class LaneForecast:
             return c.counted
         total = c.seconds + left
         return c.seconds / total if total > 0 else 0.0
+
+    def _running_cap(self, c: Counted) -> float | None:
+        """The most cores a store counted in CPU seconds can use where its running step says the threads it runs on
+        (the 2-letter Jotto store's exact double oracle: one), else None: its lane's cores. Dudo's groups side by
+        side say what its parts ask for instead (``_parts``): a group alone trains on every core the other lanes
+        leave it."""
+        if not self.cpu_expected.get(c.variant) or not c.cores_ahead:
+            return None
+        return max(1.0, float(c.cores_ahead[0][1]))
 
     @staticmethod
     def _parts(c: Counted, rate: float, left: float) -> tuple[list[float], list[float | None]]:

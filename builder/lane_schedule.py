@@ -71,6 +71,12 @@ class Lane:
     # the cores each of its later stores asks for, where known (a part of a store that runs fewer tasks side by
     # side: Dudo's last groups); None, or a list shorter than ``stores``: what the lane asks for now
     asks: list[float | None] = field(default_factory=list)
+    # the most cores its running store can use, where fewer than ``cap`` (a step on one thread); its later stores
+    # may use ``cap``
+    now_cap: float | None = None
+
+    def running_cap(self) -> float:
+        return self.cap if self.now_cap is None else min(self.cap, self.now_cap)
 
 
 def demands(lanes: list[Lane], idle: float = 0.0) -> list[float]:
@@ -82,7 +88,7 @@ def demands(lanes: list[Lane], idle: float = 0.0) -> list[float]:
     asks = []
     for x in lanes:
         leaves = any(nice_weight(y.nice) < nice_weight(x.nice) and y.rate >= RUNNING for y in lanes)
-        asks.append(x.rate if leaves and x.rate < SATISFIED * x.cap else x.cap)
+        asks.append(x.rate if leaves and x.rate < SATISFIED * x.running_cap() else x.running_cap())
     return asks
 
 
@@ -117,6 +123,8 @@ def finish_times(lanes: list[Lane], idle: float = 0.0, freed: float = 0.0) -> li
                 out[i].append(t)
                 left[i].pop(0)
                 own = later[i].pop(0) if later[i] else None
+                if own is None and lanes[i].now_cap is not None and len(out[i]) == 1:
+                    own = lanes[i].cap      # its next store may use every core of the lane
                 if own is not None:
                     asks[i] = min(lanes[i].cap, own)
                 changed = changed or not left[i] or own is not None

@@ -110,8 +110,14 @@ class StoreSteps:
 
     def cores_ahead(self) -> list[tuple[float, int]] | None:
         """[(expected seconds, tasks side by side)] of the build still to go where its steps know it (Dudo's
-        groups: ``builder.dudo_progress``), else None."""
-        return None
+        groups: ``builder.dudo_progress``; a running step that says the threads it runs on: its store's rest on
+        them), else None."""
+        with self._lock:
+            running = [step for _, step in self._running.values()]
+        if not running or any(step.cores is None for step in running):
+            return None
+        left = sum(self.shares.values()) * (1.0 - self.fraction())
+        return [(left, sum(step.cores for step in running))]
 
     def poll(self) -> None:
         """Called every few seconds by the progress file's heartbeat (a step that reports nothing for long
@@ -119,11 +125,12 @@ class StoreSteps:
 
     # ------------------------------------------------------------------ the steps
     def step(self, name: str, total: int, desc: str | None = None, start: int = 0,
-             expected: int | None = None, costs: tuple = ()) -> "Step":
+             expected: int | None = None, costs: tuple = (), cores: int | None = None) -> "Step":
         """A step of ``total`` counts at most; ``expected``: the counts it usually takes (a loop that stops early),
         which its share of the store is counted against; ``costs``: ((counts, share of the step done), ...) where
-        its counts cost unevenly (measured), read linearly between."""
-        return Step(self, name, total, desc or name, start, expected, costs)
+        its counts cost unevenly (measured), read linearly between; ``cores``: the threads of its build lane's CPU
+        count it runs on, where it says (``builder.lane_cpu``: the lane's thread and its executor's workers)."""
+        return Step(self, name, total, desc or name, start, expected, costs, cores)
 
     def set_done(self, name: str, fraction: float) -> None:
         with self._lock:
@@ -151,8 +158,9 @@ class Step:
     """One step: tqdm's interface (``update``, ``set_postfix``, a context manager); a bar on a terminal only."""
 
     def __init__(self, steps: StoreSteps, name: str, total: int, desc: str, start: int = 0,
-                 expected: int | None = None, costs: tuple = ()):
+                 expected: int | None = None, costs: tuple = (), cores: int | None = None):
         self.steps, self.name, self.total, self.desc = steps, name, max(0, int(total)), desc
+        self.cores = cores
         self.expected = expected or self.total
         self.costs = ((0, 0.0),) + tuple(costs) if costs else ()
         self.n = 0

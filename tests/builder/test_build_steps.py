@@ -85,6 +85,16 @@ def test_a_step_of_uneven_counts_is_counted_by_their_measured_cost():
         assert steps.fraction() == 1.0
 
 
+def test_a_step_on_one_thread_says_so_to_the_lanes_forecast():
+    """The lanes' forecast gives a store no more cores than its running step runs on (builder.lane_forecast)."""
+    with StoreSteps("c", {"setup": 1.0, "exact double oracle": 3.0}, out=io.StringIO()) as steps:
+        with steps.step("setup", 1):
+            assert steps.cores_ahead() is None          # a step that does not say
+        with steps.step("exact double oracle", 4, cores=1) as step:
+            step.update(2)
+            assert steps.cores_ahead() == [(pytest.approx(1.5), 1)]     # the half of its 3 left, on one thread
+
+
 def _write_group(work, a, b, what, t=0):
     stem = work / f"dudo_{a}v{b}_m2"
     if what == "training":

@@ -90,3 +90,15 @@ def test_when_dudo_runs_fewer_groups_the_lane_beside_it_gets_the_cores_it_leaves
     said = forecast.estimate([Counted("jotto-4", 0, 10.0, 0.1, 4.0),
                               Counted("dudo", 1, 100.0, 0.5, None, wall_left=100.0)], {"jotto-5"})
     assert said["jotto-4"][1] == pytest.approx(100.0 + 16.0 / 1.8)
+
+
+def test_a_store_on_one_thread_is_given_no_second_core_when_a_lane_ends():
+    forecast, now = _forecast()
+    _observe(forecast, now, 0.0, 0.0, 0.0)
+    _observe(forecast, now, 10.0, 2.0, 16.0)      # the Jotto lane at 0.2 cores, Dudo at 1.6
+    dudo = Counted("dudo", 1, 100.0, 0.5, None, wall_left=100.0)
+    said = forecast.estimate([Counted("jotto-4", 0, 10.0, 0.1, 4.0, cores_ahead=[(30.0, 1)]), dudo], {"jotto-5"})
+    # Jotto 4's 36 CPU s left at 0.2 until Dudo ends at 100 s (16 left), then on its one thread: 1.0, not the 1.8
+    # the two lanes had; Jotto 5 after it may use both cores: 60 CPU s at 1.8
+    assert said["jotto-4"][1] == pytest.approx(116.0)
+    assert forecast.coming == {"jotto-5": pytest.approx(116.0 + 60.0 / 1.8)}
