@@ -32,7 +32,7 @@ def test_each_store_ends_when_the_lanes_cores_say():
     assert forecast.coming == {"jotto-5": pytest.approx(128.0)}
 
 
-def test_no_forecast_before_every_lanes_rate_is_measured():
+def test_no_forecast_before_any_rate_is_measured():
     forecast, now = _forecast()
     _observe(forecast, now, 0.0, 0.0, 0.0)
     running = [Counted("jotto-4", 0, 1.0, 0.0, 0.0), Counted("dudo", 1, 1.0, 0.0, None, wall_left=500.0)]
