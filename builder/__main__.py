@@ -126,9 +126,11 @@ def make_plan(args: argparse.Namespace) -> dict:
     return smallest_first(plan, args.root)
 
 
-def build_store(variant: str, params, root: Path, executor, busy: str | None = None) -> Path:
+def build_store(variant: str, params, root: Path, executor, busy: str | None = None,
+                beside_lanes: bool = False) -> Path:
     """Build and publish one store with its game's build function; returns the published version.
-    ``busy``: a directory whose files mark other work holding a core (a Dudo group then takes fewer threads)."""
+    ``busy``: a directory whose files mark other work holding a core (a Dudo group then takes fewer threads);
+    ``beside_lanes``: other lanes will hold them while it builds."""
     from builder.dudo import build_dudo_store
     from builder.guesswho import GuessWhoParams, build_guesswho_store
     from builder.hangman import HangmanParams, build_hangman_store
@@ -137,7 +139,7 @@ def build_store(variant: str, params, root: Path, executor, busy: str | None = N
 
     if isinstance(params, DudoParams):
         return build_dudo_store(params, root, map_fn=executor.map, cores=executor.local_cores, busy=busy,
-                                executor=executor)
+                                executor=executor, beside_lanes=beside_lanes)
     if isinstance(params, GuessWhoParams):
         return build_guesswho_store(params, root, executor=executor)
     if isinstance(params, HangmanParams):
@@ -313,7 +315,8 @@ class LaneBuild:
         # a filler lane holds its mark as a Dudo group does in its own directory (``SharedCores``)
         mark = SharedCores(str(self.busy), f"lane-{lane}", 1) if filler else contextlib.nullcontext()
         with PeakMemory() as mem, mark:
-            path = build_store(variant, self.plan[variant], self.args.root, executor, busy=str(self.busy))
+            path = build_store(variant, self.plan[variant], self.args.root, executor, busy=str(self.busy),
+                               beside_lanes=not filler and self.others_to_build(lane))
         with self.lock:
             self.journal.record(variant, path)
         seconds = time.perf_counter() - t0
@@ -324,6 +327,12 @@ class LaneBuild:
             print(notice, file=sys.stderr, flush=True)
         with self.lock:
             self.results.append(StoreResult(variant, seconds, mem.peak, path, manifest))
+
+    def others_to_build(self, lane: int) -> bool:
+        """Whether another lane has a store still to build (its lane then holds a core in ``busy``)."""
+        with self.lock:
+            return any(self.journal.finished(self.args.root, v) is None
+                       for k, variants in enumerate(self.lanes) if k != lane for v in variants)
 
     def results_in_plan_order(self) -> list:
         order = list(self.plan)

@@ -22,18 +22,19 @@ from games.storage import StoreWriter, code_version
 
 
 def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1, busy: str | None = None,
-                     executor=None) -> Path:
+                     executor=None, beside_lanes: bool = False) -> Path:
     """Solve (groups of one total of dice through ``map_fn``, sharing ``cores`` threads where its tasks
     run on this machine with the other work marked in ``busy``; finished groups in the work directory are
-    reused) and publish the store. With an ``executor`` of local workers and a core to spare, the kernels
-    the build needs late are compiled beside its groups once the first has trained (``games.dudo.build.warmup``, nice 19)."""
+    reused) and publish the store (``beside_lanes``: other lanes hold cores in ``busy`` as it builds, which its
+    progress weighs: ``builder.dudo_progress.group_walls``). With an ``executor`` of local workers and a core to
+    spare, the kernels the build needs late are compiled beside its groups once the first has trained (``games.dudo.build.warmup``, nice 19)."""
     t0 = time.perf_counter()
     work = Path(root) / ".work" / "dudo" / params.variant
     work.mkdir(parents=True, exist_ok=True)
     from builder.profiles import DUDO_DEFAULT
 
     # the progress file reads the work directory until the store is published (groups, then search tables)
-    with DudoWork(params, work, default=params == DUDO_DEFAULT):
+    with DudoWork(params, work, default=params == DUDO_DEFAULT, beside_lanes=beside_lanes):
         warming = executor.beside(compile_kernels, str(work)) if executor is not None and cores > 1 else None
         try:
             sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,

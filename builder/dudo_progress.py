@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from builder.dudo_estimate import STORE_SECONDS, TRAINED_FIRST, busy_profile, level_seconds, levels, progress_walls
+from builder.dudo_estimate import (STORE_SECONDS, THREAD_SPEEDUP, TRAINED_FIRST, busy_profile, level_seconds, levels,
+                                   progress_walls)
 from builder.steps import StoreSteps
 from games.dudo.build.params import DudoParams
 
@@ -25,10 +26,17 @@ RUNNING = "running"     # games.dudo.build.solve_game.RUNNING: a group's file wh
 PROGRESS_SUFFIX = ".npz.progress"   # games.dudo.solvers.training.PROGRESS_SUFFIX of the solver's .npz checkpoint
 
 
-def group_walls(params: DudoParams, default: bool) -> dict[tuple[int, int], tuple[float, float]]:
-    """(a, b) -> expected (training, measuring) walls of every group of the store."""
+def group_walls(params: DudoParams, default: bool,
+                beside_lanes: bool = False) -> dict[tuple[int, int], tuple[float, float]]:
+    """(a, b) -> expected (training, measuring) walls of every group of the store. ``beside_lanes``: built beside
+    other lanes that hold a core (``make serve``): a group that trains alone on every core in a build alone (the
+    measured builds: 4v5, 5v5) trains on the one the other lanes leave it
+    (``games.dudo.build.solve_game.SharedCores``), ``THREAD_SPEEDUP`` times its wall."""
     if default:
-        return progress_walls()[0]
+        split = progress_walls()[0]
+        if not beside_lanes:
+            return split
+        return {ab: (train * THREAD_SPEEDUP.get(ab, 1.0), rest) for ab, (train, rest) in split.items()}
     from games.dudo.cost import group_cost
     out = {}
     for (a, b), m in params.memories().items():
@@ -56,10 +64,11 @@ class DudoWork(StoreSteps):
     """The progress of one Dudo store's build, read from its work directory (a ``StoreSteps``: the progress file
     and the log ask it as they ask any store's steps)."""
 
-    def __init__(self, params: DudoParams, work: Path, default: bool, pipelined: bool = True, out=None, **kw):
+    def __init__(self, params: DudoParams, work: Path, default: bool, pipelined: bool = True, out=None,
+                 beside_lanes: bool = False, **kw):
         super().__init__(params.variant, {}, out=out, **kw)
         self.work = Path(work)
-        self.walls = group_walls(params, default)
+        self.walls = group_walls(params, default, beside_lanes)
         self.iterations = {ab: params.group_iterations(*ab) for ab in self.walls}
         order = levels(self.walls, TRAINED_FIRST)
         if pipelined and not params.stop_rel:

@@ -102,7 +102,7 @@ def test_a_build_in_two_lanes_builds_the_largest_store_beside_the_others(tmp_pat
     started = {v: threading.Event() for v in plan}
     executors, building, marked = {}, {}, {}
 
-    def build(variant, params, root, executor, busy=None):
+    def build(variant, params, root, executor, busy=None, beside_lanes=False):
         executors[variant] = id(executor)
         if variant == hm:   # the side lane waits for the first lane's first store (the server's first answer)
             assert set(all_current_stores(root)) == {j2}
@@ -147,10 +147,11 @@ def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp
     j2, gw, hm = plan
     real = build_main.build_store
     started = {v: threading.Event() for v in plan}
-    executors, marked, estimates = {}, {}, {}
+    executors, marked, estimates, beside = {}, {}, {}, {}
 
-    def build(variant, params, root, executor, busy=None):
+    def build(variant, params, root, executor, busy=None, beside_lanes=False):
         executors[variant] = id(executor)
+        beside[variant] = beside_lanes
         started[variant].set()
         if variant in (gw, hm):   # the two side lanes' stores: built at the same time, after the first store
             assert set(all_current_stores(root)) == {j2}
@@ -167,6 +168,8 @@ def test_a_build_in_three_lanes_gives_the_second_largest_store_a_filler_lane(tmp
         (threading.current_thread() is threading.main_thread(), id(ex))))
     assert build_main.run_plan(plan, _args(tmp_path, variant=[], lanes=3)) == 0
     assert marked[gw] == marked[hm] == ["lane-1"]
+    # the last lane's store is built beside the filler lane's (a Dudo group alone then trains on one core)
+    assert beside == {j2: False, gw: False, hm: True}
     assert estimates == {gw: None, hm: 100.0}   # the filler lane's store at nice 19: no fraction, no ETA
     # build times for the next plan's order: the first store's and the last lane's, not the filler lane's
     times = measured_seconds(tmp_path)
@@ -191,7 +194,7 @@ def test_lanes_on_a_root_already_serving_start_together(tmp_path, monkeypatch):
     started = {v: threading.Event() for v in plan}
     events = []
 
-    def build(variant, params, root, executor, busy=None):
+    def build(variant, params, root, executor, busy=None, beside_lanes=False):
         events.append(("start", variant))
         started[variant].set()
         assert started[hm if variant == gw else gw].wait(60)   # both lanes at once: no wait for gw to finish

@@ -139,7 +139,7 @@ def test_the_builder_logs_the_notice_after_building_the_default_store(tmp_path, 
     page.write_text(PAGE.read_text())
     monkeypatch.setattr(docs_check, "DUDO_PAGE", page)
 
-    def build(variant, params, root, executor, busy=None):
+    def build(variant, params, root, executor, busy=None, beside_lanes=False):
         with StoreWriter(root, "dudo", variant) as w:
             w.put_many("windows", iter([(b"k", b"v")]))
             return w.publish(_manifest())
