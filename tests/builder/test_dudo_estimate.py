@@ -198,5 +198,6 @@ def test_beside_other_lanes_a_group_alone_weighs_its_one_core(tmp_path):
     split = progress_walls()[0]
     assert beside.walls[(5, 5)] == pytest.approx((split[(5, 5)][0] * THREAD_SPEEDUP[(5, 5)], split[(5, 5)][1]))
     assert beside.walls[(3, 3)] == split[(3, 3)] and alone.walls == split
+    assert beside.expected_seconds() == pytest.approx(alone.expected_seconds())     # the measured builds' mean
     assert max(abs(f - p) for p, f in _played_beside_lanes(beside, tmp_path)) <= 0.03
     assert max(f - p for p, f in _played_beside_lanes(alone, tmp_path)) >= 0.05
