@@ -201,3 +201,37 @@ def test_beside_other_lanes_a_group_alone_weighs_its_one_core(tmp_path):
     assert beside.expected_seconds() == pytest.approx(alone.expected_seconds())     # the measured builds' mean
     assert max(abs(f - p) for p, f in _played_beside_lanes(beside, tmp_path)) <= 0.03
     assert max(f - p for p, f in _played_beside_lanes(alone, tmp_path)) >= 0.05
+
+
+def test_a_make_serve_builds_dudo_fraction_read_back_beside_the_lanes(tmp_path):
+    """The 11:18 make serve's Dudo samples (tests/builder/data/dudo_serve_build_1118.json: the fraction its weights
+    of a build alone said) read back through the schedule of a build beside the lanes as the weights beside them
+    say it: the fraction within 0.10 of the share of its wall at every sample (87 of 92 as said), the time left
+    from it at 84 (47 as said)."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+
+    from builder.dudo_progress import DudoWork
+    from builder.time_left import TimeLeft
+
+    rec = json.loads((Path(__file__).parent / "data" / "dudo_serve_build_1118.json").read_text())
+    wall, samples = rec["wall"], rec["samples"]
+    beside = DudoWork(DUDO_DEFAULT, tmp_path, default=True, beside_lanes=True)
+    alone = DudoWork(DUDO_DEFAULT, tmp_path, default=True)
+    said = np.array([f for _, f in _played_beside_lanes(alone, tmp_path)] + [1.0])
+    then = np.array([f for _, f in _played_beside_lanes(beside, tmp_path)] + [1.0])
+
+    def within(read_back: bool) -> tuple[int, int]:
+        left, fractions, times = TimeLeft(beside.expected_seconds()), 0, 0
+        for t, f in samples:
+            f = float(np.interp(f, said, then)) if read_back else f
+            fractions += abs(f - t / wall) <= 0.10
+            times += abs(left(t, f) - (wall - t)) <= 0.10 * wall
+        return fractions, times
+
+    assert len(samples) == 92
+    assert within(False) == (87, 47)
+    fractions, times = within(True)
+    assert fractions == 92 and times >= 84
