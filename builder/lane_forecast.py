@@ -88,6 +88,9 @@ class LaneForecast:
         self._build = Rate(window)      # every lane's CPU together, those that have ended too
         self._build_cpu = 0.0
         self._cpu_left: dict[str, TimeLeft] = {}
+        # each store's tasks side by side at each estimate over the window (clock, tasks): a lane's rate is read over
+        # the window, and a part that has just started has not set it yet
+        self._tasks: dict[str, collections.deque] = {}
         self.coming: dict[str, float] = {}      # the last estimate's stores to come: seconds until each ends
 
     def observe_lane(self, lane: int, cpu_seconds: float | None, nice: int | None, cap: float) -> None:
@@ -118,7 +121,7 @@ class LaneForecast:
             if rate is None or left is None:
                 known = False
                 continue
-            parts, asks = self._parts(c, rate, left)
+            parts, asks = self._parts(c, rate, left, self._tasks_measured(c))
             names = self._coming(c.variant, planned)
             coming = [self._coming_cpu(v, rate) for v in names]
             lanes.append(Lane(state.nice, rate, state.cap, [*parts, *coming], asks, self._running_cap(c)))
@@ -175,16 +178,30 @@ class LaneForecast:
             return None
         return max(1.0, float(c.cores_ahead[0][1]))
 
+    def _tasks_measured(self, c: Counted) -> float | None:
+        """The mean number of tasks the store ran side by side over the window its lane's rate is read over (the
+        first part of its ``cores_ahead`` at each estimate); None where it does not say."""
+        if not c.cores_ahead:
+            return None
+        seen = self._tasks.setdefault(c.variant, collections.deque())
+        now = self.clock()
+        seen.append((now, max(1, c.cores_ahead[0][1])))
+        while len(seen) > 1 and seen[0][0] < now - self.window:
+            seen.popleft()
+        return sum(n for _, n in seen) / len(seen)
+
     @staticmethod
-    def _parts(c: Counted, rate: float, left: float) -> tuple[list[float], list[float | None]]:
+    def _parts(c: Counted, rate: float, left: float, tasks: float | None = None) -> tuple[list[float], list[float | None]]:
         """The store's CPU seconds left as the parts of its build that run different numbers of tasks side by side
         (its time left shared among them as their expected seconds are, each part's CPU at the rate a task gets
-        now), and the cores each later part asks for; one part where the store does not say."""
+        now: ``rate`` over ``tasks``, the tasks it ran over the window that rate is measured over, not the running
+        part's alone: a part that has just started would read a rate of two groups as one group's), and the cores
+        each later part asks for; one part where the store does not say."""
         ahead = [(w, n) for w, n in (c.cores_ahead or []) if w > 0]
         total = sum(w for w, _ in ahead)
         if len(ahead) < 2 or c.wall_left is None or total <= 0:
             return [left], []
-        per_task = rate / max(1, ahead[0][1])
+        per_task = rate / (tasks or max(1, ahead[0][1]))
         parts = [c.wall_left * w / total * n * per_task for w, n in ahead]
         return parts, [None] + [n * per_task for _, n in ahead[1:]]
 

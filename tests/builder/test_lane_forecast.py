@@ -102,3 +102,20 @@ def test_a_store_on_one_thread_is_given_no_second_core_when_a_lane_ends():
     # the two lanes had; Jotto 5 after it may use both cores: 60 CPU s at 1.8
     assert said["jotto-4"][1] == pytest.approx(116.0)
     assert forecast.coming == {"jotto-5": pytest.approx(116.0 + 60.0 / 1.8)}
+
+
+def test_a_part_of_dudo_that_has_just_started_reads_the_rate_of_the_groups_it_was_measured_over():
+    forecast, now = _forecast()
+    two_groups = [(60.0, 2), (40.0, 1)]
+    said = {}
+    for t in range(0, 32, 2):       # the lanes' rates over the 30 s window: Dudo at 1.6 with two groups, Jotto at 0.2
+        _observe(forecast, now, float(t), 0.2 * t, 1.6 * t)
+        ahead = two_groups if t < 30 else [(5.0, 1), *two_groups]     # at 30 s its part of one group starts
+        said[t] = forecast.estimate([Counted("jotto-4", 0, 10.0 + t, 0.1, 4.0),
+                                     Counted("dudo", 1, 100.0 + t, 0.5, None, wall_left=105.0 - t / 30.0,
+                                             cores_ahead=ahead)], {"jotto-5"})
+    # its 1.6 is of two groups (0.8 a group), not of the one that has just started: its two groups ahead ask for
+    # 1.6, not 3.2 (which its lane's two cores cannot give: it would take longer than its 105 s), and the Jotto lane
+    # beside it keeps the time left it had
+    assert said[30]["dudo"][1] == pytest.approx(104.0, rel=0.05)
+    assert said[30]["jotto-4"][1] == pytest.approx(said[28]["jotto-4"][1], rel=0.05)
