@@ -9,7 +9,7 @@ counted and the CPU seconds its lane has spent on it, each lane's CPU rate (meas
   builder's own, from its pace) at its lane's rate.
 - **Dudo's build runs fewer groups side by side as it goes** (its last level's groups alone, then its tables, rows and
   publish): its time left is shared among those parts as their expected seconds are, each asking for the cores of
-  its groups at the rate a group gets now, and the lanes beside it get what it leaves.
+  its groups at the rate a group gets now, and the lanes beside it get ``LEFT_TO_LANES`` of the cores it leaves.
 - **A store to come** in a lane costs its expected CPU seconds (else its expected time at its lane's rate).
 - **A lane that has just ended** leaves the cores it held over the window to the lanes left at once (the build's CPU
   rate, every lane's together, less the running lanes').
@@ -33,6 +33,11 @@ WINDOW_SECONDS = 30.0
 # a rate is read from at least this long a span of counts: the progress file's heartbeat is 2 s, and a store of a few
 # seconds (Guess Who, Hangman beside Dudo) needs a rate from its lane's first counts
 MIN_SPAN_SECONDS = 1.5
+# the share of the cores a part of Dudo's build running fewer groups side by side leaves that reaches the nice-19
+# lanes beside it, the rest kept by the machine's other work; measured on a fresh make serve (14:19,
+# tests/builder/data/serve_lanes_build_1419.json): Dudo went from 1.6 cores (two groups) to 0.88 (one), the two
+# Jotto lanes beside it from 0.29 to 0.80, nothing idle: 0.51 of the 0.72 cores
+LEFT_TO_LANES = 0.7
 
 
 class Rate:
@@ -196,14 +201,18 @@ class LaneForecast:
         (its time left shared among them as their expected seconds are, each part's CPU at the rate a task gets
         now: ``rate`` over ``tasks``, the tasks it ran over the window that rate is measured over, not the running
         part's alone: a part that has just started would read a rate of two groups as one group's), and the cores
-        each later part asks for; one part where the store does not say."""
+        each later part asks for; one part where the store does not say. A part of fewer groups than its most asks
+        for the cores its groups use and the share of those it leaves that the lanes beside it do not get
+        (``LEFT_TO_LANES``): its CPU seconds count them too, so its own wall is unchanged."""
         ahead = [(w, n) for w, n in (c.cores_ahead or []) if w > 0]
         total = sum(w for w, _ in ahead)
         if len(ahead) < 2 or c.wall_left is None or total <= 0:
             return [left], []
         per_task = rate / (tasks or max(1, ahead[0][1]))
-        parts = [c.wall_left * w / total * n * per_task for w, n in ahead]
-        return parts, [None] + [n * per_task for _, n in ahead[1:]]
+        most = max(n for _, n in ahead)
+        cores = [(n + (1.0 - LEFT_TO_LANES) * (most - n)) * per_task for _, n in ahead]
+        parts = [c.wall_left * w / total * x for (w, _), x in zip(ahead, cores)]
+        return parts, [None] + cores[1:]
 
     def _cpu_seconds_left(self, c: Counted, rate: float | None) -> float | None:
         expected = self.cpu_expected.get(c.variant)

@@ -82,9 +82,11 @@ def test_when_dudo_runs_fewer_groups_the_lane_beside_it_gets_the_cores_it_leaves
     said = forecast.estimate([Counted("jotto-4", 0, 10.0, 0.1, 4.0),
                               Counted("dudo", 1, 100.0, 0.5, None, wall_left=100.0,
                                       cores_ahead=[(60.0, 2), (40.0, 1)])], {"jotto-5"})
-    # Dudo's 100 s left: 60 s of two groups (96 CPU s at 0.8 a group), then 40 s of one (32 CPU s asking 0.8).
-    # Jotto 4's 36 CPU s left at 0.2 until 60 s (24 left), then at 1.0 (the 1.8 less Dudo's 0.8): it ends at 84 s
-    assert said["jotto-4"] == pytest.approx((10.0 / 94.0, 84.0))
+    # Dudo's 100 s left: 60 s of two groups (96 CPU s at 0.8 a group), then 40 s of one, asking for its group's 0.8
+    # and the 0.3 of the 0.8 it leaves that the lanes beside it do not get (LEFT_TO_LANES): 41.6 CPU s at 1.04.
+    # Jotto 4's 36 CPU s left at 0.2 until 60 s (24 left), then at 0.76 (the 1.8 less Dudo's 1.04): it ends at
+    # 60 + 24 / 0.76 s
+    assert said["jotto-4"] == pytest.approx((10.0 / (10.0 + 60.0 + 24.0 / 0.76), 60.0 + 24.0 / 0.76))
     assert said["dudo"] == pytest.approx((100.0 / 200.0, 100.0))
     # without the parts Dudo keeps its 1.6 to the end: Jotto 4 at 0.2 until 100 s (16 left), then 1.8
     said = forecast.estimate([Counted("jotto-4", 0, 10.0, 0.1, 4.0),
