@@ -305,3 +305,15 @@ def test_the_lanes_forecast_replayed_on_a_fresh_make_serve_keeps_each_long_store
     for v, eta_share in (("dudo-5dice-default", 0.85), ("jotto-en_US80-5-ganzfried", 0.9),
                          ("jotto-en_US80-4-ganzfried", 0.75), ("jotto-en_US80-2-ganzfried", 0.75)):
         assert said[v].eta_within >= eta_share * said[v].samples, v
+
+
+def test_the_docs_state_the_fresh_make_serve_figures_as_the_trace_gives_them():
+    import re
+    rows, walls = _recorded_serve()
+    live = {g.variant: g for g in compare([Sample(r["t"], r["variant"], r["fraction"], r["eta"]) for r in rows], walls)}
+    said = {g.variant: g for g in compare(replay(rows), walls)}
+    doc = (Path(__file__).parents[2] / "docs" / "operations.md").read_text()
+    stated = {m[1]: tuple(int(x) for x in m.groups()[1:])
+              for m in re.finditer(r"^\| `([\w-]+)` \| (\d+) s \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$", doc, re.M)}
+    assert stated == {v: (round(g.wall), g.samples, live[v].fraction_within, live[v].eta_within, g.fraction_within,
+                          g.eta_within) for v, g in said.items()}
