@@ -292,7 +292,7 @@ def sample_build(root: Path, variants: list[str], profile: str, every: float, re
                     samples += new
                     record(new, record_to)
                     if trace_to is not None:
-                        record_rows(trace_rows(root), trace_to)
+                        record_rows(trace_rows(root, got[0]), trace_to)
                 if not running:
                     break
                 time.sleep(every)
@@ -322,7 +322,7 @@ def watch(url: str, every: float, record_to: Path | None, give_up: float, trace_
             if record_to is not None:
                 record(new, record_to)
             if trace_to is not None and root is not None:
-                record_rows(trace_rows(root), trace_to)
+                record_rows(trace_rows(root, t), trace_to)
             seen = seen or bool(entries)
             empty = 0 if entries else empty + 1
             if seen and empty >= 3:
@@ -331,8 +331,10 @@ def watch(url: str, every: float, record_to: Path | None, give_up: float, trace_
 
 
 # ---------------------------------------------------------------------- a recorded build played again
-def trace_rows(root: Path) -> list[dict]:
-    """The progress file's stores being built, each with the file's time and idle seconds (None: no file yet)."""
+def trace_rows(root: Path, sampled: float | None = None) -> list[dict]:
+    """The progress file's stores being built, each with the file's time and idle seconds and ``sampled``, the time
+    the sample beside it was taken (the figures /readyz gave then are the file's, up to a heartbeat older); [] with
+    no file yet."""
     from games.buildprogress import ProgressError, read_progress
 
     try:
@@ -344,16 +346,20 @@ def trace_rows(root: Path) -> list[dict]:
     return [{"t": p.updated, "idle_seconds": p.idle_seconds, "variant": v.variant, "seconds": v.seconds,
              "counted": v.counted, "cpu_seconds": v.cpu_seconds, "lane": v.lane, "nice": v.nice,
              "cores_ahead": v.cores_ahead,
-             "fraction": v.fraction, "eta": v.remaining_seconds()}
+             "fraction": v.fraction, "eta": v.remaining_seconds(), "sampled": sampled}
             for v in p.variants if v.state == "building"]
 
 
 def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[Sample]:
     """What this code's forecast would have said at each recorded write of a build's progress file (``rows``: its
-    stores being built, as ``trace_rows`` gives them): each lane's CPU count rebuilt from its stores' (the last count of
-    each finished one, and the running one's), its stores in the order the lanes built them, each store's expected
-    CPU and wall seconds those of the default profile. A row without its lane's niceness (an older trace) takes the
-    rule the build follows: the last lane at the build's, the others at 19 after the first store."""
+    stores being built, as ``trace_rows`` gives them), stamped when the sample was taken (a row's ``sampled``: /readyz
+    read then, the write's figures up to a heartbeat and the server's second older; a row of an older trace: its
+    write). Each lane's CPU count is rebuilt from its stores' (the running one's, and each finished one's to the next
+    store's start, at the pace of its last rows), and observed at each store's start too, as the build observes it
+    (``builder.progress.ProgressReporter.started``): a side lane's first row then has the rate the build read. Its
+    stores in the order the lanes built them, each store's expected CPU and wall seconds those of the default profile.
+    A row without its lane's niceness (an older trace) takes the rule the build follows: the last lane at the
+    build's, the others at 19 after the first store."""
     from builder.lane_forecast import Counted, LaneForecast
     from builder.profiles import DEFAULT, EXPECTED_SECONDS
     from builder.progress import steps_cpu_seconds, steps_seconds
@@ -371,33 +377,97 @@ def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[S
     forecast = LaneForecast([lanes[k] for k in sorted(lanes)], cpu, wall, clock=lambda: now[0])
     first_store = plan and lanes[min(lanes)][0]
     # a store of a side lane but the first has no time left of its own, as in the build (``builder.__main__``)
-    own = {v: TimeLeft(wall[v] if v == first_store or v in lanes[max(lanes)] else None) for v in plan}
-    last_cpu: dict[str, float] = {}
+    own = {v: TimeLeft(_own_prior(v, wall[v], len(lanes) > 1) if v == first_store or v in lanes[max(lanes)] else None)
+           for v in plan}
+    counts = _LaneCounts()
     writes: dict[float, list[dict]] = {}
     for r in rows:
         writes.setdefault(r["t"], []).append(r)
     out = []
     for t, written in sorted(writes.items()):
+        for r in written:
+            if not counts.seen(r["variant"]):       # its start: the build observed its lane then
+                start = t - r["seconds"]
+                nice = _nice(r, lanes, first_store, build_nice)
+                if counts.start(r["lane"], r["variant"], start):
+                    now[0] = start
+                    forecast.observe_lane(r["lane"], counts.lane(r["lane"]), nice, cores)
         now[0] = t
         running = []
-        started = {x for x in last_cpu}
         for r in written:
             v, lane = r["variant"], r["lane"]
-            done_before = sum(last_cpu[w] for w in lanes[lane] if w in started and w != v)
-            last_cpu[v] = r["cpu_seconds"] or 0.0
-            nice = r.get("nice")
-            if nice is None:
-                nice = build_nice if lane == max(lanes) or v == first_store else 19
-            forecast.observe_lane(lane, done_before + last_cpu[v], nice, cores)
+            counts.count(lane, v, t, r["cpu_seconds"] or 0.0)
+            forecast.observe_lane(lane, counts.lane(lane), _nice(r, lanes, first_store, build_nice), cores)
             running.append(Counted(v, lane, r["seconds"], r["counted"], r["cpu_seconds"],
                                    own[v](r["seconds"], r["counted"]), r.get("cores_ahead")))
         forecast.observe_machine(written[0].get("idle_seconds"))
-        planned = set(plan) - started - {c.variant for c in running}
+        planned = set(plan) - counts.started - {c.variant for c in running}
         said = forecast.estimate(running, planned)
-        for c in running:
+        for c, r in zip(running, written):
             fraction, left = said.get(c.variant, (c.counted, c.wall_left))
-            out.append(Sample(t, c.variant, fraction, left))
+            out.append(Sample(r.get("sampled") or t, c.variant, fraction, left))
     return out
+
+
+def _own_prior(variant: str, wall: float | None, beside_lanes: bool) -> float | None:
+    """The expected seconds a store's own time left starts from in the build (``ProgressReporter._prior`` on a fresh
+    root): its steps' own, Dudo's from its groups' measured walls (``builder.dudo_progress.DudoWork``), else
+    ``wall``."""
+    from builder.dudo_progress import DudoWork
+    from builder.profiles import DEFAULT
+    from games.dudo.build.params import DudoParams
+
+    params = DEFAULT.get(variant)
+    if isinstance(params, DudoParams):
+        return DudoWork(params, Path(), default=True, beside_lanes=beside_lanes).expected_seconds()
+    return wall
+
+
+def _nice(row: dict, lanes: dict[int, list[str]], first_store: str, build_nice: int) -> int:
+    nice = row.get("nice")
+    if nice is None:
+        nice = build_nice if row["lane"] == max(lanes) or row["variant"] == first_store else 19
+    return nice
+
+
+class _LaneCounts:
+    """Each lane's CPU count as the build reads it, rebuilt from its stores' recorded counts: a finished store's
+    count runs on, at the pace of its last two rows, to the next store's start (the trace's last row of it is up to a
+    sample before its end)."""
+
+    def __init__(self):
+        self.started: set[str] = set()
+        self._done: dict[int, float] = {}           # the lane's finished stores' CPU seconds
+        self._last: dict[int, tuple] = {}           # lane -> (its running store, [(t, its cpu), ...] last two)
+
+    def seen(self, variant: str) -> bool:
+        return variant in self.started
+
+    def start(self, lane: int, variant: str, at: float) -> bool:
+        """A store starts in the lane at ``at``: its earlier store's count runs on to then. False where ``at`` is
+        not after the lane's last row (the trace's first row of it came late)."""
+        self.started.add(variant)
+        before, rows = self._last.get(lane, (None, []))
+        if rows and at <= rows[-1][0]:
+            self._done[lane] = self._done.get(lane, 0.0) + rows[-1][1]
+            self._last[lane] = (variant, [])
+            return False
+        if rows:
+            end = rows[-1][1]
+            if len(rows) == 2 and rows[1][0] > rows[0][0]:
+                end += max(0.0, (rows[1][1] - rows[0][1]) / (rows[1][0] - rows[0][0])) * (at - rows[1][0])
+            self._done[lane] = self._done.get(lane, 0.0) + end
+        self._last[lane] = (variant, [])
+        return True
+
+    def count(self, lane: int, variant: str, t: float, cpu: float) -> None:
+        rows = self._last.setdefault(lane, (variant, []))[1]
+        rows.append((t, cpu))
+        del rows[:-2]
+
+    def lane(self, lane: int) -> float:
+        rows = self._last.get(lane, (None, []))[1]
+        return self._done.get(lane, 0.0) + (rows[-1][1] if rows else 0.0)
 
 
 def load_rows(path: Path) -> list[dict]:
