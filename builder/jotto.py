@@ -19,10 +19,10 @@ from games.fixedmath import dot
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from builder.executor import BuildExecutor
-from builder.step_seconds import EXACT_DO_ROUND_COSTS, EXACT_DO_ROUNDS, jotto_step_seconds
+from builder.step_seconds import BRACKET_COMPILE_COSTS, EXACT_DO_ROUND_COSTS, EXACT_DO_ROUNDS, jotto_step_seconds
 from builder.recorded import recorded_parameters
 from games.jotto.certify import BOUNDED, EXACT, solve_exact_double_oracle
-from games.jotto.bitset_bb import BitsetExactSolver as ExactSolver
+from games.jotto.bitset_bb import BitsetExactSolver as ExactSolver, search_compiled
 from games.jotto.oracle import ENTROPY, GBR, KIND_NAMES, KINDS, ROLLOUT, ROLLOUT_WIDTH, JottoOracle, Tree, build_tree
 from games.jotto.pricing import TruncatedExactPricing
 from games.jotto.people import guesses_figures, secret_distribution
@@ -489,7 +489,8 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
     """The game's value bracket: the double oracle with exact oracles on both sides (strategy "exact_do",
     every member's whole tree in its book), or the bounded-search bracket around the served pair."""
     if b.params.certify == "served":
-        with b.bar("value bracket", served_bracket_counts(b.params)) as pb:
+        counts = served_bracket_counts(b.params)
+        with b.steps.step("value bracket", counts, costs=served_bracket_costs(counts)) as pb:
             b.certified = _served_bracket(b, pb)
         return
     seed_trees, source = _seed_trees(b, _seed_members(b, fp))
@@ -507,6 +508,14 @@ def _served_strategy(b: _JottoBuild) -> str:
 def served_bracket_counts(params: JottoParams) -> int:
     """The served bracket's counts: the rollout tree, the exact search, each probe of the bounded search."""
     return 2 + params.certify_steps
+
+
+def served_bracket_costs(counts: int) -> tuple:
+    """The served bracket's counts' costs: where its exact search compiles the search kernel first, that count holds
+    most of the step (``BRACKET_COMPILE_COSTS``); else none (its counts even)."""
+    if search_compiled():
+        return ()
+    return (*((n, share) for n, share in BRACKET_COMPILE_COSTS if n < counts), (counts, 1.0))
 
 
 def _served_bracket(b: _JottoBuild, pb) -> dict:

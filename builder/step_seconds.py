@@ -22,6 +22,14 @@ EXACT_DO_ROUNDS = 49
 # their logs' round lines) said 0.073, 0.211, 0.389, 0.615, 0.803 at these counts: up to 0.07 ahead of the CPU.
 EXACT_DO_ROUND_COSTS = ((11, 0.073), (19, 0.185), (27, 0.34), (35, 0.541), (43, 0.762), (EXACT_DO_ROUNDS, 1.0))
 
+# the served value bracket's costs, (counts, share of the step done), where its exact search (its second count)
+# compiles the search kernel first (numba's cache cold, the first bracket of the build's process: the 3-letter Jotto
+# store of a fresh clone; games.jotto.bitset_bb.search_compiled): its first count (the rollout tree) came within a
+# second of the step's 11-13 s, its second at 0.51-0.86, 0.69 or more and 0.53-0.85 of it, the bounded search's probes
+# after it, in the three builds in lanes recorded (12:45, 14:19, 14:47: tests/builder/data/); its counts even (the 6
+# of the 3-letter store) had it 0.1 of the store behind for most of the step
+BRACKET_COMPILE_COSTS = ((1, 0.05), (2, 0.75))
+
 # the iterations each default Jotto store's loops ran in the measured builds (builder.profiles.DEFAULT), to scale
 # other profiles' steps by
 JOTTO_PARAMS: dict[int, dict] = {

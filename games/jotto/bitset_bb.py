@@ -20,6 +20,8 @@ Values are exact up to floating rounding of the weights (relative 1e-12, as game
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -643,3 +645,15 @@ class BitsetExactSolver:
             if len(part):
                 self._walk_full(part, restP[row[self.sup[restP]] == a], depth + 1, guesses, states, moves)
         return g
+
+
+def search_compiled() -> bool:
+    """Whether the search kernel (``best_response_bb``) is compiled in this process or numba's cache holds it: its
+    first search then loads it, where with the cache cold it compiles it first (seconds: most of the 3-letter Jotto
+    store's value bracket on a fresh clone)."""
+    if best_response_bb.signatures:
+        return True
+    try:
+        return os.path.exists(best_response_bb._cache._cache_file._index_path)
+    except AttributeError:      # caching off (no cache file): every process compiles it
+        return False

@@ -362,3 +362,42 @@ def test_without_an_expected_time_the_time_left_waits_for_a_pace():
 
     assert TimeLeft(None)(5.0, 0.01) is None
     assert TimeLeft(None)(40.0, 0.4) == pytest.approx(60.0)     # 40 s for 0.4: the same again and a half
+
+
+def test_a_value_bracket_whose_search_compiles_first_counts_its_exact_search_as_most_of_it(monkeypatch):
+    """The 3-letter Jotto store of a fresh clone: its value bracket's second count, the exact search, compiles the
+    search kernel (numba's cache cold) and comes at 0.5-0.85 of the step, the bounded search's four probes after it:
+    its counts weighed by BRACKET_COMPILE_COSTS (counted even, 2 of 6 counts, it sat 0.1 of the store behind). A
+    kernel compiled or cached: even counts."""
+    import builder.jotto as jotto
+    from builder.step_seconds import BRACKET_COMPILE_COSTS
+
+    monkeypatch.setattr(jotto, "search_compiled", lambda: False)
+    costs = jotto.served_bracket_costs(6)
+    assert costs == (*BRACKET_COMPILE_COSTS, (6, 1.0))
+    with StoreSteps("c", {"value bracket": 1.0}, out=io.StringIO()) as steps:
+        step = steps.step("value bracket", 6, costs=costs)
+        step.update(1)
+        assert steps.fraction() == pytest.approx(0.05)
+        step.update(1)
+        assert steps.fraction() == pytest.approx(0.75)
+        step.update(2)
+        assert steps.fraction() == pytest.approx(0.875)
+    assert jotto.served_bracket_costs(2) == ((1, 0.05), (2, 1.0))
+    monkeypatch.setattr(jotto, "search_compiled", lambda: True)
+    assert jotto.served_bracket_costs(6) == ()
+
+
+def test_a_fresh_processs_search_kernel_is_not_compiled_with_numbas_cache_cold(tmp_path):
+    """``search_compiled`` in a new process with an empty numba cache (a fresh clone's): False; with the kernel's
+    cache index there (a build before on this clone): True."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import pathlib; from games.jotto.bitset_bb import best_response_bb, search_compiled; "
+            "print(search_compiled()); index = pathlib.Path(best_response_bb._cache._cache_file._index_path); "
+            "index.parent.mkdir(parents=True, exist_ok=True); index.touch(); print(search_compiled())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert out.stdout.split() == ["False", "True"]
