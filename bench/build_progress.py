@@ -48,6 +48,7 @@ _LINE = re.compile(r"^(\d\d):(\d\d):(\d\d) (\S+): (?:(build started)|published, 
 # a step's start or end (``builder.steps``): ``VARIANT: STEP started (N steps); the store about P% built``, ``... done``
 _STEP = re.compile(r"^(\d\d):(\d\d):(\d\d) (\S+): (.+?) (started|done)(?: \(.*\))?; the store about \d+% built\s*$")
 SHORTEST_STEP = 0.5     # a step that started and ended within the log's second
+TRACE_POLL_SECONDS = 0.5    # --trace reads the progress file this often between samples (the build writes it every 2 s)
 
 
 @dataclass
@@ -295,7 +296,7 @@ def sample_build(root: Path, variants: list[str], profile: str, every: float, re
                         record_rows(trace_rows(root, got[0]), trace_to)
                 if not running:
                     break
-                time.sleep(every)
+                _wait_tracing(every, trace_to, root)
         finally:        # Ctrl-C or SIGTERM here: the build stops too (at its next checkpoint)
             if proc.poll() is None:
                 proc.terminate()
@@ -327,7 +328,25 @@ def watch(url: str, every: float, record_to: Path | None, give_up: float, trace_
             empty = 0 if entries else empty + 1
             if seen and empty >= 3:
                 return samples
-        time.sleep(every)
+        _wait_tracing(every, trace_to if root is not None else None, root)
+
+
+def _wait_tracing(seconds: float, trace_to: Path | None, root: Path | None) -> None:
+    """Wait ``seconds``; with a trace, record each write of the root's progress file meanwhile too (``sampled``
+    None: no sample beside it), so that a replay observes the lanes as often as the build did (every heartbeat and
+    each store's start, where a sample comes every 5 s)."""
+    end = time.monotonic() + seconds
+    if trace_to is None or root is None:
+        time.sleep(seconds)
+        return
+    got = read_file(root)
+    last = None if got is None else got[0]
+    while (left := end - time.monotonic()) > 0:
+        time.sleep(min(TRACE_POLL_SECONDS, left))
+        rows = trace_rows(root)
+        if rows and rows[0]["t"] != last:
+            last = rows[0]["t"]
+            record_rows(rows, trace_to)
 
 
 # ---------------------------------------------------------------------- a recorded build played again
@@ -380,11 +399,20 @@ def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[S
     own = {v: TimeLeft(_own_prior(v, wall[v], len(lanes) > 1) if v == first_store or v in lanes[max(lanes)] else None)
            for v in plan}
     counts = _LaneCounts()
-    writes: dict[float, list[dict]] = {}
+    writes: dict[float, dict[str, dict]] = {}      # a write's stores, each row once
+    sampled: dict[float, list[float]] = {}          # the times a sample was taken beside each write
+    seen: dict[tuple, int] = {}
     for r in rows:
-        writes.setdefault(r["t"], []).append(r)
+        writes.setdefault(r["t"], {}).setdefault(r["variant"], r)
+        if "sampled" not in r:                      # an older trace: a sample at each row of a write
+            seen[(r["t"], r["variant"])] = n = seen.get((r["t"], r["variant"]), 0) + 1
+            if n > len(sampled.setdefault(r["t"], [])):
+                sampled[r["t"]].append(r["t"])
+        elif r["sampled"] is not None and r["sampled"] not in sampled.setdefault(r["t"], []):
+            sampled[r["t"]].append(r["sampled"])
     out = []
-    for t, written in sorted(writes.items()):
+    for t, by_variant in sorted(writes.items()):
+        written = list(by_variant.values())
         for r in written:
             if not counts.seen(r["variant"]):       # its start: the build observed its lane then
                 start = t - r["seconds"]
@@ -403,9 +431,10 @@ def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[S
         forecast.observe_machine(written[0].get("idle_seconds"))
         planned = set(plan) - counts.started - {c.variant for c in running}
         said = forecast.estimate(running, planned)
-        for c, r in zip(running, written):
-            fraction, left = said.get(c.variant, (c.counted, c.wall_left))
-            out.append(Sample(r.get("sampled") or t, c.variant, fraction, left))
+        for at in sampled.get(t, []):               # a write between samples (``sampled`` None): observed only
+            for c in running:
+                fraction, left = said.get(c.variant, (c.counted, c.wall_left))
+                out.append(Sample(at, c.variant, fraction, left))
     return out
 
 

@@ -469,3 +469,74 @@ def test_the_3_letter_stores_value_bracket_counted_by_its_compile_keeps_its_last
         late = [s for s in replay(rows) if s.variant == "jotto-en_US80-3-ganzfried" and s.t >= w.start + start]
         (g,) = compare(late, walls)
         assert g.fraction_within == g.samples > 0
+
+
+def test_a_replay_observes_the_writes_between_samples_and_samples_only_where_one_was_taken():
+    """A trace row of a write between samples (``sampled`` None) feeds the forecast, not the comparison; a write
+    beside a sample is judged when the sample was taken."""
+    base = dict(variant="jotto-en_US80-2-ganzfried", counted=0.01, lane=1, nice=19, idle_seconds=None,
+                cores_ahead=None)
+    first = dict(variant="jotto-en_US80-3-ganzfried", counted=0.5, lane=0, nice=10, idle_seconds=None,
+                 cores_ahead=None)
+    rows = [dict(first, t=1000.0, seconds=20.0, cpu_seconds=20.0, sampled=1000.5),
+            dict(base, t=1002.0, seconds=0.0, cpu_seconds=0.0, sampled=None),
+            dict(first, t=1002.0, seconds=22.0, cpu_seconds=22.0, sampled=None),
+            dict(base, t=1004.0, seconds=2.0, cpu_seconds=0.5, sampled=1004.7),
+            dict(first, t=1004.0, seconds=24.0, cpu_seconds=24.0, sampled=1004.7)]
+    said = replay(rows)
+    assert [(s.t, s.variant) for s in said] == [(1000.5, first["variant"]), (1004.7, base["variant"]),
+                                                (1004.7, first["variant"])]
+
+
+def test_watch_traces_every_write_of_the_progress_file_between_its_samples(tmp_path, monkeypatch):
+    """--watch --trace: the progress file's writes between two samples are recorded too (``sampled`` None), each
+    once; those beside a sample carry its time."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import bench.build_progress as bp
+    from games.buildprogress import BuildProgress, VariantProgress
+
+    monkeypatch.setattr(bp, "TRACE_POLL_SECONDS", 0.02)
+    answers = [[{"variant": "a", "state": "building", "fraction": 0.2, "eta_seconds": 9.0}]] * 2 + [[]] * 3
+    asked = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            building = answers[min(len(asked), len(answers) - 1)]
+            asked.append(self.path)
+            body = json.dumps({"status": "SERVING", "building": building}).encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    stop = threading.Event()
+
+    def write_often():      # the builder's heartbeat, faster
+        k = 0
+        while not stop.is_set():
+            k += 1
+            BuildProgress([VariantProgress("a", "building", None, 0.1 * k, work_fraction=0.2, counted=0.1,
+                                           cpu_seconds=0.05 * k, lane=0, nice=10)]).write(tmp_path)
+            stop.wait(0.1)
+
+    writer = threading.Thread(target=write_often, daemon=True)
+    writer.start()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        bp.watch(f"http://127.0.0.1:{server.server_address[1]}", 0.5, None, 5.0, tmp_path / "trace.jsonl", tmp_path)
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+        writer.join()
+    rows = bp.load_rows(tmp_path / "trace.jsonl")
+    between = [r for r in rows if r["sampled"] is None]
+    beside = [r for r in rows if r["sampled"] is not None]
+    assert len(beside) == len(asked) and len(between) >= 5
+    assert len({r["t"] for r in between}) == len(between)
