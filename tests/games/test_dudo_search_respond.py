@@ -14,7 +14,7 @@ from games.dudo.measure.lbr import responder_tables
 from games.dudo.search.abstract_resolve import AbstractResolver, int8_continuations, top_claims
 from games.dudo.measure.responder import SearchedPolicy, rows_choice, sample_response, stored_policy, strategy_value
 from games.dudo.measure.lookahead import LookaheadChooser
-from games.dudo.serving.respond import respond
+from games.dudo.serving.respond import respond, responder_memory, responder_name
 
 # the lookahead responder (depth 1, width 4) finds 0.925 of the exact figure of search on this round
 # (research.dudo_responder validate --group 1v1); the rows' responder 0.577
@@ -109,7 +109,7 @@ def test_respond_states_a_lower_bound_deterministically(round_1v1):
     exact = sum(s["exact"] for s in seats.values()) - 1
     enumerated = sum(strategy_value(s["t"], s["policy"], o, LookaheadChooser(s["t"], s["policy"], depth=1, width=4))
                      for o, s in seats.items()) - 1
-    assert out["games"] == 4000 and out["responder"] == LookaheadChooser.name_of(1, 4)
+    assert out["games"] == 4000 and out["responder"] == responder_name(1, 4, 2)
     assert out["value"] == pytest.approx(out["br_opener"] + out["br_other"] - 1)
     assert abs(out["value"] - enumerated) < 4 * out["stderr"]
     assert out["value"] < exact + 4 * out["stderr"]
@@ -126,3 +126,17 @@ def test_bad_settings_are_refused(round_1v1):
         LookaheadChooser(t, lambda h: None, depth=1, width=0)
     with pytest.raises(ValueError, match="depth"):
         LookaheadChooser(t, lambda h: None, depth=-1)
+
+
+def test_rows_remembering_more_than_two_claims_get_a_responder_of_their_memory(round_1v1):
+    """The full store's rows remember more than 2 claims (memory 3 and more): the responder's tables lift the rows,
+    so its memory is theirs (memory 2 cannot lift them), and its figure stays below the exact best response to them."""
+    r = round_1v1
+    g3, st3, _ = train(1, 1, 3, 50, r["W"])
+    assert responder_memory(r["g"]) == 2 and responder_memory(g3) == 3
+    rows = stored_policy(g3, st3, 0)
+    out = respond(lambda resp_opens: rows, (1, 1), g3, st3, r["W"], r["bo"], r["bn"], 5, 400, seed=0)
+    exact = sum(best_response_value(g3, st3, 1, o, r["bo"], r["bn"]) for o in (True, False)) - 1
+    assert out["responder"] == responder_name(1, 4, 3)
+    assert out["value"] < exact + 4 * out["stderr"]
+    assert out["value"] > 0.5 * exact
