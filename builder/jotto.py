@@ -377,20 +377,24 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
         do = solve_double_oracle(oracle, params.do_iterations, do, seed_columns=seeds, on_iteration=do_tick,
                                  trees=trees, kinds=tuple(KINDS[k] for k in params.do_oracles))
         ckpt.save("do", do.to_arrays())
-    G_do = do.matrix()
-    _, _, y = restricted_game(G_do)
-    support = np.flatnonzero(do.weights > 0)
-    G_s, w_do = G_do[:, support], do.weights[support]
-    # anchors: the uniform hider, the restricted game's, fictitious play's and the average of the rounds'
-    # restricted-game hiders (y alone is too concentrated: GBR exploits it; its average over the rounds less so)
-    rounds_y = do.round_hiders(2 * len(params.do_oracles))
-    anchors = [oracle.uniform, y, b.arrays[array_key(HIDER, "fp")]] + ([np.mean(rounds_y, axis=0)] if rounds_y else [])
-    hedge_figures = {}
-    if hedge is not None:  # Hedge's average hider and its last one (the segment between them is often best)
-        anchors += [hedge.average_hider(), hedge.hiders[-1]]
-        hedge_figures = dict(hedge_iterations=hedge.t, hedge_eta=hedge.eta, hedge_seconds=hedge.seconds,
-                             hedge_guarantee=restricted_game(np.stack(hedge.columns, axis=1))[1])
-    cands = hider_candidates(anchors)
+    # the restricted games over every column the double oracle found and over Hedge's: one thread's LPs, 15 s of the
+    # 4-letter store's 155 in make serve's lanes
+    with b.phase("restricted games"):
+        G_do = do.matrix()
+        _, _, y = restricted_game(G_do)
+        support = np.flatnonzero(do.weights > 0)
+        G_s, w_do = G_do[:, support], do.weights[support]
+        # anchors: the uniform hider, the restricted game's, fictitious play's and the average of the rounds'
+        # restricted-game hiders (y alone is too concentrated: GBR exploits it; its average over the rounds less so)
+        rounds_y = do.round_hiders(2 * len(params.do_oracles))
+        anchors = [oracle.uniform, y, b.arrays[array_key(HIDER, "fp")]] \
+            + ([np.mean(rounds_y, axis=0)] if rounds_y else [])
+        hedge_figures = {}
+        if hedge is not None:  # Hedge's average hider and its last one (the segment between them is often best)
+            anchors += [hedge.average_hider(), hedge.hiders[-1]]
+            hedge_figures = dict(hedge_iterations=hedge.t, hedge_eta=hedge.eta, hedge_seconds=hedge.seconds,
+                                 hedge_guarantee=restricted_game(np.stack(hedge.columns, axis=1))[1])
+        cands = hider_candidates(anchors)
     select_kind = ROLLOUT if "rollout" in params.do_oracles else GBR
     with b.bar("hider selection", len(cands)) as pb:
         _counted_trees(b, pb, cands, select_kind, 4 * trees.ex.workers)
@@ -747,7 +751,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
 def jotto_steps(params: JottoParams) -> list[str]:
     """The steps a Jotto build with these parameters runs, in order (``build_jotto_store``)."""
     return (["setup", "fixed guessers", "fictitious play"] + (["hedge"] if params.hedge_iterations else [])
-            + ["double oracle", "hider selection"] + (["robust hider"] if robust_selection(params) else [])
+            + ["double oracle", "restricted games", "hider selection"] + (["robust hider"] if robust_selection(params) else [])
             + ["double-oracle book", "people's guesser"]
             + {"exact": ["exact double oracle"], "served": ["value bracket"]}.get(params.certify, [])
             + ["figures", "publish"])

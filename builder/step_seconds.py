@@ -118,14 +118,36 @@ MEASURED_BUILDS: dict[str, dict[str, dict[str, float]]] = {
 }
 
 
+# a Jotto build's restricted games (builder.jotto: over every column its double oracle found and over Hedge's, for
+# the hider selection's anchors) ran between the steps of the builds above, so none of them timed them: their share
+# of each store's wall, by word length, from the two make serve builds whose logs time them (14:19 and 14:47, their
+# step lines: the double oracle's end to the hider selection's start): 16 and 15 s of the 4-letter store's 151 and
+# 155 s (2.5 and 2.3 of its 30.6 and 30.5 CPU seconds), 7 s of the 5-letter store's 286 and 292 s; the 2 and 3-letter
+# stores' within the log's second, 0.5 s as any step under a second
+RESTRICTED_GAMES_SHARES = {2: 0.5 / 510, 3: 0.5 / 35, 4: 0.10, 5: 0.024}
+
+
 def measured_step_seconds(store: str) -> dict[str, float]:
     """{step: expected wall seconds} of a measured default store: each step's mean share of its measured builds, times
-    their mean wall."""
+    their mean wall; a Jotto store's restricted games at their share of the store (``RESTRICTED_GAMES_SHARES``)."""
     builds = [b[store] for b in MEASURED_BUILDS.values() if store in b]
     totals = [sum(b.values()) for b in builds]
     scale = sum(totals) / len(totals)
     steps = list(dict.fromkeys(step for b in builds for step in b))
-    return {step: sum(b.get(step, 0.0) / t for b, t in zip(builds, totals)) / len(builds) * scale for step in steps}
+    out = {step: sum(b.get(step, 0.0) / t for b, t in zip(builds, totals)) / len(builds) * scale for step in steps}
+    share = _restricted_games_share(store)
+    if share is not None:
+        out["restricted games"] = sum(out.values()) * share / (1.0 - share)
+    return out
+
+
+def _restricted_games_share(store: str) -> float | None:
+    if not store.startswith("jotto-"):
+        return None
+    try:
+        return RESTRICTED_GAMES_SHARES.get(int(store.split("-")[2]))
+    except (IndexError, ValueError):
+        return None
 
 
 def jotto_step_seconds(length: int, step: str) -> tuple[dict, float]:

@@ -240,6 +240,29 @@ def test_a_jotto_builds_long_steps_count_within_themselves(tmp_path, monkeypatch
     assert set(seen) == set(jotto_step_shares(SMALL_VARIANT, params))
 
 
+def test_a_jotto_builds_restricted_games_are_a_step_of_their_own(tmp_path, monkeypatch):
+    """The restricted games over every column the double oracle found and over Hedge's (the hider selection's anchors:
+    15-16 s of the 4-letter store's 151-155 s in make serve's lanes) run in a step of their own with its share of the
+    store, not after the double oracle's last count with nothing counted."""
+    import builder.jotto as jotto
+
+    during = []
+    real = jotto.restricted_game
+
+    def restricted_game(G):
+        steps = steps_of(SMALL_VARIANT)
+        during.append((steps.current, steps.shares.get(steps.current, 0.0)))
+        return real(G)
+
+    monkeypatch.setattr(jotto, "restricted_game", restricted_game)
+    params = JottoParams(fp_iterations=10, do_iterations=2, hedge_iterations=12, book_threshold=6)
+    build_jotto_store(SMALL_VARIANT, params, tmp_path)
+    assert [step for step, _ in during] == ["restricted games", "restricted games"]     # the double oracle's, Hedge's
+    assert all(share > 0 for _, share in during)
+    steps = jotto.jotto_steps(params)
+    assert steps.index("restricted games") == steps.index("double oracle") + 1 == steps.index("hider selection") - 1
+
+
 def test_every_default_stores_steps_have_measured_walls():
     """Each default Jotto store's steps (as its parameters run them) are the steps of its measured builds, and so are
     Guess Who's and Hangman's: no step counted without a weight, no weight for a step that does not run."""
