@@ -306,7 +306,7 @@ def _recounted(rows, recorded_costs):
     steps = list(shares)
     before = sum(shares[k] for k in steps[:steps.index("exact double oracle")]) / total
     share = shares["exact double oracle"] / total
-    was_rounds, was_share = zip(*recorded_costs)
+    was_rounds, was_share = zip(*((0, 0.0), *recorded_costs))
     now_rounds, now_share = zip(*((0, 0.0), *EXACT_DO_ROUND_COSTS))
 
     def again(counted):
@@ -316,6 +316,17 @@ def _recounted(rows, recorded_costs):
         return before + share * float(np.interp(np.interp(done, was_share, was_rounds), now_rounds, now_share))
 
     return [dict(r, counted=again(r["counted"])) if r["variant"] == variant else r for r in rows]
+
+
+def test_a_trace_recounted_by_the_costs_it_was_counted_with_is_unchanged():
+    """The 2-letter store's exact double oracle read back as rounds and counted again by the same costs gives the
+    trace's own counts, those before its first counted round too (read as at that round, the 14:47 trace's 0.044 at
+    7.8 s replayed as 0.090)."""
+    from builder.step_seconds import EXACT_DO_ROUND_COSTS
+
+    rows = [dict(variant="jotto-en_US80-2-ganzfried", counted=c) for c in (0.0117, 0.0438, 0.0885, 0.1152, 0.5, 0.97)]
+    again = _recounted(rows, EXACT_DO_ROUND_COSTS)
+    assert [r["counted"] for r in again] == pytest.approx([r["counted"] for r in rows], abs=1e-9)
 
 
 def _bracket_recounted(rows, start: float):
