@@ -456,14 +456,17 @@ def _figures(live_samples, replayed, walls) -> dict:
 
 
 def test_the_docs_state_the_fresh_make_serve_figures_as_the_traces_give_them():
-    """docs/operations.md's tables of the 14:19 and 14:47 make serve builds: as said (the 14:19 trace at each write,
-    the 14:47 one when /readyz was read) and replayed through this code."""
+    """docs/operations.md's tables of the 14:19, 14:47 and 16:33 make serve builds: as said (the 14:19 trace at each
+    write, the others when /readyz was read) and replayed through this code."""
     doc = (Path(__file__).parents[2] / "docs" / "operations.md").read_text()
     rows, walls = _recorded_serve()
     assert _stated_table(doc, "**A fresh `make serve` with `--trace`.**") == _figures(
         [Sample(r["t"], r["variant"], r["fraction"], r["eta"]) for r in rows], replay(rows), walls)
     rows, walls = _recorded_serve_b()
     assert _stated_table(doc, "**The 14:47 fresh `make serve`.**") == _figures(_as_sampled(rows), replay(rows), walls)
+    rows, walls = _recorded_serve_c()
+    sampled = [r for r in rows if r["sampled"] is not None]
+    assert _stated_table(doc, "**The 16:33 fresh `make serve`.**") == _figures(_as_sampled(sampled), replay(rows), walls)
 
 
 def test_a_replayed_sample_is_stamped_when_it_was_taken():
@@ -640,3 +643,32 @@ def test_watch_traces_every_write_of_the_progress_file_between_its_samples(tmp_p
     beside = [r for r in rows if r["sampled"] is not None]
     assert len(beside) == len(asked) and len(between) >= 5
     assert len({r["t"] for r in between}) == len(between)
+
+
+RECORDED_SERVE_C = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes_build_1633.json"
+
+
+def _recorded_serve_c():
+    data = json.loads(RECORDED_SERVE_C.read_text())
+    rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
+    return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
+
+
+def test_a_trace_of_every_write_replays_to_what_the_build_said():
+    """The 16:33 make serve's trace records every write of the progress file (a987967, whose counts are this code's):
+    played again, each sample's figures are the build's at 290 of its 291 samples (the fraction within 0.01, the time
+    left within 5 % of the store's time) and each store's samples within 0.10 are the watch's; every long store's
+    fraction within 0.10 at every sample."""
+    rows, walls = _recorded_serve_c()
+    said = replay(rows)
+    sampled = [r for r in rows if r["sampled"] is not None]
+    assert [(s.t, s.variant) for s in said] == [(r["sampled"], r["variant"]) for r in sampled]
+    same = sum(abs(s.fraction - r["fraction"]) <= 0.01 and s.eta is not None
+               and abs(s.eta - r["eta"]) <= 0.05 * (r["seconds"] + r["eta"]) for s, r in zip(said, sampled))
+    assert same >= 290
+    live = {g.variant: (g.samples, g.fraction_within, g.eta_within) for g in compare(_as_sampled(sampled), walls)}
+    again = {g.variant: (g.samples, g.fraction_within, g.eta_within) for g in compare(said, walls)}
+    assert again == live
+    for v in ("dudo-5dice-default", "jotto-en_US80-2-ganzfried", "jotto-en_US80-4-ganzfried",
+              "jotto-en_US80-5-ganzfried"):
+        assert again[v][1] == again[v][0], v
