@@ -5,7 +5,7 @@
 Sections: fig4 (ms per FSICFR / full-width iteration per dice pair), curve (1v1 exploitability vs
 seconds of the full-width solver), fig5 (1v1 win rate of memory m = 1..4 against the exact
 equilibrium), fig3 (2v2 head-to-head at equal training seconds), game (value and exploitability
-per round, small games), pr3 (rounds with <= 3 dice in play solved with perfect recall); issue 11:
+per round, small games), pr3 (rounds with <= 3 dice in play solved with perfect recall); and
 mtable (exploitability against memory m on every round with <= 4 dice in play, each trained to its
 floor), rules (update rules: exploitability against solver CPU seconds on 2v2, 1v3 and 3v3), bounds
 (the responder-memory lower bound against the exact best response and the abstraction's bound).
@@ -292,7 +292,7 @@ def fixedpoint(seconds=60.0, m=3):
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 11: memory against exploitability, update rules, the responder-memory bound
+# Memory against exploitability, update rules, the responder-memory bound
 
 def _round_exploitability(g, strat, W, br_open, br_other, m_resp="exact", openers=None):
     """{(opener, other): (value, BR as opener, BR as other, exploitability)} of every round of group
@@ -590,7 +590,7 @@ def main(argv=None):
         fig3()
     if "game" in args.sections:
         game(args.game_max_dice)
-    if "mtable" in args.sections:    # issue 11: exploitability against memory m, rounds with <= 4 dice
+    if "mtable" in args.sections:    # exploitability against memory m, rounds with <= 4 dice
         caps = {}
         for item in filter(None, args.caps.split(",")):
             k, v = item.split(":")
@@ -598,16 +598,16 @@ def main(argv=None):
             caps[(int(d), None if mm == "perfect" else int(mm)) if mm else int(d)] = int(v)
         mtable(memories=[int(x) for x in args.memories.split(",")], caps=caps, cache=args.cache,
                groups=[tuple(int(x) for x in gr.split("v")) for gr in args.groups.split(",")])
-    if "rules" in args.sections:     # issue 11: update rules, 2v2 (exact) and 3v3 (lower bound)
+    if "rules" in args.sections:     # update rules, 2v2 (exact) and 3v3 (lower bound)
         budgets = [float(x) for x in args.budgets.split(",")]
         groups = [tuple(int(x) for x in gr.split("v")) for gr in args.rule_groups.split(",")]
         for gr in groups:
             exact = sum(gr) <= 4
             rules(gr, budgets=budgets, m_resps=("exact", 3) if exact else (3,),
                   alternate=(False, True) if gr[0] != gr[1] else (False,))
-    if "bounds" in args.sections:    # issue 11: the responder-memory bound against the exact one
+    if "bounds" in args.sections:    # the responder-memory bound against the exact one
         bounds()
-    if "largebounds" in args.sections:   # issue 11: the stronger bound beyond 4 dice in play
+    if "largebounds" in args.sections:   # the stronger bound beyond 4 dice in play
         largebounds(args.profile, tuple(int(x) for x in args.extra.split(",")), work=args.work)
     if "threads" in args.sections:   # the blocked kernel on several threads (a group left alone)
         threads()

@@ -1,4 +1,4 @@
-"""Tables sparse by reach: Linear CFR with regret-based pruning on a Dudo group's window DAG (issue 35, design b).
+"""Tables sparse by reach: Linear CFR with regret-based pruning on a Dudo group's window DAG (design b).
 
 Brown & Sandholm's regret-based pruning (NIPS 2015; "Reduced Space and Faster Convergence in
 Imperfect-Information Games via Pruning", ICML 2017) needs regrets that may stay negative, so the regrets here

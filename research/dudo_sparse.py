@@ -1,4 +1,4 @@
-"""Issue 35's designs (b) and (c) on the Dudo rounds with an exact best response, against the plain window.
+"""Designs (b) and (c) of the sparse tables on the Dudo rounds with an exact best response, against the plain window.
 
     nice -n 10 .venv/bin/python -m research.dudo_sparse memory --groups 2v2,1v2 \\
         --memories 2,3,4,2+1f,1+first,2+count,2+first --points 64,128,256,512

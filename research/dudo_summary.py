@@ -1,4 +1,4 @@
-"""Memory that keeps older claims coarsely (issue 35, design c): the last ``m`` claims of the round plus a
+"""Memory that keeps older claims coarsely (design c of docs/dudo-search-serving.md): the last ``m`` claims of the round plus a
 summary of each player's claims that have left the window.
 
 A ``Summary(m, kind)`` window is (the last m claims, the mover's summary, the opponent's summary), the two

@@ -1,4 +1,4 @@
-"""Issue 39: the certified bracket of a Jotto store's served pair, as the builder's certify="served" states it.
+"""The certified bracket of a Jotto store's served pair, as the builder's certify="served" states it.
 
   python -m research.jotto_bracket [--root stores] --variant jotto-en_US80-3-ganzfried [--nodes 2000000]
                                 [--steps 8]

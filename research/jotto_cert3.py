@@ -1,4 +1,4 @@
-"""Issue 39, 3 letters: a certified bracket of Jotto's value from heuristic column generation and a ratchet of
+"""3 letters: a certified bracket of Jotto's value from heuristic column generation and a ratchet of
 cutoff searches.
 
   python -m research.jotto_cert3 [--root stores] [--variant jotto-en_US80-3-ganzfried] [--rounds 100]

@@ -1,4 +1,4 @@
-"""Issue 39: the exact double oracle on a published Jotto store, a table per round.
+"""The exact double oracle on a published Jotto store, a table per round.
 
   python -m research.jotto_exact [--root stores] --variant jotto-en_US80-2-ganzfried [--rounds 60]
                               [--nodes 20000000] [--smoothing 0.5] [--lp-hider-too] [--log FILE]

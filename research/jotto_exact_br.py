@@ -1,4 +1,4 @@
-"""Issue 39: time per exact best response of the guesser, the bitset kernel (games.jotto.bitset_bb) against
+"""Time per exact best response of the guesser, the bitset kernel (games.jotto.bitset_bb) against
 the first branch and bound (games.jotto.exact), on a store's hiders.
 
   python -m research.jotto_exact_br [--root stores] --variant jotto-en_US80-2-ganzfried

@@ -1,4 +1,4 @@
-"""Jot lookups in the GBR scan (issue 13 item 1): the jot matrix's row, as the oracle reads it
+"""Jot lookups in the GBR scan: the jot matrix's row, as the oracle reads it
 (games.jotto.kernels.guess_score), against popcount(mask_a & mask_b) over letter-count masks.
 
   python -m research.jotto_jots [--lengths 4,5] [--sizes 0,300,30] [--seed 0]

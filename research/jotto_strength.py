@@ -1,4 +1,4 @@
-"""Issue 13's strength figures from published Jotto stores, each labelled with what it is.
+"""Strength figures from published Jotto stores, each labelled with what it is.
 
   python -m research.jotto_strength table1 [--root stores] [--variant V ...] [--strategy S ...] [--rollout]
                                         [--exact-max-words 100] [--exact-max-nodes 5000000]

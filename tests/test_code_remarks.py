@@ -1,10 +1,12 @@
-"""The product's code states why, not when: no work-log remark (an issue or session number, "(was 60)") in games,
-builder, server, clients, launcher or bench; that history is in the docs pages and git."""
+"""The code states why, not when: no work-log remark (an issue or session number, "(was 60)") in the product (games,
+builder, server, clients, launcher, bench), the studies (research), the tests or the docs' scripts; that history is in
+the docs pages and git."""
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = ("games", "builder", "server", "clients", "launcher", "bench")
+BESIDE = ("research", "tests", "docs")
 WORK_LOG = re.compile(r"\b(issue|session)s? \d+|\((was|were) [^)]|\brounds? of work\b", re.I)
 
 
@@ -15,6 +17,12 @@ def work_log_remarks(paths) -> list[str]:
 
 def test_the_product_code_has_no_work_log_remark():
     paths = sorted(p for d in PRODUCT for p in (ROOT / d).rglob("*.py"))
+    assert len(paths) > 100
+    assert work_log_remarks(paths) == []
+
+
+def test_the_studies_tests_and_docs_scripts_have_no_work_log_remark():
+    paths = sorted(p for d in BESIDE for p in (ROOT / d).rglob("*.py") if p != Path(__file__).resolve())
     assert len(paths) > 100
     assert work_log_remarks(paths) == []
 

@@ -1,4 +1,4 @@
-# Issue 35: the builder's stated figures against games.dudo.reference.exact_check on the stored rows (default profile, groups up to argv[1] dice in play).
+# the builder's stated figures against games.dudo.reference.exact_check on the stored rows (default profile, groups up to argv[1] dice in play).
 import time, sys, json
 import numpy as np
 from builder.profiles import DUDO_DEFAULT

@@ -1,4 +1,4 @@
-# Issue 35: a built store's stated figures against games.dudo.reference.exact_check on its rows, round by round up to
+# a built store's stated figures against games.dudo.reference.exact_check on its rows, round by round up to
 # argv[2] dice in play; argv[3:] (e.g. 2v2) limits the largest rounds walked (the smaller ones are always walked:
 # the larger rounds' best responses continue into them).  python docs/dudo-exact-check/default_store_figures.py
 # <store version dir> 4 2v2

@@ -1,4 +1,4 @@
-# Issue 35: exact_check with a changed challenge rule (argv[1]: onedie = the loser loses one die; loseropens = the loser opens the next round).
+# exact_check with a changed challenge rule (argv[1]: onedie = the loser loses one die; loseropens = the loser opens the next round).
 import time, sys, pickle
 import numpy as np
 from games.dudo.build.solve_game import solve_game

@@ -1,4 +1,4 @@
-# Issue 35: stated figures of a max_dice 2, memory 4, 30-iteration solve against exact_check on its rows, 2v2 included (minutes of CPU).
+# stated figures of a max_dice 2, memory 4, 30-iteration solve against exact_check on its rows, 2v2 included (minutes of CPU).
 import time, sys, json, numpy as np
 from games.dudo.build.solve_game import solve_game
 from games.dudo.build.rows import iter_rows

@@ -1,4 +1,4 @@
-# Issue 35: exact_check figures of the stored rows (argv[2] = stored), of the served policy (served: rows + endgame re-solving, SolutionBlueprint of the quantised strategy) or the same with the rows as blueprint (rows), default profile up to argv[1] dice in play.
+# exact_check figures of the stored rows (argv[2] = stored), of the served policy (served: rows + endgame re-solving, SolutionBlueprint of the quantised strategy) or the same with the rows as blueprint (rows), default profile up to argv[1] dice in play.
 import time, sys, json, numpy as np
 from builder.profiles import DUDO_DEFAULT as p
 from games.dudo.build.solve_game import solve_game

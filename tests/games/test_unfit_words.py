@@ -1,4 +1,4 @@
-"""Words fit for players (issue 37): no offensive word, abbreviation or proper noun in a playable list."""
+"""Words fit for players: no offensive word, abbreviation or proper noun in a playable list."""
 import json
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 35's designs (b) and (c): summary memories (research.dudo_summary) against their histories and an independent
+"""Designs (b) and (c) of the sparse tables: summary memories (research.dudo_summary) against their histories and an independent
 exact best response; Linear CFR with partial and regret-based pruning (research.dudo_pruning) against dense
 discounted CFR, the sequence-form LP and a walk over every claim history."""
 import numpy as np

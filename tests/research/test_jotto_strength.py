@@ -1,4 +1,4 @@
-"""Issue 13's strength tables (research/jotto_strength.py) on a tiny store, against literal references."""
+"""The strength tables (research/jotto_strength.py) on a tiny store, against literal references."""
 from contextlib import closing
 from fractions import Fraction
 

@@ -1,4 +1,4 @@
-"""The network surface under abuse (issue 36), on loopback, against a server process started here with its
+"""The network surface under abuse, on loopback, against a server process started here with its
 default connection options under ``ulimit -n 1024``: each abuse runs on a thread while normal gRPC and
 HTTP calls are made beside it. Each test asserts that every normal call made during the abuse succeeded
 within its deadline, that the server closed every abusive connection within the configured timeout, and

@@ -1,6 +1,6 @@
-"""Endgame re-solving served (issue 12): a late Dudo decision is re-solved with perfect recall in the live
+"""Endgame re-solving served: a late Dudo decision is re-solved with perfect recall in the live
 pool and answered LIVE; the store answers (BOOK) before the endgame, and says DEGRADED when the pool
-refuses (slots, an estimate over the time left) or the re-solve is stopped (issue 35); a caller gone still
+refuses (slots, an estimate over the time left) or the re-solve is stopped; a caller gone still
 ends the call. The mechanism,
 without timing asserts (the re-solve itself is checked in tests/games/test_dudo_endgame*.py)."""
 import itertools
