@@ -14,9 +14,9 @@ new directory under it, cold as a fresh clone's) and reads its progress file as 
 ``/readyz`` gives); the second watches a running ``make serve`` through its ``/readyz`` until nothing is being built;
 the third compares samples recorded by either (``<root>/.work/progress-samples.jsonl``, or ``--record FILE``) again;
 the fourth prints each store's step walls from the log's step lines (what ``builder.step_seconds`` records); the fifth
-plays a recorded build's counts (the progress file's ``counted``, ``cpu_seconds``, ``lane``, ``nice``, ``cores_ahead``
-and ``idle_seconds`` at each write, as ``--trace FILE`` records them beside ``--root`` or ``--watch``) through the lanes'
-forecast (``builder.lane_forecast``) of this code, and compares what it would have said.
+plays a recorded build's counts (the progress file's ``counted``, ``cpu_seconds``, ``lane``, ``nice``, ``cores_ahead``,
+``tasks`` and ``idle_seconds`` at each write, as ``--trace FILE`` records them beside ``--root`` or ``--watch``) through the
+lanes' forecast (``builder.lane_forecast``) of this code, and compares what it would have said.
 
 For each store built: its wall, the samples taken while it was being built, the worst gap between the fraction
 said and the true one (and where in the build it was), the share of samples within 0.10, the same for the time
@@ -364,7 +364,7 @@ def trace_rows(root: Path, sampled: float | None = None) -> list[dict]:
         return []
     return [{"t": p.updated, "idle_seconds": p.idle_seconds, "variant": v.variant, "seconds": v.seconds,
              "counted": v.counted, "cpu_seconds": v.cpu_seconds, "lane": v.lane, "nice": v.nice,
-             "cores_ahead": v.cores_ahead,
+             "cores_ahead": v.cores_ahead, "tasks": v.tasks,
              "fraction": v.fraction, "eta": v.remaining_seconds(), "sampled": sampled}
             for v in p.variants if v.state == "building"]
 

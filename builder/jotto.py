@@ -249,11 +249,11 @@ class _JottoBuild:
 
     def bar(self, desc, total):
         """A step with a count (a bar on a terminal, a few lines in a log: ``builder.steps``)."""
-        return self.steps.step(desc, total)
+        return self.steps.step(desc, total, tasks=step_tasks(desc, self.trees.ex.local_cores))
 
     def phase(self, desc):
         """A step without a count: one line when it starts and one when it ends."""
-        return self.steps.step(desc, 1)
+        return self.steps.step(desc, 1, tasks=step_tasks(desc, self.trees.ex.local_cores))
 
     def single(self, name: str, hider: np.ndarray, tree: Tree, strategy: dict) -> None:
         """Record a one-member strategy: its hider, its guesser's tree as the book."""
@@ -494,7 +494,7 @@ def _certify(b: _JottoBuild, fp: FPState) -> None:
     every member's whole tree in its book), or the bounded-search bracket around the served pair."""
     if b.params.certify == "served":
         counts = served_bracket_counts(b.params)
-        with b.steps.step("value bracket", counts, costs=served_bracket_costs(counts)) as pb:
+        with b.steps.step("value bracket", counts, costs=served_bracket_costs(counts), tasks=1) as pb:
             b.certified = _served_bracket(b, pb)
         return
     seed_trees, source = _seed_trees(b, _seed_members(b, fp))
@@ -729,7 +729,7 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
     is sequential (each iteration needs the last)."""
     t_start = time.perf_counter()
     with StoreSteps(variant, jotto_step_shares(variant, params), timed=True) as steps:
-        with steps.step("setup", 1):    # the dictionary, its oracle's tables, the executor's copies of them
+        with steps.step("setup", 1, tasks=1):    # the dictionary, its oracle's tables, the executor's copies of them
             b = _JottoBuild(variant, params, root, position, executor, steps)
         with b.bar("fixed guessers", 3) as pb:
             _fixed_guessers(b, pb)
@@ -746,6 +746,22 @@ def build_jotto_store(variant: str, params: JottoParams, root: Path, position: i
             path = _publish(b, root, t_start)
     b.ckpt.clear()
     return path
+
+
+# the steps whose trees run on the executor's workers side by side (many hiders at a call); the double oracle's rounds
+# ask for two trees at a time (the restricted game's hider and its midpoint with the uniform one, per oracle kind);
+# every other step runs one task: the builder's thread, or one tree at a time while it waits (Hedge's iterations, the
+# fixed and people's guessers, the value bracket's rollout tree)
+TREES_SIDE_BY_SIDE = {"double oracle": 2, "hider selection": None, "robust hider": None, "double-oracle book": None,
+                      "figures": None}
+
+
+def step_tasks(step: str, workers: int) -> int:
+    """The tasks a Jotto build's step runs side by side on an executor of ``workers`` local workers."""
+    if step not in TREES_SIDE_BY_SIDE:
+        return 1
+    most = TREES_SIDE_BY_SIDE[step]
+    return max(1, min(workers, most or workers))
 
 
 def jotto_steps(params: JottoParams) -> list[str]:

@@ -152,6 +152,7 @@ class ProgressReporter:
             steps.poll()
             f = steps.fraction()
             v.cores_ahead = steps.cores_ahead()
+            v.tasks = steps.tasks()
         except Exception:  # noqa: BLE001 - progress is for display: never fail the build
             return
         left = self._time_left.setdefault(v.variant, TimeLeft(self._prior(v, steps)))

@@ -119,18 +119,30 @@ class StoreSteps:
         left = sum(self.shares.values()) * (1.0 - self.fraction())
         return [(left, sum(step.cores for step in running))]
 
+    def tasks(self) -> int | None:
+        """The tasks its running steps run side by side now (the busy threads of its lane's CPU count: the builder's
+        thread or its executor's workers), where every running step says; else None. Recorded for the lanes'
+        schedule, which the kernel shares by busy task, not by lane."""
+        with self._lock:
+            running = [step for _, step in self._running.values()]
+        if not running or any(step.tasks is None for step in running):
+            return None
+        return sum(step.tasks for step in running)
+
     def poll(self) -> None:
         """Called every few seconds by the progress file's heartbeat (a step that reports nothing for long
         still gets its line: ``DudoWork`` reads its workers' files here)."""
 
     # ------------------------------------------------------------------ the steps
     def step(self, name: str, total: int, desc: str | None = None, start: int = 0,
-             expected: int | None = None, costs: tuple = (), cores: int | None = None) -> "Step":
+             expected: int | None = None, costs: tuple = (), cores: int | None = None,
+             tasks: int | None = None) -> "Step":
         """A step of ``total`` counts at most; ``expected``: the counts it usually takes (a loop that stops early),
         which its share of the store is counted against; ``costs``: ((counts, share of the step done), ...) where
         its counts cost unevenly (measured), read linearly between; ``cores``: the threads of its build lane's CPU
-        count it runs on, where it says (``builder.lane_cpu``: the lane's thread and its executor's workers)."""
-        return Step(self, name, total, desc or name, start, expected, costs, cores)
+        count it runs on, where it says (``builder.lane_cpu``: the lane's thread and its executor's workers); ``tasks``:
+        the tasks it runs side by side, where it says (``cores`` where that is given)."""
+        return Step(self, name, total, desc or name, start, expected, costs, cores, tasks)
 
     def set_done(self, name: str, fraction: float) -> None:
         with self._lock:
@@ -158,9 +170,11 @@ class Step:
     """One step: tqdm's interface (``update``, ``set_postfix``, a context manager); a bar on a terminal only."""
 
     def __init__(self, steps: StoreSteps, name: str, total: int, desc: str, start: int = 0,
-                 expected: int | None = None, costs: tuple = (), cores: int | None = None):
+                 expected: int | None = None, costs: tuple = (), cores: int | None = None,
+                 tasks: int | None = None):
         self.steps, self.name, self.total, self.desc = steps, name, max(0, int(total)), desc
         self.cores = cores
+        self.tasks = cores if tasks is None else tasks
         self.expected = expected or self.total
         self.costs = ((0, 0.0),) + tuple(costs) if costs else ()
         self.n = 0

@@ -20,15 +20,16 @@ page). Format (JSON, ``format`` 1)::
                    "nice": 19,                 # while building: that lane's niceness
                    "cores_ahead": [[120.5, 2], [40.1, 1]],  # while building, where its build knows them: the
                                                # expected seconds still to go of each part of it with its tasks side by side
+                   "tasks": 2,                 # while building, where its running steps say: their tasks side by side
                    "published_in": 300.2}],    # planned: the builder's seconds until it is published, or absent
      "idle_seconds": 5120.3}                   # the machine's idle core seconds so far, or absent
 
 A store's fraction and time left are the builder's estimate (``builder.progress``: the work counted, each step
 weighted by its measured cost, ``builder.steps``, Dudo ``builder.dudo_progress``, read through the lanes' schedule,
 ``builder.lane_schedule``), the fraction capped below 1 until the store is published. ``counted``, ``cpu_seconds``,
-``lane``, ``nice``, ``cores_ahead`` and ``idle_seconds`` are what the estimate was made from (``python -m bench.build_progress
---replay`` plays a recorded build's through it again). A file without them (an older builder) is read from its expected time
-(``fraction = seconds / expected``). A file whose ``updated`` is older than
+``lane``, ``nice``, ``cores_ahead``, ``tasks`` and ``idle_seconds`` are what the estimate was made from (``python -m
+bench.build_progress --replay`` plays a recorded build's through it again). A file without them (an older builder)
+is read from its expected time (``fraction = seconds / expected``). A file whose ``updated`` is older than
 ``STALE_SECONDS`` while its state is ``building`` is a build that died (SIGKILL, a lost machine): readers
 treat it as stopped.
 """
@@ -77,6 +78,7 @@ class VariantProgress:
     lane: int | None = None                 # the build lane it is built in
     nice: int | None = None                 # that lane's niceness while it builds it
     cores_ahead: list | None = None         # [(expected seconds, tasks side by side)] of its build still to go
+    tasks: int | None = None                # the tasks its running steps run side by side now (None: not said)
     published_in: float | None = None       # planned: the builder's seconds until it is published (its lane's schedule)
 
     def __post_init__(self):
@@ -186,6 +188,7 @@ class BuildProgress:
                               **({} if v.nice is None else {"nice": v.nice}),
                               **({} if not v.cores_ahead else {
                                   "cores_ahead": [[round(w, 1), n] for w, n in v.cores_ahead]}),
+                              **({} if v.tasks is None else {"tasks": v.tasks}),
                               **({} if v.published_in is None or v.state != "planned" else {
                                   "published_in": round(v.published_in, 1)})}
                              for v in self.variants],
@@ -208,6 +211,7 @@ class BuildProgress:
                                         lane=None if v.get("lane") is None else int(v["lane"]),
                                         nice=None if v.get("nice") is None else int(v["nice"]),
                                         cores_ahead=_parts(v.get("cores_ahead")),
+                                        tasks=None if v.get("tasks") is None else int(v["tasks"]),
                                         published_in=_number(v.get("published_in")))
                         for v in data.get("variants", [])]
             return cls(variants=variants, state=data.get("state", "building"), message=str(data.get("message", "")),

@@ -206,14 +206,15 @@ def test_a_trace_records_what_each_estimate_was_made_from(tmp_path):
     from games.buildprogress import BuildProgress, VariantProgress
 
     dudo = VariantProgress("dudo-5dice-default", "building", 700.0, 30.0, work_fraction=0.1, work_remaining=270.0,
-                           counted=0.08, cpu_seconds=50.5, lane=2, nice=10, cores_ahead=[(200.0, 2), (100.0, 1)])
+                           counted=0.08, cpu_seconds=50.5, lane=2, nice=10, cores_ahead=[(200.0, 2), (100.0, 1)],
+                           tasks=2)
     BuildProgress([dudo, VariantProgress("jotto-en_US80-5-ganzfried")], idle_seconds=1234.5).write(tmp_path)
     record_rows(trace_rows(tmp_path), tmp_path / "trace.jsonl")
     [row] = load_rows(tmp_path / "trace.jsonl")
     assert {k: row[k] for k in ("variant", "counted", "cpu_seconds", "lane", "nice", "idle_seconds", "fraction", "eta")} \
         == {"variant": "dudo-5dice-default", "counted": 0.08, "cpu_seconds": 50.5, "lane": 2, "nice": 10,
             "idle_seconds": 1234.5, "fraction": 0.1, "eta": 270.0}
-    assert row["cores_ahead"] == [[200.0, 2], [100.0, 1]]
+    assert row["cores_ahead"] == [[200.0, 2], [100.0, 1]] and row["tasks"] == 2
     assert trace_rows(tmp_path / "none") == []
 
 

@@ -315,3 +315,38 @@ def test_a_forecast_that_fails_leaves_the_stores_own_estimates_and_the_build_goi
         assert v.state == "building" and v.remaining_seconds() is not None
         rep.finished(v5, 1.0)
     assert read_progress(tmp_path).state == "done"
+
+
+def test_a_store_records_the_tasks_its_running_steps_run_side_by_side(tmp_path):
+    from builder.steps import StoreSteps
+
+    v5 = "jotto-en_US80-5-ganzfried"
+    rep = ProgressReporter(tmp_path, {v5: DEFAULT[v5]}, heartbeat=60, lanes=[[v5]])
+    with rep, StoreSteps(v5, {"hedge": 1.0, "robust hider": 1.0}, timed=True) as steps:
+        rep.started(v5, lane=0, cpu=_LaneCount())
+        with steps.step("hedge", 10, tasks=1):
+            rep._write()
+            hedge = read_progress(tmp_path).variants[0].tasks
+        with steps.step("robust hider", 5, tasks=2):
+            rep._write()
+            robust = read_progress(tmp_path).variants[0].tasks
+    assert (hedge, robust) == (1, 2)
+
+
+def test_a_store_whose_steps_fail_to_say_their_tasks_still_builds(tmp_path, monkeypatch):
+    from builder.steps import StoreSteps
+
+    def broken(self):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(StoreSteps, "tasks", broken)
+    v5 = "jotto-en_US80-5-ganzfried"
+    rep = ProgressReporter(tmp_path, {v5: DEFAULT[v5]}, heartbeat=60, lanes=[[v5]])
+    with rep, StoreSteps(v5, {"hedge": 1.0}, timed=True) as steps:
+        rep.started(v5, lane=0, cpu=_LaneCount())
+        with steps.step("hedge", 10, tasks=1):
+            rep._write()
+            v = read_progress(tmp_path).variants[0]
+        rep.finished(v5, 1.0)
+    assert v.state == "building" and v.tasks is None
+    assert read_progress(tmp_path).state == "done"

@@ -95,6 +95,17 @@ def test_a_step_on_one_thread_says_so_to_the_lanes_forecast():
             assert steps.cores_ahead() == [(pytest.approx(1.5), 1)]     # the half of its 3 left, on one thread
 
 
+def test_a_store_says_the_tasks_its_running_steps_run_side_by_side():
+    with StoreSteps("c", {"setup": 1.0, "trees": 1.0, "search": 1.0}, out=io.StringIO()) as steps:
+        with steps.step("setup", 1):
+            assert steps.tasks() is None                # a step that does not say
+        with steps.step("trees", 4, tasks=2):
+            assert steps.tasks() == 2
+            assert steps.cores_ahead() is None          # its tasks say nothing of the store's rest
+        with steps.step("search", 4, cores=1):
+            assert steps.tasks() == 1                   # a step on one thread runs one task
+
+
 def _write_group(work, a, b, what, t=0):
     stem = work / f"dudo_{a}v{b}_m2"
     if what == "training":

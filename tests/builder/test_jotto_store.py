@@ -206,3 +206,30 @@ def test_full_store_hider_is_at_least_as_robust_as_the_uniform_one(tmp_path, fla
     assert max(f["epsilon"], f["epsilon_rollout"]) <= uniform_worst + ROBUST_TOLERANCE + 1e-9
     h = s.array("hider:double_oracle")
     assert f["hider_vs_rollout"] == pytest.approx(float(h @ o.tree(h, ROLLOUT).guesses))
+
+
+def test_every_step_of_a_build_says_the_tasks_it_runs_side_by_side(tmp_path, monkeypatch):
+    """Recorded in the progress file for the lanes' schedule: one task but where the step's trees run on the workers
+    side by side (the double oracle's two at a time); Hedge builds one tree an iteration."""
+    from builder.executor import BuildExecutor
+    from builder.jotto import JottoParams, build_jotto_store, jotto_steps
+    from builder.steps import StoreSteps
+
+    class TwoWorkers(BuildExecutor):
+        workers = local_cores = 2
+
+    said, step = {}, StoreSteps.step
+
+    def recorded(self, name, *args, **kw):
+        out = step(self, name, *args, **kw)
+        said[name] = out.tasks
+        return out
+
+    monkeypatch.setattr(StoreSteps, "step", recorded)
+    p = JottoParams(fp_iterations=3, do_iterations=1, hedge_iterations=2, robust_hider=True, certify="served",
+                    certify_nodes=200, certify_steps=1)
+    build_jotto_store(SMALL_VARIANT, p, tmp_path, executor=TwoWorkers())
+    assert list(said) == jotto_steps(p)
+    assert {k for k, n in said.items() if n == 2} == {"double oracle", "hider selection", "robust hider",
+                                                        "double-oracle book", "figures"}
+    assert all(n == 1 for k, n in said.items() if n != 2)
