@@ -377,11 +377,10 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
         do = solve_double_oracle(oracle, params.do_iterations, do, seed_columns=seeds, on_iteration=do_tick,
                                  trees=trees, kinds=tuple(KINDS[k] for k in params.do_oracles))
         ckpt.save("do", do.to_arrays())
-    # the restricted games over every column the double oracle found and over Hedge's: one thread's LPs, 15 s of the
-    # 4-letter store's 155 in make serve's lanes
+    # the anchors, with the restricted game over Hedge's columns (one thread's LP); the one over every column the
+    # double oracle found is its final mixture's (do.hider)
     with b.phase("restricted games"):
-        G_do = do.matrix()
-        _, _, y = restricted_game(G_do)
+        G_do, y = do.matrix(), do.hider
         support = np.flatnonzero(do.weights > 0)
         G_s, w_do = G_do[:, support], do.weights[support]
         # anchors: the uniform hider, the restricted game's, fictitious play's and the average of the rounds'

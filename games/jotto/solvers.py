@@ -316,12 +316,16 @@ class DOState:
 
     last_used: list[int] = field(default_factory=list)  # iteration a column was added or last in the support
     kinds: list[int] = field(default_factory=list)  # the oracle kind of each column (GBR, ROLLOUT, ...)
+    # the restricted game's hider (its LP's duals) where `weights` are that LP's over every column; None otherwise
+    # (before such an LP, and once a column is added)
+    hider: np.ndarray | None = None
 
     def add(self, h: np.ndarray, guesses: np.ndarray, kind: int = GBR) -> None:
         self.hiders.append(h)
         self.columns.append(guesses.astype(np.uint8))
         self.last_used.append(self.iterations)
         self.kinds.append(kind)
+        self.hider = None
 
     def active(self, keep: int) -> np.ndarray:
         """Columns added or in the restricted game's support within the last `keep` iterations."""
@@ -351,7 +355,8 @@ class DOState:
                 "weights": self.weights if self.weights is not None else np.zeros(0),
                 "guarantee_history": np.array(self.guarantee_history), "seconds": np.array(self.seconds),
                 "iterations": np.array(self.iterations), "last_used": np.array(self.last_used, dtype=np.int64),
-                "kinds": np.array(self.kinds, dtype=np.int64)}
+                "kinds": np.array(self.kinds, dtype=np.int64),
+                "hider": self.hider if self.hider is not None else np.zeros(0)}
 
     @staticmethod
     def from_arrays(a) -> "DOState":
@@ -359,8 +364,9 @@ class DOState:
         it = int(a["iterations"])
         last = [int(x) for x in a["last_used"]] if "last_used" in a else [it] * len(a["columns"])
         kinds = [int(x) for x in a["kinds"]] if "kinds" in a else [GBR] * len(a["columns"])
+        y = a["hider"] if "hider" in a and a["hider"].size else None
         return DOState(list(a["hiders"]), list(a["columns"]), w if w.size else None,
-                       list(a["guarantee_history"]), float(a["seconds"]), it, last, kinds)
+                       list(a["guarantee_history"]), float(a["seconds"]), it, last, kinds, y)
 
 
 # (hiders, oracle kind) -> the oracle's response trees to them, in order (e.g. on the builder's executor)
@@ -387,8 +393,9 @@ def solve_double_oracle(
     restricted hider and to its mix with the uniform hider as new columns.
 
     Each round's LP runs over the columns added or used within the last `keep` rounds (the LP grows
-    slow past a few hundred columns); the final mixture is solved over every column found. ``trees``
-    computes a round's greedy responses (in parallel in the builder); by default one after another.
+    slow past a few hundred columns); the final mixture is solved over every column found, its hider kept in
+    ``state.hider``. ``trees`` computes a round's greedy responses (in parallel in the builder); by default one
+    after another.
     """
     if state is None:
         state = DOState()
@@ -404,6 +411,7 @@ def solve_double_oracle(
         for c in act[xa > 0]:
             state.last_used[c] = state.iterations
         state.weights, state.guarantee_history = x, state.guarantee_history + [guarantee]
+        state.hider = y if len(act) == len(state.columns) else None
         hs = [y, 0.5 * (y + oracle.uniform)]
         for kind in kinds:
             for h, g in zip(hs, gbr_guesses(oracle, hs, trees, kind)):
@@ -412,10 +420,10 @@ def solve_double_oracle(
         state.seconds += time.perf_counter() - start
         if on_iteration:
             on_iteration(state)
-    if state.weights is None or len(state.weights) != len(state.columns) or len(state.active(keep)) < len(state.columns):
+    if state.hider is None:
         # the final mixture over every column; guarantee_history keeps one entry per round, so that a
         # resumed solve records exactly what an uninterrupted one does
-        state.weights, _, _ = restricted_game(state.matrix())
+        state.weights, _, state.hider = restricted_game(state.matrix())
     return state
 
 

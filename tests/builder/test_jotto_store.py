@@ -147,6 +147,35 @@ def test_resumed_solves_equal_uninterrupted_ones():
             assert np.array_equal(a[k], b[k]), k
 
 
+def test_a_build_resumed_after_its_double_oracle_writes_the_same_store(tmp_path, monkeypatch):
+    """A build stopped once its double oracle's final checkpoint is saved resumes from it to the same store: from a
+    checkpoint holding the final mixture's hider (used as it is), and from one without (solved again)."""
+    import builder.jotto as jotto
+    from builder.jotto import Checkpoint, JottoParams, build_jotto_store
+
+    params = JottoParams(fp_iterations=10, do_iterations=2, hedge_iterations=12, book_threshold=6)
+    whole = Store(build_jotto_store(SMALL_VARIANT, params, tmp_path / "whole")).manifest["content_hash"]
+
+    class Stop(Exception):
+        pass
+
+    def stop(anchors):
+        raise Stop
+
+    for keep_hider in (True, False):
+        root = tmp_path / f"resumed-{keep_hider}"
+        with monkeypatch.context() as m:
+            m.setattr(jotto, "hider_candidates", stop)
+            with pytest.raises(Stop):
+                build_jotto_store(SMALL_VARIANT, params, root)
+        ckpt = Checkpoint(root, SMALL_VARIANT, params)
+        saved = ckpt.load("do")
+        assert saved["hider"].size == len(load_dictionary(SMALL_VARIANT).words)
+        if not keep_hider:
+            ckpt.save("do", {k: v for k, v in saved.items() if k != "hider"})
+        assert Store(build_jotto_store(SMALL_VARIANT, params, root)).manifest["content_hash"] == whole
+
+
 def test_people_lookahead_store_serves_the_tree_it_reports(tmp_path):
     """With people_lookahead the book holds the lookahead's moves, the server plays the rollout guesser
     below the threshold, and the figures are those of that play, replayed word by word."""
