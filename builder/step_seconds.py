@@ -118,13 +118,16 @@ MEASURED_BUILDS: dict[str, dict[str, dict[str, float]]] = {
 }
 
 
-# a Jotto build's restricted games (builder.jotto: over every column its double oracle found and over Hedge's, for
-# the hider selection's anchors) ran between the steps of the builds above, so none of them timed them: their share
-# of each store's wall, by word length, from the two make serve builds whose logs time them (14:19 and 14:47, their
-# step lines: the double oracle's end to the hider selection's start): 16 and 15 s of the 4-letter store's 151 and
-# 155 s (2.5 and 2.3 of its 30.6 and 30.5 CPU seconds), 7 s of the 5-letter store's 286 and 292 s; the 2 and 3-letter
-# stores' within the log's second, 0.5 s as any step under a second
-RESTRICTED_GAMES_SHARES = {2: 0.5 / 510, 3: 0.5 / 35, 4: 0.10, 5: 0.024}
+# a Jotto build's restricted games (builder.jotto: the hider selection's anchors, with the LP over Hedge's columns)
+# ran between the steps of the builds above, so none of them timed them: their share of each store's wall, by word
+# length, from the two make serve builds whose logs time them (14:19 and 14:47, their step lines: the double oracle's
+# end to the hider selection's start): 16 and 15 s of the 4-letter store's 151 and 155 s (2.5 and 2.3 of its 30.6 and
+# 30.5 CPU seconds), 7 s of the 5-letter store's 286 and 292 s (shares 0.10, 0.024), when the step solved the double
+# oracle's final mixture again too; without it the step keeps 0.43 of its LP seconds (4 letters 0.73 of 1.70 s,
+# 5 letters 1.02 of 2.35 s, each LP timed in one standalone build of the code before at nice 5), so
+# 0.10 * 0.43 / (1 - 0.10 * 0.57) and 0.024 * 0.43 / (1 - 0.024 * 0.57); the 2 and 3-letter stores' within the
+# log's second, 0.5 s as any step under a second
+RESTRICTED_GAMES_SHARES = {2: 0.5 / 510, 3: 0.5 / 35, 4: 0.046, 5: 0.011}
 
 
 def measured_step_seconds(store: str) -> dict[str, float]:
