@@ -119,15 +119,16 @@ MEASURED_BUILDS: dict[str, dict[str, dict[str, float]]] = {
 
 
 # a Jotto build's restricted games (builder.jotto: the hider selection's anchors, with the LP over Hedge's columns)
-# ran between the steps of the builds above, so none of them timed them: their share of each store's wall, by word
-# length, from the two make serve builds whose logs time them (14:19 and 14:47, their step lines: the double oracle's
+# ran between the steps of the builds above, so none of them timed them: their share of each default store's wall,
+# from the two make serve builds whose logs time them (14:19 and 14:47, their step lines: the double oracle's
 # end to the hider selection's start): 16 and 15 s of the 4-letter store's 151 and 155 s (2.5 and 2.3 of its 30.6 and
 # 30.5 CPU seconds), 7 s of the 5-letter store's 286 and 292 s (shares 0.10, 0.024), when the step solved the double
 # oracle's final mixture again too; without it the step keeps 0.43 of its LP seconds (4 letters 0.73 of 1.70 s,
 # 5 letters 1.02 of 2.35 s, each LP timed in one standalone build of the code before at nice 5), so
 # 0.10 * 0.43 / (1 - 0.10 * 0.57) and 0.024 * 0.43 / (1 - 0.024 * 0.57); the 2 and 3-letter stores' within the
 # log's second, 0.5 s as any step under a second
-RESTRICTED_GAMES_SHARES = {2: 0.5 / 510, 3: 0.5 / 35, 4: 0.046, 5: 0.011}
+RESTRICTED_GAMES_SHARES = {"jotto-en_US80-2-ganzfried": 0.5 / 510, "jotto-en_US80-3-ganzfried": 0.5 / 35,
+                           "jotto-en_US80-4-ganzfried": 0.046, "jotto-en_US80-5-ganzfried": 0.011}
 
 
 def measured_step_seconds(store: str) -> dict[str, float]:
@@ -138,19 +139,10 @@ def measured_step_seconds(store: str) -> dict[str, float]:
     scale = sum(totals) / len(totals)
     steps = list(dict.fromkeys(step for b in builds for step in b))
     out = {step: sum(b.get(step, 0.0) / t for b, t in zip(builds, totals)) / len(builds) * scale for step in steps}
-    share = _restricted_games_share(store)
+    share = RESTRICTED_GAMES_SHARES.get(store)
     if share is not None:
         out["restricted games"] = sum(out.values()) * share / (1.0 - share)
     return out
-
-
-def _restricted_games_share(store: str) -> float | None:
-    if not store.startswith("jotto-"):
-        return None
-    try:
-        return RESTRICTED_GAMES_SHARES.get(int(store.split("-")[2]))
-    except (IndexError, ValueError):
-        return None
 
 
 def jotto_step_seconds(length: int, step: str) -> tuple[dict, float]:

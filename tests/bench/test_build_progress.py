@@ -22,7 +22,9 @@ def recorded_restricted_games_shares(monkeypatch):
     them with the step's share of those builds (the 4 and 5-letter stores' 0.10 and 0.024), not this code's."""
     import builder.step_seconds as step_seconds
 
-    monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", {**step_seconds.RESTRICTED_GAMES_SHARES, 4: 0.10, 5: 0.024})
+    monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", {**step_seconds.RESTRICTED_GAMES_SHARES,
+                                                                  "jotto-en_US80-4-ganzfried": 0.10,
+                                                                  "jotto-en_US80-5-ganzfried": 0.024})
 
 
 def _t(hms: str, day: datetime.date = DAY) -> float:

@@ -25,8 +25,8 @@ def respond(policy_for_seat, round_: tuple[int, int], g, strat: np.ndarray, W: d
     ``policy_for_seat(resp_is_opener)`` (the fixed player's ``policy(hist) -> P[slot, roll]`` in the seat
     facing the responder), ``games`` sampled rounds a seat, deterministic from ``seed``.  ``g``, ``strat``:
     the round's stored group and rows (the responder's leaf values: the memory-``m_resp`` best response to
-    them; by default ``responder_memory``); ``resp_open`` / ``resp_other``: the responder's winning probabilities in the later rounds;
-    ``control``: each round's value with AIVAT's control variates (``measure.responder.sample_response``: the same mean,
+    them; by default ``responder_memory``); ``resp_open`` / ``resp_other``: the responder's winning
+    probabilities in the later rounds; ``control``: each round's value with AIVAT's control variates (``measure.responder.sample_response``: the same mean,
     on the exact rounds a tenth of the standard error or less); ``parallel_seats``: the responder's seat as the
     opener in a forked process beside the other (the same figures, in about half the wall on two idle cores).
 
@@ -49,7 +49,7 @@ def respond(policy_for_seat, round_: tuple[int, int], g, strat: np.ndarray, W: d
                 br_other=n.value, br_other_stderr=n.stderr)
 
 
-def responder_memory(g) -> object:
+def responder_memory(g):
     """The responder's memory on the stored group ``g``: 2, where that remembers all the rows' memory does (its
     tables lift the rows: ``bound.lift_strategy``), else the rows' own memory."""
     return 2 if dominates(g.K, 2, g.m) else g.m
