@@ -476,7 +476,7 @@ class _LaneCounts:
         """A store starts in the lane at ``at``: its earlier store's count runs on to then. False where ``at`` is
         not after the lane's last row (the trace's first row of it came late)."""
         self.started.add(variant)
-        before, rows = self._last.get(lane, (None, []))
+        rows = self._last.get(lane, (None, []))[1]
         if rows and at <= rows[-1][0]:
             self._done[lane] = self._done.get(lane, 0.0) + rows[-1][1]
             self._last[lane] = (variant, [])
