@@ -381,7 +381,7 @@ def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[S
     build's, the others at 19 after the first store."""
     from builder.lane_forecast import Counted, LaneForecast
     from builder.profiles import DEFAULT, EXPECTED_SECONDS
-    from builder.progress import steps_cpu_seconds, steps_seconds
+    from builder.progress import rests_by_tasks, steps_cpu_seconds, steps_seconds
     from builder.time_left import TimeLeft
 
     rows = [r for r in rows if r.get("lane") is not None and r.get("counted") is not None]
@@ -393,7 +393,8 @@ def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[S
     wall = {v: steps_seconds(v, DEFAULT[v]) or EXPECTED_SECONDS.get(v) if v in DEFAULT else None for v in plan}
     cpu = {v: steps_cpu_seconds(v, DEFAULT[v]) if v in DEFAULT else None for v in plan}
     now = [0.0]
-    forecast = LaneForecast([lanes[k] for k in sorted(lanes)], cpu, wall, clock=lambda: now[0])
+    forecast = LaneForecast([lanes[k] for k in sorted(lanes)], cpu, wall, clock=lambda: now[0],
+                            rest_by_tasks=rests_by_tasks({v: DEFAULT[v] for v in plan if v in DEFAULT}))
     first_store = plan and lanes[min(lanes)][0]
     # a store of a side lane but the first has no time left of its own, as in the build (``builder.__main__``)
     own = {v: TimeLeft(_own_prior(v, wall[v], len(lanes) > 1) if v == first_store or v in lanes[max(lanes)] else None)

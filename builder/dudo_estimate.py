@@ -173,6 +173,40 @@ MEASURED_BUILDS = {
          (5, 5): 24.0},
         13.9),
 }
+# The default store's wall in a fresh clone's `make serve` (three lanes, numba's cache cold, a quiet machine: its log's
+# `dudo-5dice-default: published, built in N s`; the 11:18 build's from tests/builder/data/dudo_serve_build_1118.json,
+# the others' from the traces under tests/builder/data/ and docs/operations.md), every one of the profile it builds now
+# (b0134ab on) with the code of its hour. A build beside the lanes starts its time left from their mean
+# (``builder.dudo_progress.DudoWork``): the builds its phases' shares come from (``MEASURED_BUILDS``) ran alone on a
+# loaded machine, 440-1,205 s, and a fresh make serve of the same store took 454-478 s.
+SERVE_WALLS = {"2026-11-29 11:18": 459.0, "2026-11-29 14:19": 467.7, "2026-11-29 14:47": 478.3,
+               "2026-11-29 16:33": 466.2, "2026-11-29 17:07": 454.4}
+
+
+def serve_seconds() -> float:
+    """The default store's expected wall in make serve's lanes: the mean of ``SERVE_WALLS``."""
+    return sum(SERVE_WALLS.values()) / len(SERVE_WALLS)
+
+
+# The default store's work counted beside the lanes (``progress_walls``' weights, ``builder.dudo_progress.DudoWork``)
+# against the share of its wall passed, in the four fresh make serve builds traced (14:19, 14:47, 16:33, 17:07:
+# tests/builder/data/serve_lanes_build_*.json, each counted by these weights): at each twentieth of the work counted,
+# the mean over the four of the share of its wall passed when its build first counted that much (a test computes it
+# again from the traces). The four agree within 0.025 at every twentieth; the weights, of builds alone on a loaded
+# machine, count a make serve build's first levels and its groups training alone (4v5, 5v5) up to 0.09 ahead of its
+# wall, its search tables behind.
+SERVE_WALL_SHARES = (0.002, 0.052, 0.070, 0.103, 0.162, 0.206, 0.258, 0.308, 0.369, 0.420, 0.476, 0.541, 0.559,
+                     0.603, 0.638, 0.679, 0.729, 0.783, 0.891, 0.996, 1.000)
+
+
+def serve_wall_share(counted: float) -> float:
+    """The share of its wall a make serve build of the default store has passed at ``counted`` of its work
+    (``SERVE_WALL_SHARES``, read linearly between its twentieths)."""
+    x = min(1.0, max(0.0, counted)) * (len(SERVE_WALL_SHARES) - 1)
+    k = min(int(x), len(SERVE_WALL_SHARES) - 2)
+    return SERVE_WALL_SHARES[k] + (x - k) * (SERVE_WALL_SHARES[k + 1] - SERVE_WALL_SHARES[k])
+
+
 # A build whose load rose eightfold in its fifth minute (2026-11-29 07:03, load 2 then 10-17, 2,128 s, 1v5's tables
 # made): its later groups took 2-7 times the quiet walls where its first ones took 1.3-3.6, and its search tables
 # (one process beside the steps of two workers) 22 % of its time. Not among the weights: no fixed weights follow a

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from builder.dudo_estimate import (STORE_SECONDS, THREAD_SPEEDUP, TRAINED_FIRST, busy_profile, level_seconds, levels,
-                                   progress_walls)
+                                   progress_walls, serve_seconds, serve_wall_share)
 from builder.steps import StoreSteps
 from games.dudo.build.params import DudoParams
 
@@ -82,9 +82,12 @@ class DudoWork(StoreSteps):
         self.store = progress_walls()[2] if default else STORE_SECONDS     # the rows and the publish
         rest = self.store + sum(self.tables.values())
         self.total = sum(self.step_walls) + rest
-        # beside the lanes the phases' shares change, not the wall expected: the measured builds' mean (every
-        # make serve build measured took less: 459-671 s)
-        self.expected = sum(self._step_walls(group_walls(params, default))) + rest if beside_lanes else self.total
+        # beside the lanes the phases' shares change, and the wall expected is a fresh make serve's (the default
+        # store's measured ones; other parameters: their walls alone)
+        self.expected = self.total
+        if beside_lanes:
+            self.expected = serve_seconds() if default else sum(self._step_walls(group_walls(params, default))) + rest
+        self.serve = beside_lanes and default     # its work counted read as a make serve build's share of its wall
         self.published = False
 
     def _step_walls(self, walls: dict) -> list[float]:
@@ -133,6 +136,13 @@ class DudoWork(StoreSteps):
         return train_f * train / (train + measure)
 
     def fraction(self) -> float:
+        """The work counted; the default store's beside the lanes as the share of its wall a make serve build had
+        passed then (``builder.dudo_estimate.SERVE_WALL_SHARES``)."""
+        done = self.work_counted()
+        return serve_wall_share(done) if self.serve and done < 1.0 else done
+
+    def work_counted(self) -> float:
+        """Each step's expected wall times its share done, and the search tables done, over the store's."""
         if self.published:
             return 1.0
         done = 0.0

@@ -763,6 +763,27 @@ def step_tasks(step: str, workers: int) -> int:
     return max(1, min(workers, most or workers))
 
 
+def rest_by_tasks(variant: str, params: JottoParams, counted: float, workers: int) -> list[tuple[float, int]]:
+    """[(share of the build's CPU seconds left, tasks side by side)] of its steps still to go at ``counted`` of its
+    work, consecutive steps of as many tasks merged: each step's CPU its expected wall (``jotto_step_shares``) times
+    its tasks (``step_tasks``), the running one's from where its work counted stands."""
+    shares = jotto_step_shares(variant, params)
+    at = min(1.0, max(0.0, counted)) * sum(shares.values())
+    out: list[list] = []
+    start = 0.0
+    for step, seconds in shares.items():
+        rest, start = start + seconds - max(start, at), start + seconds
+        if rest <= 0:
+            continue
+        n = step_tasks(step, workers)
+        if out and out[-1][1] == n:
+            out[-1][0] += rest * n
+        else:
+            out.append([rest * n, n])
+    total = sum(cpu for cpu, _ in out)
+    return [(cpu / total, n) for cpu, n in out] if total > 0 else []
+
+
 def jotto_steps(params: JottoParams) -> list[str]:
     """The steps a Jotto build with these parameters runs, in order (``build_jotto_store``)."""
     return (["setup", "fixed guessers", "fictitious play"] + (["hedge"] if params.hedge_iterations else [])

@@ -8,8 +8,12 @@ counted and the CPU seconds its lane has spent on it, each lane's CPU rate (meas
   without an expected CPU time (Dudo, whose fraction is scheduled in wall seconds) counts its wall time left (the
   builder's own, from its pace) at its lane's rate.
 - **Dudo's build runs fewer groups side by side as it goes** (its last level's groups alone, then its tables, rows and
-  publish): its time left is shared among those parts as their expected seconds are, each asking for the cores of
-  its groups at the rate a group gets now, and the lanes beside it get ``LEFT_TO_LANES`` of the cores it leaves.
+  publish): once every lane's rate is measured its time left is shared among those parts as their expected seconds
+  are, each asking for the cores of its groups at the rate a group gets now, and the lanes beside it get
+  ``LEFT_TO_LANES`` of the cores it leaves.
+- **A Jotto store's steps run one task or several** (its tree steps on both workers): its CPU seconds left are shared
+  among its steps still to go (``builder.jotto.rest_by_tasks``). The schedule weighs each lane by its running part's
+  tasks (Dudo's by its groups), as the kernel weighs each busy task.
 - **A store to come** in a lane costs its expected CPU seconds (else its expected time at its lane's rate).
 - **A lane that has just ended** leaves the cores it held over the window to the lanes left at once (the build's CPU
   rate, every lane's together, less the running lanes').
@@ -83,10 +87,14 @@ class LaneForecast:
     """The lanes' forecast: feed it the lanes' counts (``observe_lane``, ``observe_machine``) and ask ``estimate``."""
 
     def __init__(self, lanes: list[list[str]], cpu_expected: dict[str, float | None],
-                 wall_expected: dict[str, float | None], window: float = WINDOW_SECONDS, clock=time.monotonic):
+                 wall_expected: dict[str, float | None], window: float = WINDOW_SECONDS, clock=time.monotonic,
+                 rest_by_tasks: dict | None = None):
         self.lanes = lanes
         self.cpu_expected = cpu_expected
         self.wall_expected = wall_expected
+        # {variant: f(work counted, workers) -> [(share of its CPU left, tasks side by side)]} of a store whose steps
+        # run different numbers of tasks (``builder.jotto.rest_by_tasks``)
+        self.rest_by_tasks = rest_by_tasks or {}
         self.window, self.clock = window, clock
         self._lanes: dict[int, _Lane] = {}
         self._idle = Rate(window)
@@ -119,6 +127,7 @@ class LaneForecast:
         is known yet (the builder's own estimates stand then)."""
         lanes, order, known = [], [], True
         rates, idle = self._rates(running)
+        measured = self._measured(running)
         for c in running:       # every store's CPU left counted at every estimate: its pace's window needs them all
             state = self._lanes.get(c.lane)
             rate = rates.get(c.lane)
@@ -126,10 +135,10 @@ class LaneForecast:
             if rate is None or left is None:
                 known = False
                 continue
-            parts, asks = self._parts(c, rate, left, self._tasks_measured(c))
+            parts, asks, tasks = self._store_parts(c, rate, left, state.cap, measured)
             names = self._coming(c.variant, planned)
             coming = [self._coming_cpu(v, rate) for v in names]
-            lanes.append(Lane(state.nice, rate, state.cap, [*parts, *coming], asks, self._running_cap(c)))
+            lanes.append(Lane(state.nice, rate, state.cap, [*parts, *coming], asks, self._running_cap(c), tasks))
             order.append((c, len(parts), names))
         if not known:
             self.coming = {}
@@ -143,6 +152,10 @@ class LaneForecast:
                 out[c.variant] = (self._fraction(c, e[parts - 1]), e[parts - 1])
             self.coming.update({v: t for v, t in zip(names, e[parts:]) if t != NEVER})
         return out
+
+    def _measured(self, running: list[Counted]) -> bool:
+        """Every running store's lane has a rate read from its counts (not its share by niceness)."""
+        return all(self._lanes[c.lane].rate.rate() is not None for c in running if c.lane in self._lanes)
 
     def _rates(self, running: list[Counted]) -> tuple[dict[int, float], float]:
         """({lane: the CPU seconds a second it gets now}, the idle cores the schedule may share out): each lane's
@@ -194,6 +207,23 @@ class LaneForecast:
         while len(seen) > 1 and seen[0][0] < now - self.window:
             seen.popleft()
         return sum(n for _, n in seen) / len(seen)
+
+    def _store_parts(self, c: Counted, rate: float, left: float, cap: float,
+                     measured: bool) -> tuple[list[float], list[float | None], list[float]]:
+        """(the store's CPU seconds left in parts, the cores each later part asks for, the tasks each part runs side
+        by side): Dudo's parts of its groups (``_parts``) once every lane's rate is measured (before, a lane's share
+        by niceness is no rate of a group: its own time left stands), a Jotto store's by its steps' tasks
+        (``rest_by_tasks``), else one part. The schedule weighs each lane by its part's tasks, as the kernel weighs
+        each busy task."""
+        tasks_now = self._tasks_measured(c)
+        if measured:
+            parts, asks = self._parts(c, rate, left, tasks_now)
+            if len(parts) > 1:
+                return parts, asks, [float(n) for w, n in c.cores_ahead if w > 0]
+        rest = self.rest_by_tasks[c.variant](c.counted, int(cap)) if c.variant in self.rest_by_tasks else []
+        if rest:
+            return [left * share for share, _ in rest], [], [float(n) for _, n in rest]
+        return [left], [], []
 
     @staticmethod
     def _parts(c: Counted, rate: float, left: float, tasks: float | None = None) -> tuple[list[float], list[float | None]]:

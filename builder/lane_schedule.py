@@ -14,7 +14,9 @@ now, and plays the build forwards:
   lane below its cap that leaves cores to a lane of lower weight (the kernel gives a thread of higher weight what
   it asks first); the others ask for every core they can use;
 - **when a lane ends** the capacity is shared again among the lanes left: each gets its weight's share (water-filling:
-  a lane that asks for less keeps what it asks, the rest is shared among the others by their weights again);
+  a lane that asks for less keeps what it asks, the rest is shared among the others by their weights again), and so
+  when a store's part that runs another number of tasks begins: the kernel weighs each busy task, so a lane weighs
+  its niceness's weight once a task of its running part (``Lane.tasks``);
 - a lane's next store asks for what its lane asked for, unless it says what it asks for (a part of Dudo's build that
   runs fewer groups side by side).
 
@@ -74,6 +76,14 @@ class Lane:
     # the most cores its running store can use, where fewer than ``cap`` (a step on one thread); its later stores
     # may use ``cap``
     now_cap: float | None = None
+    # the tasks each of its stores runs side by side, where known (the parts of a store whose steps run one task or
+    # several: a Jotto store's tree steps on both workers): the kernel weighs each busy task by its niceness, so the
+    # lane weighs its niceness's weight that many times; None, or a list shorter than ``stores``: once
+    tasks: list[float | None] = field(default_factory=list)
+
+    def weight(self, store: int = 0) -> float:
+        n = self.tasks[store] if store < len(self.tasks) else None
+        return nice_weight(self.nice) * (n or 1.0)
 
     def running_cap(self) -> float:
         return self.cap if self.now_cap is None else min(self.cap, self.now_cap)
@@ -98,7 +108,7 @@ def finish_times(lanes: list[Lane], idle: float = 0.0, freed: float = 0.0) -> li
     lane's rate is measured over a window: the lanes left get them at once, before their rates show it)."""
     asks = demands(lanes, idle)
     later = [list(x.asks[1:]) for x in lanes]     # each lane's later stores' own asks
-    weights = [nice_weight(x.nice) for x in lanes]
+    weights = [x.weight() for x in lanes]
     capacity = sum(x.rate for x in lanes) + max(0.0, idle) + max(0.0, freed)
     more = water_fill([a - x.rate for a, x in zip(asks, lanes)], weights, max(0.0, idle) + max(0.0, freed))
     rates = [x.rate + m for x, m in zip(lanes, more)]
@@ -127,6 +137,8 @@ def finish_times(lanes: list[Lane], idle: float = 0.0, freed: float = 0.0) -> li
                     own = lanes[i].cap      # its next store may use every core of the lane
                 if own is not None:
                     asks[i] = min(lanes[i].cap, own)
-                changed = changed or not left[i] or own is not None
+                weight = lanes[i].weight(len(out[i]))
+                changed = changed or not left[i] or own is not None or weight != weights[i]
+                weights[i] = weight
         if changed:     # a lane is done or asks for other cores: the capacity is shared again
             rates = water_fill([asks[i] if left[i] else 0.0 for i in range(len(lanes))], weights, capacity)

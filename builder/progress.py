@@ -6,6 +6,7 @@ the first build (``python -m launcher``, ``make serve``) has something to serve 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import sys
 import threading
@@ -61,6 +62,14 @@ def steps_cpu_seconds(variant: str, params) -> float | None:
     return expected_cpu_seconds(variant, wall) if wall else None
 
 
+def rests_by_tasks(plan: dict) -> dict:
+    """{variant: f(work counted, workers) -> [(share of its CPU left, tasks side by side)]} of the plan's stores whose
+    steps say it (Jotto's: ``builder.jotto.rest_by_tasks``), for the lanes' schedule."""
+    from builder.jotto import JottoParams, rest_by_tasks
+
+    return {v: functools.partial(rest_by_tasks, v, p) for v, p in plan.items() if isinstance(p, JottoParams)}
+
+
 def smallest_first(plan: dict, root: Path) -> dict:
     """The plan reordered by expected build time, shortest first; variants without an estimate keep their
     profile order after those with one."""
@@ -85,7 +94,8 @@ class ProgressReporter:
         self._measured_here = {v for v in plan if self._keys[v] in measured}   # built on this root before
         self._steps_seconds = {v: steps_seconds(v, p) for v, p in plan.items()}
         self._forecast = LaneForecast(lanes or [list(plan)], {v: steps_cpu_seconds(v, p) for v, p in plan.items()},
-                                      {v: exp[v] or self._steps_seconds[v] for v in plan}, clock=clock)
+                                      {v: exp[v] or self._steps_seconds[v] for v in plan}, clock=clock,
+                                      rest_by_tasks=rests_by_tasks(plan))
         self._unestimated: set[str] = set()     # stores whose expected time says nothing of this build
         self.progress = BuildProgress.start([(v, exp[v]) for v in plan])
         self._by_name = {v.variant: v for v in self.progress.variants}

@@ -262,3 +262,27 @@ def test_every_step_of_a_build_says_the_tasks_it_runs_side_by_side(tmp_path, mon
     assert {k for k, n in said.items() if n == 2} == {"double oracle", "hider selection", "robust hider",
                                                         "double-oracle book", "figures"}
     assert all(n == 1 for k, n in said.items() if n != 2)
+
+
+def test_a_builds_rest_is_shared_among_its_steps_by_their_walls_times_their_tasks():
+    """The lanes' schedule weighs a store by the tasks its steps run side by side (builder.jotto.rest_by_tasks): its
+    CPU left in parts, each step's expected wall times its tasks, consecutive steps of as many tasks merged."""
+    from builder.jotto import jotto_step_shares, rest_by_tasks, step_tasks
+    from builder.profiles import DEFAULT
+
+    v = "jotto-en_US80-4-ganzfried"
+    shares = jotto_step_shares(v, DEFAULT[v])
+    cpu = {k: w * step_tasks(k, 2) for k, w in shares.items()}
+    at_start = rest_by_tasks(v, DEFAULT[v], 0.0, 2)
+    assert sum(s for s, _ in at_start) == pytest.approx(1.0)
+    assert [n for _, n in at_start] == [1, 2, 1, 2, 1, 2, 1]     # ... the double oracle, the restricted games, ...
+    first = ("setup", "fixed guessers", "fictitious play", "hedge")
+    assert at_start[0][0] == pytest.approx(sum(cpu[k] for k in first) / sum(cpu.values()))
+    # half the double oracle done: the rest of it, then the steps after it; on one worker every step one task
+    total = sum(shares.values())
+    half = (sum(shares[k] for k in first) + shares["double oracle"] / 2) / total
+    rest = rest_by_tasks(v, DEFAULT[v], half, 2)
+    left = {k: cpu[k] for k in list(shares)[list(shares).index("double oracle") + 1:]}
+    assert rest[0] == (pytest.approx(cpu["double oracle"] / 2 / (cpu["double oracle"] / 2 + sum(left.values()))), 2)
+    assert rest_by_tasks(v, DEFAULT[v], half, 1) == [(pytest.approx(1.0), 1)]
+    assert rest_by_tasks(v, DEFAULT[v], 1.0, 2) == []

@@ -76,3 +76,17 @@ def test_a_part_of_a_store_that_asks_for_fewer_cores_leaves_them_to_the_others()
 def test_a_lane_that_gets_no_core_never_ends_and_an_empty_plan_ends_at_once():
     assert finish_times([Lane(19, 0.0, 1.0, [10.0, 5.0])]) == [[NEVER, NEVER]]
     assert finish_times([Lane(10, 1.0, 1.0, [])]) == [[]]
+
+
+def test_each_lane_weighs_its_parts_busy_tasks_as_the_kernel_weighs_each_task():
+    # Dudo (nice 10) ends its part of two groups (16 CPU s at 1.6) at 10 s, then asks for 1 core for its group alone;
+    # the two nice-19 lanes share the 0.8 it leaves: 0.4 each while both run one task. The 5-letter Jotto store's
+    # first part (2 CPU s: 1 by 10 s) ends at 12.5 s; its next part runs two trees, so it gets 0.533 and the 2-letter
+    # store (one task) 0.267: its 20 CPU s end at 50 s (weighed once, at 0.4: 61.1 s). The 2-letter store's 40 CPU s:
+    # 2 by 12.5 s, 12 by 50 s, 20 by 60 s (0.8 alone) where Dudo's 50 CPU s end, then the 1.8 cores: 71.1 s
+    ends = finish_times([Lane(10, 1.6, 2.0, [16.0, 50.0], [None, 1.0], tasks=[2.0, 1.0]), Lane(19, 0.1, 2.0, [40.0]),
+                         Lane(19, 0.1, 2.0, [2.0, 20.0], tasks=[1.0, 2.0])])
+    assert ends == [pytest.approx([10.0, 60.0]), pytest.approx([60.0 + 20.0 / 1.8]), pytest.approx([12.5, 50.0])]
+    weighed_once = finish_times([Lane(10, 1.6, 2.0, [16.0, 50.0], [None, 1.0]), Lane(19, 0.1, 2.0, [40.0]),
+                                 Lane(19, 0.1, 2.0, [2.0, 20.0])])
+    assert weighed_once[2] == pytest.approx([12.5, 60.0 + 1.0 / 0.9])    # 19 of its 20 at 0.4, then 0.9
