@@ -19,7 +19,8 @@ from games.fixedmath import dot
 from games.jotto import kernels
 from games.jotto.dictionary import load_dictionary
 from builder.executor import BuildExecutor
-from builder.step_seconds import BRACKET_COMPILE_COSTS, EXACT_DO_ROUND_COSTS, EXACT_DO_ROUNDS, jotto_step_seconds
+from builder.step_seconds import (BRACKET_COMPILE_COSTS, EXACT_DO_ROUND_COSTS, EXACT_DO_ROUNDS, ROBUST_COMPILE_COSTS,
+                                  jotto_step_seconds)
 from builder.recorded import recorded_parameters
 from games.jotto.certify import BOUNDED, EXACT, solve_exact_double_oracle
 from games.jotto.bitset_bb import BitsetExactSolver as ExactSolver, search_compiled
@@ -247,9 +248,9 @@ class _JottoBuild:
         self.columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # per strategy: member guesses, weights
         self.certified: dict | None = None  # the game's value bracket (_certify)
 
-    def bar(self, desc, total):
+    def bar(self, desc, total, costs: tuple = ()):
         """A step with a count (a bar on a terminal, a few lines in a log: ``builder.steps``)."""
-        return self.steps.step(desc, total, tasks=step_tasks(desc, self.trees.ex.local_cores))
+        return self.steps.step(desc, total, costs=costs, tasks=step_tasks(desc, self.trees.ex.local_cores))
 
     def phase(self, desc):
         """A step without a count: one line when it starts and one when it ends."""
@@ -408,7 +409,7 @@ def _double_oracle(b: _JottoBuild, fp: FPState, hedge: HedgeState | None = None)
         # the rollout oracle was 0.42 / 0.37, the uniform end's 0.22 / 0.22)
         avg = hedge.average_hider()
         short = [h_do] + [(1.0 - a) * oracle.uniform + a * avg for a in ROBUST_ALPHAS]
-        with b.bar("robust hider", len(short)) as pb:   # counts the rollout trees, the dear ones
+        with b.bar("robust hider", len(short), robust_hider_costs(len(short))) as pb:   # counts the rollout trees
             gbr = [pair_stats(h, t.guesses, G_s, w_do) for h, t in zip(short, trees(short, GBR))]
             roll_guesses = [t.guesses for t in _counted_trees(b, pb, short, ROLLOUT, trees.ex.workers)]
         roll = [pair_stats(h, g, G_s, w_do) for h, g in zip(short, roll_guesses)]
@@ -511,6 +512,14 @@ def _served_strategy(b: _JottoBuild) -> str:
 def served_bracket_counts(params: JottoParams) -> int:
     """The served bracket's counts: the rollout tree, the exact search, each probe of the bounded search."""
     return 2 + params.certify_steps
+
+
+def robust_hider_costs(counts: int) -> tuple:
+    """The robust hider's counts' costs: where the workers compile the rollout tree's kernel first, its first count
+    holds most of the step (``ROBUST_COMPILE_COSTS``); else none (its counts even)."""
+    if kernels.rollout_compiled():
+        return ()
+    return (*((n, share) for n, share in ROBUST_COMPILE_COSTS if n < counts), (counts, 1.0))
 
 
 def served_bracket_costs(counts: int) -> tuple:

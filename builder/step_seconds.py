@@ -30,6 +30,13 @@ EXACT_DO_ROUND_COSTS = ((11, 0.073), (19, 0.185), (27, 0.34), (35, 0.541), (43, 
 # of the 3-letter store) had it 0.1 of the store behind for most of the step
 BRACKET_COMPILE_COSTS = ((1, 0.05), (2, 0.75))
 
+# the robust hider's costs, (counts, share of the step done), where the executor's workers compile the rollout tree's
+# kernel first (numba's cache cold: the 3-letter Jotto store of a fresh clone; games.jotto.kernels.rollout_compiled):
+# its five rollout trees (its counts) all came in the step's last second or two, its first at 0.68 of the step or
+# later, in the three make serve builds traced with step lines (14:47, 16:33, 17:07: tests/builder/data/); counted
+# even, the step's time moved it to 0.9 of its first count (0.18 of it) and it stood there for 5-6 s of its 8-9
+ROBUST_COMPILE_COSTS = ((1, 0.8),)
+
 # the iterations each default Jotto store's loops ran in the measured builds (builder.profiles.DEFAULT), to scale
 # other profiles' steps by
 JOTTO_PARAMS: dict[int, dict] = {

@@ -14,6 +14,8 @@ are undefined; the oracle then uses uniform weights over the consistent words.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import njit
 
@@ -566,6 +568,18 @@ def rollout_tree(C, counts, h, w, candidates, L, kind, width, record_threshold):
 # trees from every answer's state (a rollout of the rollout guesser). The rollout guesser's own choice is
 # tried first, so by the rollout improvement property the lookahead never costs more expected guesses
 # than the rollout guesser from the same state. games.jotto.lookahead plays it at the big states only.
+
+
+def rollout_compiled() -> bool:
+    """Whether the rollout tree's kernel (``rollout_tree``) is compiled in this process or numba's cache holds it: the
+    executor's workers then load it, where with the cache cold each compiles it before its first rollout tree
+    (seconds: most of the 3-letter Jotto store's robust hider on a fresh clone)."""
+    if rollout_tree.signatures:
+        return True
+    try:
+        return os.path.exists(rollout_tree._cache._cache_file._index_path)
+    except AttributeError:      # caching off (no cache file): every process compiles it
+        return False
 
 
 @njit(cache=CACHE, nogil=True)

@@ -416,6 +416,36 @@ def _bracket_recounted(rows, start: float):
     return [dict(r, counted=again(r)) if r["variant"] == variant else r for r in rows]
 
 
+def _robust_recounted(rows):
+    """The rows with the 3-letter store's robust hider counted by this code's costs where the workers compile the
+    rollout kernel (``builder.step_seconds.ROBUST_COMPILE_COSTS``; the traces counted its 5 counts even, and they all
+    came at the step's end): inside the step its time moves it to ``TIMED_CAP`` of its first count (the step's
+    expected seconds at the pace kept before it, from the row whose work counted first reached the step)."""
+    from builder.jotto import jotto_step_shares
+    from builder.profiles import DEFAULT
+    from builder.step_seconds import ROBUST_COMPILE_COSTS
+    from builder.steps import TIMED_CAP
+
+    variant = "jotto-en_US80-3-ganzfried"
+    shares = jotto_step_shares(variant, DEFAULT[variant])
+    total, steps = sum(shares.values()), list(shares)
+    before = sum(shares[k] for k in steps[:steps.index("robust hider")])
+    share = shares["robust hider"]
+    at, upto = before / total, (before + share) / total
+    mine = sorted((r for r in rows if r["variant"] == variant), key=lambda r: r["t"])
+    start = next((r["seconds"] for r in mine if r["counted"] >= at - ROUNDED), None)
+    first = TIMED_CAP * ROBUST_COMPILE_COSTS[0][1]
+
+    def again(r):
+        done = (r["counted"] - at) / (upto - at)
+        if r["variant"] != variant or start is None or r["seconds"] < start or not -ROUNDED <= done < 0.2:
+            return r
+        timed = min(first, (r["seconds"] - start) / (share * start / before))
+        return dict(r, counted=at + (upto - at) * max(0.0, done, timed))
+
+    return [again(r) for r in rows]
+
+
 def _recorded_lanes():
     data = json.loads(RECORDED_LANES.read_text())
     rows = _restricted_games_recounted([dict(zip(FIELDS, r)) for r in data["rows"]], {})
@@ -465,7 +495,7 @@ def _recorded_serve(dudo_now: bool = True):
     rows = _restricted_games_recounted([dict(zip(data["fields"], r)) for r in data["rows"]],
                                       RESTRICTED_GAMES_STRETCHES["14:19"])
     rows = _recounted(rows, data["exact_do_round_costs"])
-    rows = _bracket_recounted(rows, BRACKET_STARTS["14:19"])
+    rows = _robust_recounted(_bracket_recounted(rows, BRACKET_STARTS["14:19"]))
     return _dudo_recounted(rows) if dudo_now else rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
@@ -553,7 +583,7 @@ def _recorded_serve_b(counted_now: bool = True):
         rows = _restricted_games_recounted(rows, _stretches_in_log(data["log"]))
     rows = _recounted(rows, data["exact_do_round_costs"])
     if counted_now:
-        rows = _dudo_recounted(_bracket_recounted(rows, BRACKET_STARTS["14:47"]))
+        rows = _dudo_recounted(_robust_recounted(_bracket_recounted(rows, BRACKET_STARTS["14:47"])))
     return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
@@ -706,7 +736,8 @@ RECORDED_SERVE_C = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes
 def _recorded_serve_c(counted_now: bool = True):
     data = json.loads(RECORDED_SERVE_C.read_text())
     rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
-    return _dudo_recounted(rows) if counted_now else rows, store_walls("\n".join(data["log"]), rows[0]["t"])
+    return _dudo_recounted(_robust_recounted(rows)) if counted_now else rows, \
+        store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
 def test_a_trace_of_every_write_replays_to_what_the_build_said(recorded_builds_forecast):
@@ -732,14 +763,16 @@ def test_a_trace_of_every_write_replays_to_what_the_build_said(recorded_builds_f
 RECORDED_SERVE_D = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes_build_1707.json"
 
 
-def _recorded_serve_d(monkeypatch, counted_now: bool = True):
+def _recorded_serve_d(monkeypatch, counted_now: bool = True, robust_now: bool = True):
     """The 17:07 trace (4044fb2: the restricted games' shares this code's)."""
     import builder.step_seconds as step_seconds
 
     monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", THIS_CODES_SHARES)
     data = json.loads(RECORDED_SERVE_D.read_text())
     rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
-    return _dudo_recounted(rows) if counted_now else rows, store_walls("\n".join(data["log"]), rows[0]["t"])
+    if counted_now:
+        rows = _dudo_recounted(_robust_recounted(rows) if robust_now else rows)
+    return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
 def _dudo_walls_and_counts(monkeypatch):
@@ -775,7 +808,8 @@ def test_the_17_07_make_serve_replayed_keeps_dudos_and_the_jotto_stores_time_lef
     first 22 s (the 762 s of the measured builds alone) where it took 454 s; within 0.10 at 77 of 91 samples as said.
     Replayed: Dudo's at 89 of 91 (its first within), the 2-letter store's at 91 of 98 (88 as said), the 5-letter
     store's at 56 of 56 (47: the two trees of its steps weigh twice beside the 2-letter store's one while Dudo's last
-    group runs); every long store's fraction within 0.10 at every sample but the 4-letter store's first 0.14 (as said)."""
+    group runs); every long store's fraction within 0.10 at every sample but one of the 4-letter store's (+0.14 at
+    0.14 replayed; within at all 30 as said)."""
     rows, walls = _recorded_serve_d(monkeypatch)
     said = {g.variant: g for g in compare(replay(rows), walls)}
     sampled = [r for r in rows if r["sampled"] is not None]
@@ -790,3 +824,19 @@ def test_the_17_07_make_serve_replayed_keeps_dudos_and_the_jotto_stores_time_lef
     for v in ("dudo-5dice-default", "jotto-en_US80-2-ganzfried", "jotto-en_US80-5-ganzfried"):
         assert said[v].fraction_within == said[v].samples, v
     assert said["jotto-en_US80-4-ganzfried"].fraction_within >= said["jotto-en_US80-4-ganzfried"].samples - 1
+
+
+def test_the_3_letter_stores_robust_hider_counted_by_its_compile_keeps_its_fraction_within_a_tenth(monkeypatch):
+    """The 3-letter store's robust hider, counted even, stood at 0.18 of the step for 5-6 s of its 8-9 while its
+    workers compiled the rollout kernel (its five trees all at the step's end): the 17:07 build's fraction -0.149 at
+    0.60 replayed. Counted by ``ROBUST_COMPILE_COSTS``, its fraction is within 0.10 at every sample of the four
+    traces, its time left at 4, 4, 3, 4 (4, 4, 2, 3 counted even)."""
+    v = "jotto-en_US80-3-ganzfried"
+    rows, walls = _recorded_serve_d(monkeypatch, robust_now=False)
+    before = _within(replay(rows), walls, rows[0]["t"])[v]
+    assert before.fraction_within == before.samples - 1
+    said = []
+    for rows, walls in (_recorded_serve(), _recorded_serve_b(), _recorded_serve_c(), _recorded_serve_d(monkeypatch)):
+        said.append(_within(replay(rows), walls, rows[0]["t"])[v])
+    assert all(g.fraction_within == g.samples for g in said)
+    assert [g.eta_within for g in said] == [4, 4, 3, 4]

@@ -435,3 +435,45 @@ def test_a_fresh_processs_search_kernel_is_not_compiled_with_numbas_cache_cold(t
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_a_robust_hider_whose_workers_compile_first_counts_its_first_rollout_tree_as_most_of_it(monkeypatch):
+    """The 3-letter Jotto store of a fresh clone: its robust hider's workers compile the rollout tree's kernel (numba's
+    cache cold) and its five rollout trees all come in the step's last seconds: its first count weighed by
+    ROBUST_COMPILE_COSTS, so its time moves it to 0.72 of the step (counted even: 0.18, where it stood for 5-6 s of
+    its 8-9). A kernel compiled or cached: even counts."""
+    import builder.jotto as jotto
+    from builder.step_seconds import ROBUST_COMPILE_COSTS
+
+    monkeypatch.setattr(jotto.kernels, "rollout_compiled", lambda: False)
+    costs = jotto.robust_hider_costs(5)
+    assert costs == (*ROBUST_COMPILE_COSTS, (5, 1.0))
+    now = [0.0]
+    with StoreSteps("c", {"before": 10.0, "robust hider": 10.0}, out=io.StringIO(), clock=lambda: now[0],
+                    timed=True) as steps:
+        before = steps.step("before", 1)
+        now[0] = 10.0                                   # the pace kept: a second a second of its expected
+        before.update(1)
+        before.close()
+        step = steps.step("robust hider", 5, costs=costs)
+        now[0] = 19.0                                   # 0.9 of its expected 10 s at the pace kept
+        assert steps.fraction() == pytest.approx(0.5 + 0.5 * 0.9 * 0.8)
+        step.update(1)                                  # its first tree: 0.8 of it, its time on to 0.9 of the next
+        assert steps.fraction() == pytest.approx(0.5 + 0.5 * (0.8 + 0.9 * 0.2 / 4))
+    monkeypatch.setattr(jotto.kernels, "rollout_compiled", lambda: True)
+    assert jotto.robust_hider_costs(5) == ()
+
+
+def test_a_fresh_processs_rollout_kernel_is_not_compiled_with_numbas_cache_cold(tmp_path):
+    """``rollout_compiled`` in a new process with an empty numba cache (a fresh clone's): False; with the kernel's
+    cache index there (a build before on this clone): True."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import pathlib; from games.jotto.kernels import rollout_tree, rollout_compiled; "
+            "print(rollout_compiled()); index = pathlib.Path(rollout_tree._cache._cache_file._index_path); "
+            "index.parent.mkdir(parents=True, exist_ok=True); index.touch(); print(rollout_compiled())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert out.stdout.split() == ["False", "True"]
