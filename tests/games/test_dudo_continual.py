@@ -5,7 +5,7 @@ import pytest
 
 from games.dudo.measure.exploit import payoff_tables
 from games.dudo.search.continual import (ContinualResolver, continuation_values,
-                                  seat_best_response)
+                                  seat_best_response, seat_best_response_bounds)
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import history_window
@@ -73,6 +73,25 @@ def test_walk_is_exploit_best_response_on_a_fixed_strategy(coarse):
         walk = seat_best_response(_Fixed(g, st, opened), V)
         ref = best_response_value(g, st, 1, not opened, {}, {})
         assert walk == pytest.approx(ref, abs=1e-12)
+
+
+def test_a_walk_that_skips_rare_histories_brackets_the_exact_best_response(coarse):
+    """Skipping the histories the policy reaches with at most ``min_reach`` gives bounds that hold the exact walk's
+    value, narrowing as ``min_reach`` falls, and the exact value at 0; the blueprint as the policy (every history
+    reached) and a searched one."""
+    g, st = coarse
+    V = payoff_tables(1, 1, {}, {}, {})
+    for opened in (True, False):
+        cont = continuation_values(1, 1, 1, st, {}, 1, opened)
+        for pol in (_Fixed(g, st, opened), ContinualResolver(1, 1, opened, {}, cont, depth=2, iterations=50)):
+            exact = seat_best_response(pol, V)
+            assert seat_best_response_bounds(pol, V) == (exact, exact)
+            widths = []
+            for min_reach in (1e-2, 1e-3):
+                lo, hi = seat_best_response_bounds(pol, V, min_reach)
+                assert lo <= exact + 1e-12 and exact <= hi + 1e-12
+                widths.append(hi - lo)
+            assert widths[0] > 0 and widths[1] < widths[0]
 
 
 def test_whole_round_resolving_is_near_the_lp_equilibrium(coarse, lp_value):

@@ -21,7 +21,20 @@ def test_validate_prints_the_table_on_1v1(capsys):
     assert "sampled plainly (200 games a seat, seed 0)" in rows[3]
 
 
+def test_validate_brackets_the_searched_figure_when_it_skips_rare_histories(capsys):
+    """With ``--min-reach`` the searched policy's figure is a bracket holding the exact one, its shares a range."""
+    main(["validate", "--group", "1v1", "--games", "20", "--widths", "4"])
+    exact = float(capsys.readouterr().out.split("| 1v1 | search | ")[1].split(" | ")[0])
+    main(["validate", "--group", "1v1", "--games", "20", "--widths", "4", "--min-reach", "1e-3"])
+    row = capsys.readouterr().out.split("| 1v1 | search | ")[1].split(" | ")
+    lo, hi = (float(x) for x in re.fullmatch(r"\[([0-9.]+), ([0-9.]+)\]", row[0]).groups())
+    assert lo < hi and lo <= exact <= hi
+    assert re.fullmatch(r"[0-9.]+-[0-9.]+", row[3])
+
+
 @pytest.mark.parametrize("argv, fault", [(["validate", "--group", "2v2"], "--group"),
+                                         (["validate", "--group", "2v2", "--min-reach", "1"], "--group"),
+                                         (["validate", "--group", "2v3", "--min-reach", "1e-4"], "--group"),
                                          (["validate", "--group", "one"], "--group"),
                                          (["validate", "--games", "1"], "--games"),
                                          (["cost", "--group", "2v3"], "--group")])

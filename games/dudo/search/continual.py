@@ -225,15 +225,25 @@ class ContinualResolver:
 # --------------------------------------------------------------------------------------------
 # exact evaluation
 
-def seat_best_response(policy: ContinualResolver, V_resp: np.ndarray, min_reach: float = 0.0) -> float:
+def seat_best_response(policy: ContinualResolver, V_resp: np.ndarray) -> float:
     """Perfect-recall best responder's value (``V_resp[s, L, t]``: its payoff when seat s challenges claim
     L and t dice count; seat 0 = the policy's player) against ``policy`` in its seat, exactly: one walk
-    over every claim history with the re-solve the policy makes at each of its decisions.  Histories the
-    policy's player reaches with total probability at most ``min_reach`` contribute nothing (exact at 0)."""
+    over every claim history with the re-solve the policy makes at each of its decisions."""
+    return seat_best_response_bounds(policy, V_resp)[0]
+
+
+def seat_best_response_bounds(policy: ContinualResolver, V_resp: np.ndarray,
+                              min_reach: float = 0.0) -> tuple[float, float]:
+    """``seat_best_response``'s value bracketed where the walk skips the histories the policy's player reaches
+    with total probability at most ``min_reach`` (no re-solve below them): the lower end counts them as
+    worth nothing to the responder, the upper as worth its best payoff at every roll the policy reaches them
+    with, each carried up through the responder's max and the policy's sum, so both ends are exact bounds of
+    the best response's value (equal at 0)."""
     K, D = policy.K, policy.D
     ns, rc, claim_r = policy.ns, policy.rc, policy.claim_r
     nr, no = int(ns[REQ]), int(ns[OPP])
     idx = np.arange(D + 1)
+    best = float(V_resp.max())
 
     def dudo(L, weights, p):
         r = claim_r[L] - 1
@@ -242,25 +252,30 @@ def seat_best_response(policy: ContinualResolver, V_resp: np.ndarray, min_reach:
         return c @ V_resp[p, L][t]
 
     def walk(hist, rr, res, kr):
-        """Responder's values per roll below ``hist``; ``res``: the last re-solve above it, rooted after
-        ``kr`` claims (None: the round's root is the requester's first decision)."""
+        """Responder's values per roll below ``hist`` (lower, upper); ``res``: the last re-solve above it,
+        rooted after ``kr`` claims (None: the round's root is the requester's first decision)."""
         k = len(hist)
         L = hist[-1] if hist else -1
-        if rr.sum() <= min_reach:
-            return np.zeros(no)
+        mass = rr.sum()
+        if mass <= min_reach:
+            return np.zeros(no), np.full(no, mass * best)
         if policy.mover(k) == REQ:
             mine = policy.resolve(hist, rr, None if res is None else res.target(hist[kr:]))
             P = mine.root_strategy
-            out = dudo(L, rr * P[0], REQ) if L >= 0 else np.zeros(no)
+            lo = dudo(L, rr * P[0], REQ) if L >= 0 else np.zeros(no)
+            hi = lo.copy()
             for cl in range(L + 1, K):
-                out = out + walk(hist + (cl,), rr * P[cl - L], mine, k)
-            return out
-        out = dudo(L, rr, OPP) if L >= 0 else np.full(no, -np.inf)
+                a, b = walk(hist + (cl,), rr * P[cl - L], mine, k)
+                lo, hi = lo + a, hi + b
+            return lo, hi
+        lo = dudo(L, rr, OPP) if L >= 0 else np.full(no, -np.inf)
+        hi = lo.copy()
         for cl in range(L + 1, K):
-            out = np.maximum(out, walk(hist + (cl,), rr, res, kr))
-        return out
+            a, b = walk(hist + (cl,), rr, res, kr)
+            lo, hi = np.maximum(lo, a), np.maximum(hi, b)
+        return lo, hi
 
     rr0 = policy.prior_req.copy()
     first = policy.resolve((), rr0) if policy.mover(0) == OPP else None   # targets of the first decisions
-    v = walk((), rr0, first, 0)
-    return float(policy.prior_opp @ v)
+    lo, hi = walk((), rr0, first, 0)
+    return float(policy.prior_opp @ lo), float(policy.prior_opp @ hi)
