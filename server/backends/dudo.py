@@ -17,6 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from games.dudo.measure.bound import EXACT, kind_of
+from games.dudo.measure.lookahead import validation
 from games.dudo.search.endgame import EndgamePolicy
 from games.dudo.serving.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
 from games.dudo.abstraction.dag import round_reachable
@@ -407,10 +408,12 @@ class DudoBackend:
             # the round's figure: the perfect-recall improvement where measured (the larger lower bound), else
             # the exploitability with its best response's kind
             if (op, oth) in self.large_rounds:   # the searched policy's figure, or none: the rows' are context
-                if "served_game_exploitability" in s.figures:      # to the game's end, as the rows' improvement
-                    figures.label(s, "dudo", "served_game_exploitability", st.get("served_game_kind", ""))
-                else:
-                    figures.label(s, "dudo", "served_exploitability", st.get("served_kind", ""))
+                key = "served_game" if "served_game_exploitability" in s.figures else "served"  # to the game's end
+                stated = st.get(f"{key}_kind", "")
+                checked = validation(stated.removeprefix("lower bound: "))     # of the responder it names
+                if checked:
+                    s.labels["responder_validation"] = checked
+                figures.label(s, "dudo", f"{key}_exploitability", "; ".join(filter(None, (stated, checked))))
             elif "improved_exploitability" in s.figures:
                 figures.label(s, "dudo", "improved_exploitability", s.labels.get("improved_kind", "lower bound"))
             else:

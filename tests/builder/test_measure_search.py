@@ -8,6 +8,7 @@ from builder.dudo import build_dudo_store
 from builder.measure_search import exact_as_served, later_rounds, main, served_seat_policy, whole_game
 from games.dudo.build.params import DudoParams
 from games.dudo.reference import exact_check as xc
+from games.dudo.measure.lookahead import validation
 from games.storage import Store, current_stores
 from tests.server.test_dudo_large_search_serving import PARAMS
 
@@ -37,7 +38,10 @@ def test_the_figure_is_a_lower_bound_of_the_served_policys_exact_one(root, capsy
     v = pb.VariantStats()
     DudoBackend(after).stats(v)
     rs = {x.strategy: x for x in v.strategies}["round 1v1"]
-    assert rs.headline == "served_exploitability" and rs.headline_kind == st["served_kind"]
+    assert rs.headline == "served_exploitability"
+    assert rs.headline_kind == f"{st['served_kind']}; {validation(st['served_responder'])}"    # and what validated it
+    assert validation(st["served_responder"]).startswith("validated share") and "validated share" not in st["served_kind"]
+    assert rs.labels["responder_validation"] == validation(st["served_responder"])
     assert rs.units["served_exploitability"] == "win probability, both seats summed"
     from builder.readme_tables import _dudo
     served, text, kind = _dudo(after.manifest)        # the README's strength row states the searched figure
@@ -169,7 +173,9 @@ def test_the_whole_game_from_the_last_round_is_its_own_share_and_becomes_the_hea
     v = pb.VariantStats()
     DudoBackend(after).stats(v)
     rs = {x.strategy: x for x in v.strategies}["round 1v1"]
-    assert rs.headline == "served_game_exploitability" and rs.headline_kind == st["served_game_kind"]
+    assert rs.headline == "served_game_exploitability"
+    assert rs.headline_kind == f"{st['served_game_kind']}; {validation(st['served_responder'])}"
+    assert rs.labels["responder_validation"].startswith("validated share")
     assert rs.units["served_game_exploitability"] == "win probability, both seats summed"
     assert "served_exploitability" in rs.figures                 # the round's own share stays, labelled
     from builder.readme_tables import _dudo
