@@ -537,8 +537,8 @@ def _figures(live_samples, replayed, walls) -> dict:
 
 
 def test_the_docs_state_the_fresh_make_serve_figures_as_the_traces_give_them(monkeypatch):
-    """docs/operations.md's tables of the 14:19, 14:47, 16:33 and 17:07 make serve builds: as said (the 14:19 trace at
-    each write, the others when /readyz was read) and replayed through this code."""
+    """docs/operations.md's tables of the 14:19, 14:47, 16:33, 17:07 and 20:00 make serve builds: as said (the 14:19
+    trace at each write, the others when /readyz was read) and replayed through this code."""
     doc = (Path(__file__).parents[2] / "docs" / "operations.md").read_text()
     rows, walls = _recorded_serve()
     assert _stated_table(doc, "**A fresh `make serve` with `--trace`.**") == _figures(
@@ -551,6 +551,9 @@ def test_the_docs_state_the_fresh_make_serve_figures_as_the_traces_give_them(mon
     rows, walls = _recorded_serve_d(monkeypatch)
     sampled = [r for r in rows if r["sampled"] is not None]
     assert _stated_table(doc, "**The 17:07 fresh `make serve`") == _figures(_as_sampled(sampled), replay(rows), walls)
+    rows, walls = _recorded_serve_e(monkeypatch)
+    sampled = [r for r in rows if r["sampled"] is not None]
+    assert _stated_table(doc, "**The 20:00 fresh `make serve`") == _figures(_as_sampled(sampled), replay(rows), walls)
 
 
 def test_a_replayed_sample_is_stamped_when_it_was_taken():
@@ -840,3 +843,38 @@ def test_the_3_letter_stores_robust_hider_counted_by_its_compile_keeps_its_fract
         said.append(_within(replay(rows), walls, rows[0]["t"])[v])
     assert all(g.fraction_within == g.samples for g in said)
     assert [g.eta_within for g in said] == [4, 4, 3, 4]
+
+
+RECORDED_SERVE_E = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes_build_2000.json"
+
+
+def _recorded_serve_e(monkeypatch):
+    """The 20:00 trace (a3688e7: its counts and forecast this code's)."""
+    import builder.step_seconds as step_seconds
+
+    monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", THIS_CODES_SHARES)
+    data = json.loads(RECORDED_SERVE_E.read_text())
+    rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
+    return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
+
+
+def test_the_20_00_make_serve_of_this_code_replays_to_what_the_build_said(monkeypatch):
+    """The 20:00 make serve (a3688e7: Dudo's make serve wall and shares, the tasks' weights, the robust hider's
+    compile) replayed: each sample's figures are the build's at 277 of its 279 (the fraction within 0.01, the time
+    left within 5 % of the store's time) and each store's samples within 0.10 the watch's, within one; Dudo's time
+    left within 0.10 at 90 of 91 samples, its fraction at every one."""
+    rows, walls = _recorded_serve_e(monkeypatch)
+    said = replay(rows)
+    sampled = [r for r in rows if r["sampled"] is not None]
+    assert [(s.t, s.variant) for s in said] == [(r["sampled"], r["variant"]) for r in sampled]
+    same = sum(abs(s.fraction - r["fraction"]) <= 0.01 and s.eta is not None
+               and abs(s.eta - r["eta"]) <= 0.05 * (r["seconds"] + r["eta"]) for s, r in zip(said, sampled))
+    assert same >= 277
+    live = {g.variant: g for g in compare(_as_sampled(sampled), walls)}
+    again = {g.variant: g for g in compare(said, walls)}
+    assert set(again) == set(live)
+    for v, g in again.items():
+        assert abs(g.fraction_within - live[v].fraction_within) <= 1, v
+        assert abs(g.eta_within - live[v].eta_within) <= 1, v
+    dudo = again["dudo-5dice-default"]
+    assert dudo.fraction_within == dudo.samples == 91 and dudo.eta_within >= 90
