@@ -10,11 +10,25 @@ from research.dudo_exact_searched import exact_searched
 from tests.server.test_dudo_large_search_serving import PARAMS
 
 
-def test_the_walk_is_the_exact_check_of_the_served_policy(tmp_path):
-    store = Store(build_dudo_store(PARAMS, tmp_path))
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    return Store(build_dudo_store(PARAMS, tmp_path_factory.mktemp("dudo")))
+
+
+def test_the_walk_is_the_exact_check_of_the_served_policy(store):
     got = exact_searched(store, 1, 1, log=lambda *a: None)[(1, 1)]
     policy_for_seat, _ = served_seat_policy(store, 1, 1)
     served = lambda own, opp, hist: policy_for_seat(len(hist) % 2 == 1)(hist)   # noqa: E731
     want = xc.exact_figures(served, PARAMS.max_dice, 2)[(1, 1)]["exploitability"]
     assert got[0] == pytest.approx(want, abs=1e-5)
     assert got[1] == store.manifest["rounds"]["1v1"]["exploitability"]
+
+
+def test_more_iterations_a_resolve_is_another_policy(store):
+    """``iterations`` replaces the store's re-solve setting: the walk's figure changes with it, the rows' does not."""
+    from games.dudo.serving.large_search import spec_of
+    served = spec_of(store.manifest).iterations
+    got = exact_searched(store, 1, 1, log=lambda *a: None, iterations=served)[(1, 1)]
+    more = exact_searched(store, 1, 1, log=lambda *a: None, iterations=3 * served)[(1, 1)]
+    assert got == exact_searched(store, 1, 1, log=lambda *a: None)[(1, 1)]
+    assert more[0] != got[0] and more[1] == got[1]
