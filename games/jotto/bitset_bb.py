@@ -20,7 +20,6 @@ Values are exact up to floating rounding of the weights (relative 1e-12, as game
 """
 from __future__ import annotations
 
-import os
 
 import numpy as np
 from llvmlite import ir
@@ -29,7 +28,7 @@ from numba.extending import intrinsic
 
 from games.borrow import borrow
 from games.jotto.exact import ExactResult, branching, depth_table, greedy_completion, three_word_cost
-from games.jotto.kernels import CACHE
+from games.jotto.kernels import CACHE, kernel_compiled
 
 _EPS = 1e-12
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -651,9 +650,4 @@ def search_compiled() -> bool:
     """Whether the search kernel (``best_response_bb``) is compiled in this process or numba's cache holds it: its
     first search then loads it, where with the cache cold it compiles it first (seconds: most of the 3-letter Jotto
     store's value bracket on a fresh clone)."""
-    if best_response_bb.signatures:
-        return True
-    try:
-        return os.path.exists(best_response_bb._cache._cache_file._index_path)
-    except AttributeError:      # caching off (no cache file): every process compiles it
-        return False
+    return kernel_compiled(best_response_bb)

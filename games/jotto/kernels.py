@@ -574,10 +574,16 @@ def rollout_compiled() -> bool:
     """Whether the rollout tree's kernel (``rollout_tree``) is compiled in this process or numba's cache holds it: the
     executor's workers then load it, where with the cache cold each compiles it before its first rollout tree
     (seconds: most of the 3-letter Jotto store's robust hider on a fresh clone)."""
-    if rollout_tree.signatures:
+    return kernel_compiled(rollout_tree)
+
+
+def kernel_compiled(kernel) -> bool:
+    """Whether a numba ``kernel`` is compiled in this process or numba's cache holds it (its first call then loads
+    it instead of compiling it)."""
+    if kernel.signatures:
         return True
     try:
-        return os.path.exists(rollout_tree._cache._cache_file._index_path)
+        return os.path.exists(kernel._cache._cache_file._index_path)
     except AttributeError:      # caching off (no cache file): every process compiles it
         return False
 

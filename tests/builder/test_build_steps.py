@@ -422,16 +422,18 @@ def test_a_value_bracket_whose_search_compiles_first_counts_its_exact_search_as_
     assert jotto.served_bracket_costs(6) == ()
 
 
-def test_a_fresh_processs_search_kernel_is_not_compiled_with_numbas_cache_cold(tmp_path):
-    """``search_compiled`` in a new process with an empty numba cache (a fresh clone's): False; with the kernel's
-    cache index there (a build before on this clone): True."""
+@pytest.mark.parametrize("module, kernel, compiled", [("games.jotto.bitset_bb", "best_response_bb", "search_compiled"),
+                                                     ("games.jotto.kernels", "rollout_tree", "rollout_compiled")])
+def test_a_fresh_processs_kernel_is_not_compiled_with_numbas_cache_cold(module, kernel, compiled, tmp_path):
+    """``search_compiled`` / ``rollout_compiled`` in a new process with an empty numba cache (a fresh clone's): False;
+    with the kernel's cache index there (a build before on this clone): True."""
     import os
     import subprocess
     import sys
 
-    code = ("import pathlib; from games.jotto.bitset_bb import best_response_bb, search_compiled; "
-            "print(search_compiled()); index = pathlib.Path(best_response_bb._cache._cache_file._index_path); "
-            "index.parent.mkdir(parents=True, exist_ok=True); index.touch(); print(search_compiled())")
+    code = (f"import pathlib; from {module} import {kernel}, {compiled}; "
+            f"print({compiled}()); index = pathlib.Path({kernel}._cache._cache_file._index_path); "
+            f"index.parent.mkdir(parents=True, exist_ok=True); index.touch(); print({compiled}())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
     assert out.stdout.split() == ["False", "True"]
@@ -462,18 +464,3 @@ def test_a_robust_hider_whose_workers_compile_first_counts_its_first_rollout_tre
         assert steps.fraction() == pytest.approx(0.5 + 0.5 * (0.8 + 0.9 * 0.2 / 4))
     monkeypatch.setattr(jotto.kernels, "rollout_compiled", lambda: True)
     assert jotto.robust_hider_costs(5) == ()
-
-
-def test_a_fresh_processs_rollout_kernel_is_not_compiled_with_numbas_cache_cold(tmp_path):
-    """``rollout_compiled`` in a new process with an empty numba cache (a fresh clone's): False; with the kernel's
-    cache index there (a build before on this clone): True."""
-    import os
-    import subprocess
-    import sys
-
-    code = ("import pathlib; from games.jotto.kernels import rollout_tree, rollout_compiled; "
-            "print(rollout_compiled()); index = pathlib.Path(rollout_tree._cache._cache_file._index_path); "
-            "index.parent.mkdir(parents=True, exist_ok=True); index.touch(); print(rollout_compiled())")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
-    assert out.stdout.split() == ["False", "True"]
