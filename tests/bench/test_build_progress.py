@@ -50,10 +50,19 @@ def recorded_builds_forecast(monkeypatch):
     from builder.profiles import DUDO_DEFAULT
 
     alone = DudoWork(DUDO_DEFAULT, Path(), default=True).expected_seconds()
+    _without_rates_by_tasks_now(monkeypatch)
     monkeypatch.setattr(lane_schedule.Lane, "weight", lambda self, store=0: lane_schedule.nice_weight(self.nice))
     monkeypatch.setattr(lane_forecast.LaneForecast, "_measured", lambda self, running: True)
     monkeypatch.setattr(progress, "rests_by_tasks", lambda plan: {})
     monkeypatch.setattr(dudo_progress, "serve_seconds", lambda: alone)
+
+
+def _without_rates_by_tasks_now(monkeypatch):
+    """The lanes' forecast before a lane's rate was read per task where its store runs fewer tasks than over its
+    window (``LaneForecast._rates_by_tasks_now``): the code of every recorded build."""
+    import builder.lane_forecast as lane_forecast
+
+    monkeypatch.setattr(lane_forecast.LaneForecast, "_rates_by_tasks_now", lambda self, running, rates: rates)
 
 
 def _dudo_recounted(rows):
@@ -833,7 +842,8 @@ def test_the_3_letter_stores_robust_hider_counted_by_its_compile_keeps_its_fract
     """The 3-letter store's robust hider, counted even, stood at 0.18 of the step for 5-6 s of its 8-9 while its
     workers compiled the rollout kernel (its five trees all at the step's end): the 17:07 build's fraction -0.149 at
     0.60 replayed. Counted by ``ROBUST_COMPILE_COSTS``, its fraction is within 0.10 at every sample of the four
-    traces, its time left at 4, 4, 3, 4 (4, 4, 2, 3 counted even)."""
+    traces, its time left at 5, 4, 4, 4 (4, 4, 2, 3 counted even; 4, 4, 3, 4 with its value bracket's one task read
+    at its lane's rate of two)."""
     v = "jotto-en_US80-3-ganzfried"
     rows, walls = _recorded_serve_d(monkeypatch, robust_now=False)
     before = _within(replay(rows), walls, rows[0]["t"])[v]
@@ -842,7 +852,7 @@ def test_the_3_letter_stores_robust_hider_counted_by_its_compile_keeps_its_fract
     for rows, walls in (_recorded_serve(), _recorded_serve_b(), _recorded_serve_c(), _recorded_serve_d(monkeypatch)):
         said.append(_within(replay(rows), walls, rows[0]["t"])[v])
     assert all(g.fraction_within == g.samples for g in said)
-    assert [g.eta_within for g in said] == [4, 4, 3, 4]
+    assert [g.eta_within for g in said] == [5, 4, 4, 4]
 
 
 RECORDED_SERVE_E = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes_build_2000.json"
@@ -858,11 +868,12 @@ def _recorded_serve_e(monkeypatch):
     return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
-def test_the_20_00_make_serve_of_this_code_replays_to_what_the_build_said(monkeypatch):
+def test_the_20_00_make_serve_replays_through_its_code_to_what_the_build_said(monkeypatch):
     """The 20:00 make serve (a3688e7: Dudo's make serve wall and shares, the tasks' weights, the robust hider's
-    compile) replayed: each sample's figures are the build's at 277 of its 279 (the fraction within 0.01, the time
-    left within 5 % of the store's time) and each store's samples within 0.10 the watch's, within one; Dudo's time
-    left within 0.10 at 90 of 91 samples, its fraction at every one."""
+    compile) replayed through its code: each sample's figures are the build's at 277 of its 279 (the fraction within
+    0.01, the time left within 5 % of the store's time) and each store's samples within 0.10 the watch's, within one;
+    Dudo's time left within 0.10 at 90 of 91 samples, its fraction at every one."""
+    _without_rates_by_tasks_now(monkeypatch)
     rows, walls = _recorded_serve_e(monkeypatch)
     said = replay(rows)
     sampled = [r for r in rows if r["sampled"] is not None]
@@ -878,3 +889,48 @@ def test_the_20_00_make_serve_of_this_code_replays_to_what_the_build_said(monkey
         assert abs(g.eta_within - live[v].eta_within) <= 1, v
     dudo = again["dudo-5dice-default"]
     assert dudo.fraction_within == dudo.samples == 91 and dudo.eta_within >= 90
+
+
+def _every_trace(monkeypatch):
+    """[(name, rows, walls, the time from which samples are judged)] of every recorded build's trace, each counted as
+    its test above reads it."""
+    import builder.step_seconds as step_seconds
+
+    recorded = {**THIS_CODES_SHARES, "jotto-en_US80-4-ganzfried": 0.10, "jotto-en_US80-5-ganzfried": 0.024}
+    out = []
+    for name, load in (("12:45", None), ("14:19", _recorded_serve), ("14:47", _recorded_serve_b),
+                       ("16:33", _recorded_serve_c)):
+        monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", recorded)
+        if load is None:
+            rows, walls, since = _recorded_lanes()
+        else:
+            (rows, walls), since = load(), None
+        out.append((name, rows, walls, since))
+    for name, load in (("17:07", _recorded_serve_d), ("20:00", _recorded_serve_e)):
+        rows, walls = load(monkeypatch)
+        out.append((name, rows, walls, None))
+    return out
+
+
+def _within_counts(rows, walls, since) -> dict:
+    samples = replay(rows)
+    if since is not None:
+        samples = [s for s in samples if s.t >= since]
+    return {g.variant: (g.fraction_within, g.eta_within) for g in compare(samples, walls)}
+
+
+def test_a_lanes_rate_per_task_where_its_store_runs_fewer_tasks_keeps_every_store_of_every_trace(monkeypatch):
+    """A Jotto lane's rate read per task where its store runs fewer tasks than over its window
+    (``LaneForecast._rates_by_tasks_now``): on every recorded trace each store's samples within 0.10, fraction and time
+    left, are at least as many as with its lane's rate (the 20:00 build's 4-letter store's fraction at 24 of 26
+    samples, 21 before: its value bracket, one task, after its robust hider's two)."""
+    import builder.lane_forecast as lane_forecast
+
+    traces = _every_trace(monkeypatch)
+    now = {name: _within_counts(rows, walls, since) for name, rows, walls, since in traces}
+    monkeypatch.setattr(lane_forecast.LaneForecast, "_rates_by_tasks_now", lambda self, running, rates: rates)
+    before = {name: _within_counts(rows, walls, since) for name, rows, walls, since in traces}
+    for name in now:
+        for v, (fraction, eta) in now[name].items():
+            assert fraction >= before[name][v][0] and eta >= before[name][v][1], (name, v)
+    assert before["20:00"]["jotto-en_US80-4-ganzfried"][0] == 21 and now["20:00"]["jotto-en_US80-4-ganzfried"][0] == 24

@@ -165,3 +165,38 @@ def test_a_jotto_stores_steps_of_two_tasks_weigh_twice_beside_another_lane():
     # two thirds of the cores Dudo's group alone leaves (half, weighed once); the other lane gets them when it ends
     assert twice["jotto-5"][1] < 0.8 * once["jotto-5"][1]
     assert twice["jotto-4"][1] == pytest.approx(once["jotto-4"][1])
+
+
+def _jotto_4_time_left(tasks_before: int, tasks_now: int, other_lane_ends: bool = False) -> float:
+    """The 4-letter store's time left beside the 2-letter store and Dudo, its lane at 0.3 of a core for 30 s while
+    its steps ran ``tasks_before`` tasks side by side, its last 4 s ``tasks_now`` (the 2-letter lane ends then with
+    ``other_lane_ends``)."""
+    now = [0.0]
+    forecast = LaneForecast([["jotto-4"], ["jotto-2"], ["dudo"]], {"jotto-4": 40.0, "jotto-2": 400.0, "dudo": None},
+                            {"dudo": 500.0}, clock=lambda: now[0],
+                            rest_by_tasks={"jotto-4": lambda counted, workers: [(1.0, tasks_now if counted >= 0.5
+                                                                                  else tasks_before)]})
+    for t in range(0, 32, 2):
+        now[0] = float(t)
+        late = t >= 26
+        forecast.observe_lane(0, 0.3 * t, 19, 2)
+        if not (late and other_lane_ends):
+            forecast.observe_lane(1, 0.2 * t, 19, 2)
+        forecast.observe_lane(2, 1.5 * t, 10, 2)
+        forecast.observe_machine(0.0)
+        running = [Counted("jotto-4", 0, t, 0.5 if late else 0.4, 0.3 * t),
+                   Counted("dudo", 2, t, 0.5, None, wall_left=500.0)]
+        if not (late and other_lane_ends):
+            running.insert(1, Counted("jotto-2", 1, t, 0.1, 0.2 * t))
+        said = forecast.estimate(running, set())
+    return said["jotto-4"][1]
+
+
+def test_a_jotto_store_running_fewer_tasks_than_over_its_lanes_window_reads_its_rate_per_task():
+    """A step of one task after steps of two (the 4-letter store's value bracket after its robust hider's two trees)
+    gets its lane's rate per task over the window, not the rate two tasks had (the cores it leaves shared among the
+    lanes that ask for more: half of them back to it beside the 2-letter lane): its time left 0.29 longer. A store
+    whose tasks rose, or whose neighbour's lane has just ended, keeps its lane's rate."""
+    assert _jotto_4_time_left(2, 1) > 1.2 * _jotto_4_time_left(1, 1)
+    assert _jotto_4_time_left(1, 2) == pytest.approx(_jotto_4_time_left(2, 2))
+    assert _jotto_4_time_left(2, 1, other_lane_ends=True) == pytest.approx(_jotto_4_time_left(1, 1, other_lane_ends=True))
