@@ -372,8 +372,8 @@ def trace_rows(root: Path, sampled: float | None = None) -> list[dict]:
 def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[Sample]:
     """What this code's forecast would have said at each recorded write of a build's progress file (``rows``: its
     stores being built, as ``trace_rows`` gives them), stamped when the sample was taken (a row's ``sampled``: /readyz
-    read then, the write's figures up to a heartbeat and the server's second older; a row of an older trace: its
-    write). Each lane's CPU count is rebuilt from its stores' (the running one's, and each finished one's to the next
+    read then, the write's figures up to a heartbeat and the server's second older, carried to then as /readyz carries
+    them, ``games.buildprogress.carried``; a row of an older trace: its write). Each lane's CPU count is rebuilt from its stores' (the running one's, and each finished one's to the next
     store's start, at the pace of its last rows), and observed at each store's start too, as the build observes it
     (``builder.progress.ProgressReporter.started``): a side lane's first row then has the rate the build read. Its
     stores in the order the lanes built them, each store's expected CPU and wall seconds those of the default profile.
@@ -383,6 +383,7 @@ def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[S
     from builder.profiles import DEFAULT, EXPECTED_SECONDS
     from builder.progress import rests_by_tasks, steps_cpu_seconds, steps_seconds
     from builder.time_left import TimeLeft
+    from games.buildprogress import carried
 
     rows = [r for r in rows if r.get("lane") is not None and r.get("counted") is not None]
     lanes: dict[int, list[str]] = {}
@@ -433,8 +434,8 @@ def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[S
         planned = set(plan) - counts.started - {c.variant for c in running}
         said = forecast.estimate(running, planned)
         for at in sampled.get(t, []):               # a write between samples (``sampled`` None): observed only
-            for c in running:
-                fraction, left = said.get(c.variant, (c.counted, c.wall_left))
+            for c in running:               # as /readyz gave the write's figures when the sample was taken
+                fraction, left = carried(c.seconds, *said.get(c.variant, (c.counted, c.wall_left)), at - t)
                 out.append(Sample(at, c.variant, fraction, left))
     return out
 

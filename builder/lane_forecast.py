@@ -59,6 +59,11 @@ class Rate:
         while len(self.counts) > 2 and self.counts[1][0] <= t - self.window:
             self.counts.popleft()
 
+    def restart(self) -> None:
+        """Read the rate from the last count on."""
+        while len(self.counts) > 1:
+            self.counts.popleft()
+
     def rate(self) -> float | None:
         if len(self.counts) < 2:
             return None
@@ -111,8 +116,13 @@ class LaneForecast:
         self.coming: dict[str, float] = {}      # the last estimate's stores to come: seconds until each ends
 
     def observe_lane(self, lane: int, cpu_seconds: float | None, nice: int | None, cap: float) -> None:
-        """The lane's CPU count now (its thread and workers: ``builder.lane_cpu.LaneCpu``), niceness and cores."""
+        """The lane's CPU count now (its thread and workers: ``builder.lane_cpu.LaneCpu``), niceness and cores. A
+        lane whose niceness changes reads its rate from then on (``make serve``'s first lane builds the 3-letter
+        Jotto store at the build's nice 10 on both cores, then Guess Who and Hangman at 19: over a window of both,
+        Hangman's lane read 1.1 cores where it got 0.4)."""
         state = self._lanes.setdefault(lane, _Lane(Rate(self.window)))
+        if nice is not None and nice != state.nice and state.rate.counts:
+            state.rate.restart()
         if cpu_seconds is not None:
             if state.rate.counts:
                 self._build_cpu += max(0.0, cpu_seconds - state.rate.counts[-1][1])

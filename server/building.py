@@ -1,5 +1,6 @@
 """What the builder beside this server is still building: its progress file (``games.buildprogress``), read
-at most once a second and shared by ListVariants, GetStats, /readyz and the play page."""
+at most once a second and shared by ListVariants, GetStats, /readyz and the play page, its figures as of each
+answer (a store of a few seconds carried from the file's time: ``games.buildprogress.carried``)."""
 from __future__ import annotations
 
 import logging
@@ -7,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from games.buildprogress import ProgressError, read_progress
+from games.buildprogress import BuildProgress, ProgressError, read_progress
 
 log = logging.getLogger("gamestrategy.server")
 READ_EVERY_SECONDS = 1.0
@@ -21,7 +22,7 @@ class BuildStatus:
         self.every = every
         self._lock = threading.Lock()
         self._at = float("-inf")
-        self._pending: list[dict] = []
+        self._progress: BuildProgress | None = None
         self._fault: str | None = None
 
     def pending(self, served: set[str] | frozenset = frozenset()) -> list[dict]:
@@ -31,20 +32,21 @@ class BuildStatus:
         with self._lock:
             if now - self._at >= self.every:
                 self._at = now
-                self._pending = self._read()
-            out = self._pending
+                self._progress = self._read()
+            progress = self._progress
+        out = [] if progress is None else progress.summary()
         return [p for p in out if p["variant"] not in served]
 
-    def _read(self) -> list[dict]:
+    def _read(self) -> BuildProgress | None:
         try:
             progress = read_progress(self.root)
         except ProgressError as e:
             if str(e) != self._fault:  # once per distinct fault, not once a second
                 self._fault = str(e)
                 log.warning("ignoring the build progress file", extra={"fields": {"error": str(e)}})
-            return []
+            return None
         self._fault = None
-        return [] if progress is None else progress.summary()
+        return progress
 
     def describe(self, variant: str) -> str | None:
         """One phrase on ``variant`` if the build is making it (for the unknown-variant message), else None."""

@@ -50,7 +50,7 @@ def recorded_builds_forecast(monkeypatch):
     from builder.profiles import DUDO_DEFAULT
 
     alone = DudoWork(DUDO_DEFAULT, Path(), default=True).expected_seconds()
-    _without_rates_by_tasks_now(monkeypatch)
+    _as_the_recorded_builds_code(monkeypatch)
     monkeypatch.setattr(lane_schedule.Lane, "weight", lambda self, store=0: lane_schedule.nice_weight(self.nice))
     monkeypatch.setattr(lane_forecast.LaneForecast, "_measured", lambda self, running: True)
     monkeypatch.setattr(progress, "rests_by_tasks", lambda plan: {})
@@ -59,10 +59,26 @@ def recorded_builds_forecast(monkeypatch):
 
 def _without_rates_by_tasks_now(monkeypatch):
     """The lanes' forecast before a lane's rate was read per task where its store runs fewer tasks than over its
-    window (``LaneForecast._rates_by_tasks_now``): the code of every recorded build."""
+    window (``LaneForecast._rates_by_tasks_now``)."""
     import builder.lane_forecast as lane_forecast
 
     monkeypatch.setattr(lane_forecast.LaneForecast, "_rates_by_tasks_now", lambda self, running, rates: rates)
+
+
+def _without_short_stores_mends(monkeypatch):
+    """The forecast and /readyz before a lane's rate was read again from its niceness's change (``Rate.restart``)
+    and a short store's figures were carried to the moment they are read (``games.buildprogress.carried``)."""
+    import builder.lane_forecast as lane_forecast
+    import games.buildprogress as buildprogress
+
+    monkeypatch.setattr(lane_forecast.Rate, "restart", lambda self: None)
+    monkeypatch.setattr(buildprogress, "carried", lambda seconds, fraction, eta, age: (fraction, eta))
+
+
+def _as_the_recorded_builds_code(monkeypatch):
+    """The code of every recorded build: neither the rate per task nor the short stores' mends."""
+    _without_rates_by_tasks_now(monkeypatch)
+    _without_short_stores_mends(monkeypatch)
 
 
 def _dudo_recounted(rows):
@@ -873,7 +889,7 @@ def test_the_20_00_make_serve_replays_through_its_code_to_what_the_build_said(mo
     compile) replayed through its code: each sample's figures are the build's at 277 of its 279 (the fraction within
     0.01, the time left within 5 % of the store's time) and each store's samples within 0.10 the watch's, within one;
     Dudo's time left within 0.10 at 90 of 91 samples, its fraction at every one."""
-    _without_rates_by_tasks_now(monkeypatch)
+    _as_the_recorded_builds_code(monkeypatch)
     rows, walls = _recorded_serve_e(monkeypatch)
     said = replay(rows)
     sampled = [r for r in rows if r["sampled"] is not None]
@@ -924,13 +940,44 @@ def test_a_lanes_rate_per_task_where_its_store_runs_fewer_tasks_keeps_every_stor
     (``LaneForecast._rates_by_tasks_now``): on every recorded trace each store's samples within 0.10, fraction and time
     left, are at least as many as with its lane's rate (the 20:00 build's 4-letter store's fraction at 24 of 26
     samples, 21 before: its value bracket, one task, after its robust hider's two)."""
-    import builder.lane_forecast as lane_forecast
-
     traces = _every_trace(monkeypatch)
+    _without_short_stores_mends(monkeypatch)
     now = {name: _within_counts(rows, walls, since) for name, rows, walls, since in traces}
-    monkeypatch.setattr(lane_forecast.LaneForecast, "_rates_by_tasks_now", lambda self, running, rates: rates)
+    _without_rates_by_tasks_now(monkeypatch)
     before = {name: _within_counts(rows, walls, since) for name, rows, walls, since in traces}
     for name in now:
         for v, (fraction, eta) in now[name].items():
             assert fraction >= before[name][v][0] and eta >= before[name][v][1], (name, v)
     assert before["20:00"]["jotto-en_US80-4-ganzfried"][0] == 21 and now["20:00"]["jotto-en_US80-4-ganzfried"][0] == 24
+
+
+def test_the_short_stores_mends_keep_every_trace_and_put_hangman_within_where_it_was_not(monkeypatch):
+    """A lane's rate read again from its niceness's change (Hangman's lane read 1.1 cores over a window with the
+    3-letter store's nice-10 seconds where it got 0.4) and a short store's figures carried to the moment /readyz is
+    read (a sample 1.4-1.8 s after its write is a quarter of Hangman's build): each alone loses samples of the 14:47
+    trace, together no trace has fewer samples within 0.10 (fraction and time left summed), and Hangman's fraction and
+    time left are within at the 14:47 and 16:33 traces' one sample (not within before at 16:33; its time left not
+    at 14:47)."""
+    traces = _every_trace(monkeypatch)
+    now = {name: _within_counts(rows, walls, since) for name, rows, walls, since in traces}
+    _without_short_stores_mends(monkeypatch)
+    before = {name: _within_counts(rows, walls, since) for name, rows, walls, since in traces}
+    for name in now:
+        assert sum(map(sum, now[name].values())) >= sum(map(sum, before[name].values())), name
+    for name in ("14:47", "16:33"):
+        assert now[name]["hangman-en_US50-5"] == (1, 1), name
+    assert before["16:33"]["hangman-en_US50-5"] == (0, 0) and before["14:47"]["hangman-en_US50-5"] == (1, 0)
+
+
+def test_a_replayed_sample_of_a_short_store_is_carried_to_when_it_was_taken():
+    """/readyz carries a short store's figures from the file's write to its answer (``games.buildprogress.carried``):
+    the replay judges them so."""
+    from games.buildprogress import carried
+
+    row = dict(t=1000.0, variant="guesswho-24", seconds=1.0, counted=0.2, cpu_seconds=0.4, lane=0, nice=19,
+               idle_seconds=None, cores_ahead=None)
+    at_write, = replay([dict(row, sampled=1000.0)])
+    later, = replay([dict(row, sampled=1001.5)])
+    assert at_write.eta is not None and at_write.eta < 10.0
+    assert (later.fraction, later.eta) == pytest.approx(carried(1.0, at_write.fraction, at_write.eta, 1.5))
+    assert later.eta == pytest.approx(at_write.eta - 1.5)

@@ -200,3 +200,28 @@ def test_a_jotto_store_running_fewer_tasks_than_over_its_lanes_window_reads_its_
     assert _jotto_4_time_left(2, 1) > 1.2 * _jotto_4_time_left(1, 1)
     assert _jotto_4_time_left(1, 2) == pytest.approx(_jotto_4_time_left(2, 2))
     assert _jotto_4_time_left(2, 1, other_lane_ends=True) == pytest.approx(_jotto_4_time_left(1, 1, other_lane_ends=True))
+
+
+def test_a_lane_whose_niceness_changes_reads_its_rate_from_then_on():
+    """make serve's first lane builds the 3-letter store at the build's nice 10 on 1.6 cores, then Hangman at 19:
+    Hangman's time left is read at the 0.4 of a core its lane gets since, not over a window with the 1.6 before."""
+    now = [0.0]
+    forecast = LaneForecast([["jotto-3", "hangman"], ["dudo"]], {"jotto-3": 40.0, "hangman": 4.0, "dudo": None},
+                            {"dudo": 500.0}, clock=lambda: now[0])
+    lane = idle = 0.0
+    for t in range(0, 29):
+        now[0] = float(t)
+        nice = 10 if t <= 20 else 19
+        if t:
+            lane += 1.6 if nice == 10 else 0.4
+            idle += 0.0 if nice == 10 else 1.2
+        forecast.observe_lane(0, lane, nice, 2)
+        forecast.observe_lane(1, 0.4 * t, 10, 2)
+        forecast.observe_machine(idle)
+        if t > 20:      # Hangman from 20 s on
+            cpu = 0.4 * (t - 20)
+            said = forecast.estimate([Counted("hangman", 0, t - 20.0, cpu / 4.0, cpu),
+                                      Counted("dudo", 1, t, 0.5, None, wall_left=500.0)], set())
+    # 4 CPU s expected, 3.2 spent at 0.4 a second, as counted: 0.8 CPU s left at 0.4, 2 s (at the window's rate, 1.6
+    # cores over its first 20 s: under 1 s)
+    assert said["hangman"][1] == pytest.approx(2.0, rel=0.1)

@@ -4,8 +4,9 @@ import time
 
 import pytest
 
-from games.buildprogress import (FILE_NAME, STALE_SECONDS, BuildProgress, ProgressError, VariantProgress,
-                                 measured_seconds, read_progress, record_seconds)
+from games.buildprogress import (FILE_NAME, MAX_CARRY_SECONDS, SHORT_STORE_SECONDS, STALE_SECONDS, BuildProgress,
+                                 ProgressError, VariantProgress, carried, measured_seconds, read_progress,
+                                 record_seconds)
 
 
 def test_round_trip_and_estimates(tmp_path):
@@ -45,6 +46,24 @@ def test_a_planned_store_in_lanes_is_published_when_the_builders_schedule_says(t
     assert back.variants[2].published_in == 120.0 and back.eta_seconds("jotto-5") == 120.0
     p.variants[2].published_in = None               # no schedule (one lane, no CPU count): the stores before it
     assert p.eta_seconds("jotto-5") == 30.0 + 300.0 + 90.0
+
+
+def test_a_short_stores_figures_are_carried_to_the_moment_they_are_read():
+    """Guess Who, 1 s into its 5-s build, said 0.2 and 4 s left; read 1.5 s later: 0.5 and 2.5 s left (its share of
+    the time passed). A store estimated at ``SHORT_STORE_SECONDS`` or more, one without a time left, and one whose
+    time left is spent keep what they said; a file older than ``MAX_CARRY_SECONDS`` is carried that far only."""
+    assert carried(1.0, 0.2, 4.0, 1.5) == pytest.approx((0.5, 2.5))
+    assert carried(10.0, 0.5, SHORT_STORE_SECONDS - 10.0, 1.5) == (0.5, SHORT_STORE_SECONDS - 10.0)
+    assert carried(1.0, 0.2, None, 1.5) == (0.2, None) and carried(5.0, 0.99, 0.0, 1.5) == (0.99, 0.0)
+    assert carried(1.0, 0.1, 18.0, 60.0) == pytest.approx((0.1 + 0.9 * MAX_CARRY_SECONDS / 18.0,
+                                                            18.0 - MAX_CARRY_SECONDS))
+    assert carried(1.0, 0.2, 4.0, 10.0) == pytest.approx((0.99, 0.0))   # never "done" before it is published
+    p = BuildProgress([VariantProgress("guesswho-24", "building", None, 1.0, work_fraction=0.2, work_remaining=4.0),
+                       VariantProgress("jotto-en_US80-4-ganzfried", "planned", 40.0, published_in=10.0)],
+                      updated=time.time())
+    building, planned = p.summary(now=p.updated + 1.5)
+    assert (building["fraction"], building["eta_seconds"]) == (0.5, 2.5)
+    assert planned["eta_seconds"] == 10.0
 
 
 def test_a_finished_or_dead_build_shows_nothing_pending():
