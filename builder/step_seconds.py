@@ -20,7 +20,12 @@ EXACT_DO_ROUNDS = 49
 # build in the three lanes (tests/builder/data/jotto_lanes_build_1245.json): the lane's CPU seconds when its work
 # counted first reached each count, over those of the whole step. The walls of two builds alone (10:09 and 10:21,
 # their logs' round lines) said 0.073, 0.211, 0.389, 0.615, 0.803 at these counts: up to 0.07 ahead of the CPU.
-EXACT_DO_ROUND_COSTS = ((11, 0.073), (19, 0.185), (27, 0.34), (35, 0.541), (43, 0.762), (EXACT_DO_ROUNDS, 1.0))
+# Its rounds before the first count measured (11) are counted from nothing: the three make serve traces with every
+# write of the progress file (16:33, 17:07, 20:00) reached round 10 at 0.029-0.035 of the lane's CPU to round 11 (13-18
+# s into the store, round 11 at 32-48 s); read along the line through rounds 11 and 19 they counted below nothing to
+# round 5 (-0.067 of the step at round 1) and 0.059 at round 10.
+EXACT_DO_ROUND_COSTS = ((0, 0.0), (10, 0.03), (11, 0.073), (19, 0.185), (27, 0.34), (35, 0.541), (43, 0.762),
+                        (EXACT_DO_ROUNDS, 1.0))
 
 # the served value bracket's costs, (counts, share of the step done), where its exact search (its second count)
 # compiles the search kernel first (numba's cache cold, the first bracket of the build's process: the 3-letter Jotto

@@ -371,7 +371,10 @@ def _restricted_games_recounted(rows, stretches: dict):
 
 def _recounted(rows, recorded_costs):
     """The rows with the 2-letter store's exact double oracle counted by this code's round costs: the trace's work
-    counted read back as rounds by the costs it was counted with (``recorded_costs``), then counted again."""
+    counted read back as rounds by the costs it was counted with (``recorded_costs``; its rounds before their first
+    point as the build read them, along the line through their first two points: ``builder.steps.Step.share_at``),
+    then counted again; a count below the step's start as it is (the steps before it, or rounds read below
+    nothing)."""
     from builder.jotto import jotto_step_shares
     from builder.profiles import DEFAULT
     from builder.step_seconds import EXACT_DO_ROUND_COSTS
@@ -382,16 +385,21 @@ def _recounted(rows, recorded_costs):
     steps = list(shares)
     before = sum(shares[k] for k in steps[:steps.index("exact double oracle")]) / total
     share = shares["exact double oracle"] / total
-    was_rounds, was_share = zip(*((0, 0.0), *recorded_costs))
-    now_rounds, now_share = zip(*((0, 0.0), *EXACT_DO_ROUND_COSTS))
+    was_rounds, was_share = zip(*recorded_costs)
+    now_rounds, now_share = zip(*EXACT_DO_ROUND_COSTS)
+    (n0, s0), (n1, s1) = recorded_costs[:2]
 
-    def again(counted):
+    def rounds(done):
+        return n0 + (done - s0) * (n1 - n0) / (s1 - s0) if done < s0 else float(np.interp(done, was_share, was_rounds))
+
+    def again(counted):     # below nothing (the steps before it, or its rounds 1-5 read below nothing) as it is
         done = (counted - before) / share
-        if not 0.0 < done < 1.0:
+        if not 0.0 <= done < 1.0:
             return counted
-        return before + share * float(np.interp(np.interp(done, was_share, was_rounds), now_rounds, now_share))
+        return before + share * float(np.interp(max(0.0, rounds(done)), now_rounds, now_share))
 
-    return [dict(r, counted=again(r["counted"])) if r["variant"] == variant else r for r in rows]
+    return [dict(r, counted=again(r["counted"])) if r["variant"] == variant and r["counted"] is not None else r
+            for r in rows]
 
 
 def test_a_trace_recounted_by_the_costs_it_was_counted_with_is_unchanged():
@@ -764,8 +772,9 @@ RECORDED_SERVE_C = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes
 def _recorded_serve_c(counted_now: bool = True):
     data = json.loads(RECORDED_SERVE_C.read_text())
     rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
-    return _dudo_recounted(_robust_recounted(rows)) if counted_now else rows, \
-        store_walls("\n".join(data["log"]), rows[0]["t"])
+    if counted_now:
+        rows = _recounted(_dudo_recounted(_robust_recounted(rows)), data["exact_do_round_costs"])
+    return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
 def test_a_trace_of_every_write_replays_to_what_the_build_said(recorded_builds_forecast):
@@ -800,6 +809,7 @@ def _recorded_serve_d(monkeypatch, counted_now: bool = True, robust_now: bool = 
     rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
     if counted_now:
         rows = _dudo_recounted(_robust_recounted(rows) if robust_now else rows)
+        rows = _recounted(rows, data["exact_do_round_costs"])
     return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
@@ -874,13 +884,15 @@ def test_the_3_letter_stores_robust_hider_counted_by_its_compile_keeps_its_fract
 RECORDED_SERVE_E = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes_build_2000.json"
 
 
-def _recorded_serve_e(monkeypatch):
-    """The 20:00 trace (a3688e7: its counts and forecast this code's)."""
+def _recorded_serve_e(monkeypatch, counted_now: bool = True):
+    """The 20:00 trace (a3688e7: its counts this code's but the 2-letter store's first rounds)."""
     import builder.step_seconds as step_seconds
 
     monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", THIS_CODES_SHARES)
     data = json.loads(RECORDED_SERVE_E.read_text())
     rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
+    if counted_now:
+        rows = _recounted(rows, data["exact_do_round_costs"])
     return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
@@ -890,7 +902,7 @@ def test_the_20_00_make_serve_replays_through_its_code_to_what_the_build_said(mo
     0.01, the time left within 5 % of the store's time) and each store's samples within 0.10 the watch's, within one;
     Dudo's time left within 0.10 at 90 of 91 samples, its fraction at every one."""
     _as_the_recorded_builds_code(monkeypatch)
-    rows, walls = _recorded_serve_e(monkeypatch)
+    rows, walls = _recorded_serve_e(monkeypatch, counted_now=False)
     said = replay(rows)
     sampled = [r for r in rows if r["sampled"] is not None]
     assert [(s.t, s.variant) for s in said] == [(r["sampled"], r["variant"]) for r in sampled]

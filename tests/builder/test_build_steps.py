@@ -72,12 +72,17 @@ def test_a_timed_step_moves_with_its_time_between_its_counts():
 
 def test_a_step_of_uneven_counts_is_counted_by_their_measured_cost():
     """The exact double oracle's first rounds are cheap (11 of 49 in about 7 % of its CPU): counted by the measured
-    costs, 11 rounds say 0.073 of it, not 11 / 49 = 0.22; between the points, linearly."""
+    costs, 11 rounds say 0.073 of it, not 11 / 49 = 0.22; between the points, linearly; its first rounds from nothing
+    (round 1 read along the line through rounds 11 and 19 said -0.067, round 10 0.059, where it came at 0.03)."""
     from builder.step_seconds import EXACT_DO_ROUND_COSTS, EXACT_DO_ROUNDS
 
     with StoreSteps("c", {"exact double oracle": 1.0}, out=io.StringIO()) as steps:
         step = steps.step("exact double oracle", 200, expected=EXACT_DO_ROUNDS, costs=EXACT_DO_ROUND_COSTS)
-        step.update(11)
+        step.update(1)
+        assert steps.fraction() == pytest.approx(0.003)
+        step.update(9)
+        assert steps.fraction() == pytest.approx(0.03)
+        step.update(1)
         assert steps.fraction() == pytest.approx(0.073)
         step.update(4)
         assert steps.fraction() == pytest.approx(0.073 + (0.185 - 0.073) * 4 / 8)
