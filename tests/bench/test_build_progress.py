@@ -91,6 +91,27 @@ def _dudo_recounted(rows):
             and r["counted"] is not None and r["counted"] < 1.0 else r for r in rows]
 
 
+def _dudo_parts_served(rows):
+    """The rows with Dudo's parts (``cores_ahead``) as this code reads them beside the lanes: those that begin before
+    its groups that train alone at a make serve build's share of its wall (``DudoWork.serve_parts``), from the work
+    counted its served fraction says (the traces recorded the measured builds' walls)."""
+    from builder.dudo_estimate import serve_wall_share
+    from builder.dudo_progress import DudoWork
+    from builder.profiles import DUDO_DEFAULT
+
+    work = DudoWork(DUDO_DEFAULT, Path(), default=True, beside_lanes=True)
+    knots = np.linspace(0.0, 1.0, 2001)
+    shares = np.maximum.accumulate([serve_wall_share(k) for k in knots])
+
+    def again(r):
+        if r["variant"] != "dudo-5dice-default" or not r.get("cores_ahead") or not 0.0 <= r["counted"] < 1.0:
+            return r
+        at = float(np.interp(r["counted"], shares, knots))
+        return dict(r, cores_ahead=work.serve_parts([tuple(x) for x in r["cores_ahead"]], at) or r["cores_ahead"])
+
+    return [again(r) for r in rows]
+
+
 def _t(hms: str, day: datetime.date = DAY) -> float:
     return datetime.datetime.combine(day, datetime.time.fromisoformat(hms)).timestamp()
 
@@ -529,7 +550,8 @@ def _recorded_serve(dudo_now: bool = True):
                                       RESTRICTED_GAMES_STRETCHES["14:19"])
     rows = _recounted(rows, data["exact_do_round_costs"])
     rows = _robust_recounted(_bracket_recounted(rows, BRACKET_STARTS["14:19"]))
-    return _dudo_recounted(rows) if dudo_now else rows, store_walls("\n".join(data["log"]), rows[0]["t"])
+    return _dudo_parts_served(_dudo_recounted(rows)) if dudo_now else rows, \
+        store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
 def test_the_lanes_forecast_replayed_on_a_fresh_make_serve_keeps_each_long_store_within_a_tenth():
@@ -620,6 +642,7 @@ def _recorded_serve_b(counted_now: bool = True):
     rows = _recounted(rows, data["exact_do_round_costs"])
     if counted_now:
         rows = _dudo_recounted(_robust_recounted(_bracket_recounted(rows, BRACKET_STARTS["14:47"])))
+        rows = _dudo_parts_served(rows)
     return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
@@ -773,7 +796,7 @@ def _recorded_serve_c(counted_now: bool = True):
     data = json.loads(RECORDED_SERVE_C.read_text())
     rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
     if counted_now:
-        rows = _recounted(_dudo_recounted(_robust_recounted(rows)), data["exact_do_round_costs"])
+        rows = _recounted(_dudo_parts_served(_dudo_recounted(_robust_recounted(rows))), data["exact_do_round_costs"])
     return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
@@ -808,7 +831,7 @@ def _recorded_serve_d(monkeypatch, counted_now: bool = True, robust_now: bool = 
     data = json.loads(RECORDED_SERVE_D.read_text())
     rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
     if counted_now:
-        rows = _dudo_recounted(_robust_recounted(rows) if robust_now else rows)
+        rows = _dudo_parts_served(_dudo_recounted(_robust_recounted(rows) if robust_now else rows))
         rows = _recounted(rows, data["exact_do_round_costs"])
     return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
@@ -892,7 +915,7 @@ def _recorded_serve_e(monkeypatch, counted_now: bool = True):
     data = json.loads(RECORDED_SERVE_E.read_text())
     rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
     if counted_now:
-        rows = _recounted(rows, data["exact_do_round_costs"])
+        rows = _dudo_parts_served(_recounted(rows, data["exact_do_round_costs"]))
     return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
 
 
@@ -920,8 +943,8 @@ def test_the_20_00_make_serve_replays_through_its_code_to_what_the_build_said(mo
 
 
 def _every_trace(monkeypatch):
-    """[(name, rows, walls, the time from which samples are judged)] of every recorded build's trace, each counted as
-    its test above reads it."""
+    """[(name, rows, walls, the time from which samples are judged, the restricted games' shares its build counted
+    by)] of every recorded build's trace, each counted as its test above reads it."""
     import builder.step_seconds as step_seconds
 
     recorded = {**THIS_CODES_SHARES, "jotto-en_US80-4-ganzfried": 0.10, "jotto-en_US80-5-ganzfried": 0.024}
@@ -933,14 +956,19 @@ def _every_trace(monkeypatch):
             rows, walls, since = _recorded_lanes()
         else:
             (rows, walls), since = load(), None
-        out.append((name, rows, walls, since))
+        out.append((name, rows, walls, since, recorded))
     for name, load in (("17:07", _recorded_serve_d), ("20:00", _recorded_serve_e)):
         rows, walls = load(monkeypatch)
-        out.append((name, rows, walls, None))
+        out.append((name, rows, walls, None, THIS_CODES_SHARES))
     return out
 
 
-def _within_counts(rows, walls, since) -> dict:
+def _within_counts(monkeypatch, trace) -> dict:
+    """{variant: (samples whose fraction, whose time left is within 0.10)} of one of ``_every_trace``'s traces."""
+    import builder.step_seconds as step_seconds
+
+    _, rows, walls, since, shares = trace
+    monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", shares)
     samples = replay(rows)
     if since is not None:
         samples = [s for s in samples if s.t >= since]
@@ -950,17 +978,17 @@ def _within_counts(rows, walls, since) -> dict:
 def test_a_lanes_rate_per_task_where_its_store_runs_fewer_tasks_keeps_every_store_of_every_trace(monkeypatch):
     """A Jotto lane's rate read per task where its store runs fewer tasks than over its window
     (``LaneForecast._rates_by_tasks_now``): on every recorded trace each store's samples within 0.10, fraction and time
-    left, are at least as many as with its lane's rate (the 20:00 build's 4-letter store's fraction at 24 of 26
-    samples, 21 before: its value bracket, one task, after its robust hider's two)."""
+    left, are at least as many as with its lane's rate (the 20:00 build's 4-letter store's fraction at 3 more of its
+    26 samples: its value bracket, one task, after its robust hider's two)."""
     traces = _every_trace(monkeypatch)
     _without_short_stores_mends(monkeypatch)
-    now = {name: _within_counts(rows, walls, since) for name, rows, walls, since in traces}
+    now = {t[0]: _within_counts(monkeypatch, t) for t in traces}
     _without_rates_by_tasks_now(monkeypatch)
-    before = {name: _within_counts(rows, walls, since) for name, rows, walls, since in traces}
+    before = {t[0]: _within_counts(monkeypatch, t) for t in traces}
     for name in now:
         for v, (fraction, eta) in now[name].items():
             assert fraction >= before[name][v][0] and eta >= before[name][v][1], (name, v)
-    assert before["20:00"]["jotto-en_US80-4-ganzfried"][0] == 21 and now["20:00"]["jotto-en_US80-4-ganzfried"][0] == 24
+    assert now["20:00"]["jotto-en_US80-4-ganzfried"][0] == before["20:00"]["jotto-en_US80-4-ganzfried"][0] + 3
 
 
 def test_the_short_stores_mends_keep_every_trace_and_put_hangman_within_where_it_was_not(monkeypatch):
@@ -971,9 +999,9 @@ def test_the_short_stores_mends_keep_every_trace_and_put_hangman_within_where_it
     time left are within at the 14:47 and 16:33 traces' one sample (not within before at 16:33; its time left not
     at 14:47)."""
     traces = _every_trace(monkeypatch)
-    now = {name: _within_counts(rows, walls, since) for name, rows, walls, since in traces}
+    now = {t[0]: _within_counts(monkeypatch, t) for t in traces}
     _without_short_stores_mends(monkeypatch)
-    before = {name: _within_counts(rows, walls, since) for name, rows, walls, since in traces}
+    before = {t[0]: _within_counts(monkeypatch, t) for t in traces}
     for name in now:
         assert sum(map(sum, now[name].values())) >= sum(map(sum, before[name].values())), name
     for name in ("14:47", "16:33"):
@@ -993,3 +1021,22 @@ def test_a_replayed_sample_of_a_short_store_is_carried_to_when_it_was_taken():
     assert at_write.eta is not None and at_write.eta < 10.0
     assert (later.fraction, later.eta) == pytest.approx(carried(1.0, at_write.fraction, at_write.eta, 1.5))
     assert later.eta == pytest.approx(at_write.eta - 1.5)
+
+
+def test_dudos_first_parts_at_a_make_serve_builds_share_keep_every_trace(monkeypatch):
+    """Dudo's parts that begin before its groups that train alone read at a make serve build's share of its wall
+    (``DudoWork.serve_parts``: its first part of one group read from the measured builds lasted four times its wall):
+    no trace has fewer samples within 0.10 (fraction and time left summed); the 2-letter store's time left at 2 more
+    of the 16:33 and 20:00 traces, the 4-letter store's at 2 more of the 14:47 one."""
+    from builder.dudo_progress import DudoWork
+
+    traces = _every_trace(monkeypatch)
+    now = {t[0]: _within_counts(monkeypatch, t) for t in traces}
+    monkeypatch.setattr(DudoWork, "serve_parts", lambda self, parts, at: parts)
+    traces = _every_trace(monkeypatch)
+    before = {t[0]: _within_counts(monkeypatch, t) for t in traces}
+    for name in now:
+        assert sum(map(sum, now[name].values())) >= sum(map(sum, before[name].values())), name
+    two, four = "jotto-en_US80-2-ganzfried", "jotto-en_US80-4-ganzfried"
+    assert (now["16:33"][two][1], now["20:00"][two][1]) == (before["16:33"][two][1] + 2, before["20:00"][two][1] + 2)
+    assert now["14:47"][four][1] == before["14:47"][four][1] + 2

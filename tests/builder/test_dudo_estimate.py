@@ -3,6 +3,7 @@ groups over levels and workers, checked on a build whose every group wall was me
 is the model's."""
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from builder.dudo_estimate import (FRESH_CLONE_SPLIT, GROUP_CPU, SEARCH_TABLE_SECONDS, STORE_SECONDS, TRAINED_FIRST,
@@ -159,6 +160,24 @@ def test_a_dudo_build_says_the_groups_it_will_run_side_by_side(tmp_path):
     assert {n for _, n in ahead} == {1, 2} and ahead[-1][1] == 1
     # its last groups alone, then the tables, rows and publish: a quarter of the build or more on one core
     assert ahead[-1][0] >= 0.25 * work.total
+
+
+def test_beside_the_lanes_dudos_first_parts_take_their_share_of_a_make_serve_builds_wall(tmp_path):
+    """A make serve build's first levels took less of its wall than the measured builds' (their kernels' compile
+    alone on a loaded machine): beside the lanes, its parts that begin before its groups that train alone (4v5) are
+    read at a make serve build's share of its wall (``SERVE_WALL_SHARES``; 1v2's part alone 42 s of the measured
+    builds' seconds, not 65), its later parts as their walls say."""
+    from builder.dudo_progress import DudoWork
+
+    beside = DudoWork(DUDO_DEFAULT, tmp_path, default=True, beside_lanes=True)
+    ahead = beside.cores_ahead()
+    beside.serve = False
+    walls = beside.cores_ahead()
+    assert [n for _, n in ahead] == [n for _, n in walls]
+    assert ahead[2][0] < 0.7 * walls[2][0]      # 1v2 training alone, its part of one group
+    starts = np.cumsum([0.0] + [w for w, _ in walls])[:-1] / beside.total
+    late = [k for k, s in enumerate(starts) if s >= beside.alone_from]
+    assert late and [ahead[k][0] for k in late] == pytest.approx([walls[k][0] for k in late])
 
 
 def _played_beside_lanes(weights, tmp_path) -> list[tuple[float, float]]:
