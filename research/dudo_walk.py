@@ -132,7 +132,7 @@ def profile_python_walk(a=1, b=2, m=2, depth=4, iterations=200, gadget="maxmargi
     cont = C.continuation_values(a, b, m, st, W, own, False)
     kt = [0.0]
     saved = {}
-    for name in ("cfr_plus_resolve", "leaf_bases", "subgame_layout", "leaf_windows"):
+    for name in ("cfr_resolve", "leaf_bases", "subgame_layout", "leaf_windows"):
         f = saved[name] = getattr(C, name)
 
         def wrap(*args, _f=f):

@@ -32,13 +32,13 @@ def coarse():
     return _blueprint(1, 100)
 
 
-def _exploitability(g, st, depth, iterations=150, kinds=("blueprint", "br")):
+def _exploitability(g, st, depth, iterations=150, kinds=("blueprint", "br"), regrets="cfr+"):
     """Both seats' perfect-recall best responses against the policy (win probability) and the sum - 1."""
     V = payoff_tables(1, 1, {}, {}, {})
     brs = []
     for opened in (True, False):
         cont = continuation_values(1, 1, g.m, st, {}, 1, opened, kinds)
-        pol = ContinualResolver(1, 1, opened, {}, cont, depth=depth, iterations=iterations)
+        pol = ContinualResolver(1, 1, opened, {}, cont, depth=depth, iterations=iterations, regrets=regrets)
         brs.append(seat_best_response(pol, V))
     return brs, sum(brs) - 1
 
@@ -94,9 +94,10 @@ def test_a_walk_that_skips_rare_histories_brackets_the_exact_best_response(coars
             assert widths[0] > 0 and widths[1] < widths[0]
 
 
-def test_whole_round_resolving_is_near_the_lp_equilibrium(coarse, lp_value):
-    """Depth 12 covers the whole round: the first re-solve is the perfect-recall round itself."""
-    brs, e = _exploitability(*coarse, depth=12)
+@pytest.mark.parametrize("regrets", ["cfr+", "dcfr"])
+def test_whole_round_resolving_is_near_the_lp_equilibrium(coarse, lp_value, regrets):
+    """Depth 12 covers the whole round: the first re-solve is the perfect-recall round itself, by either scheme."""
+    brs, e = _exploitability(*coarse, depth=12, regrets=regrets)
     w = 0.5 * (1 + lp_value)
     assert brs[1] >= w - 1e-9 and brs[0] >= 1 - w - 1e-9    # no strategy holds a responder below the value
     assert e < 0.005

@@ -32,3 +32,14 @@ def test_more_iterations_a_resolve_is_another_policy(store):
     more = exact_searched(store, 1, 1, log=lambda *a: None, iterations=3 * served)[(1, 1)]
     assert got == exact_searched(store, 1, 1, log=lambda *a: None)[(1, 1)]
     assert more[0] != got[0] and more[1] == got[1]
+
+
+@pytest.mark.parametrize("args, fault", [(["--iterations", "0"], "--iterations 0: at least 1"),
+                                         (["--group", "one"], "--group 'one': AvB")])
+def test_bad_arguments_exit_2_with_one_line(args, fault, capsys, tmp_path):
+    from research.dudo_exact_searched import main
+    with pytest.raises(SystemExit) as e:
+        main(["--root", str(tmp_path), *args])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert fault in err[-1] and "Traceback" not in "\n".join(err)

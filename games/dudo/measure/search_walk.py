@@ -4,7 +4,7 @@
 ``ContinualResolver.resolve`` (Python around numba kernels) at each of the requester's decisions; that is
 about 2 ms a decision at 1v2, hours a seat at 4 dice in play (2**24 claim histories).  This module does the
 same walk in numba over plain arrays with the re-solve inlined (``resolve_at``: the same layout and kernel,
-``subgame_layout``, ``leaf_windows``, ``leaf_bases``, ``cfr_plus_resolve``, so a re-solve gives the same bits
+``subgame_layout``, ``leaf_windows``, ``leaf_bases``, ``cfr_resolve``, so a re-solve gives the same bits
 as ``ContinualResolver.resolve``; the full-width lookahead only, not ``abstract_resolve``'s).
 
 The walk (``search_best_response_walk``) is a depth-first search over claim histories with an explicit
@@ -30,7 +30,7 @@ import time
 import numpy as np
 from numba import njit
 
-from games.dudo.search.resolve import cfr_plus_resolve, leaf_bases, leaf_windows, subgame_layout
+from games.dudo.search.resolve import cfr_resolve, leaf_bases, leaf_windows, subgame_layout
 from games.dudo.search.endgame import GADGETS, OPP, REQ
 
 RESOLVE, TABLE = 0, 1   # the walk's modes: the requester re-solves, or answers a fixed table
@@ -73,7 +73,7 @@ def resolve_at(L0, p0, w0, depth, iters, gadget, use_gadget, K, D, ns, rc, claim
     vO = np.zeros((N, nO))
     greg = np.zeros((2, nO))
     qroot = np.zeros(nO)
-    cfr_plus_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig, rR,
+    cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig, rR,
                      rO, vR, vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, reach_req, prior_opp, target,
                      greg, qroot, 1)
     if p0 == REQ:

@@ -1,7 +1,7 @@
 """Depth-limited continual re-solving made cheap enough for 5v5: an action abstraction inside the
 lookahead and a small leaf (docs/dudo-search-serving.md).
 
-The same re-solve as ``continual`` (the same kernel, ``resolve.cfr_plus_resolve``), with three changes
+The same re-solve as ``continual`` (the same kernel, ``resolve.cfr_resolve``), with three changes
 that decide its cost:
 
 * **action abstraction** (the lookahead only, the real game is unchanged): at the requester's nodes the
@@ -130,8 +130,9 @@ class AbstractResolver(ContinualResolver):
     threads (the same bits)."""
 
     def __init__(self, own, opp, opened, W, cont, top, depth=2, iterations=50, gadget="maxmargin", A=4,
-                 near=1, root_full=True, cache=False, threads=1):
-        super().__init__(own, opp, opened, W, cont, depth=depth, iterations=iterations, gadget=gadget)
+                 near=1, root_full=True, cache=False, threads=1, regrets="cfr+"):
+        super().__init__(own, opp, opened, W, cont, depth=depth, iterations=iterations, gadget=gadget,
+                         regrets=regrets)
         if threads < 1:
             raise ValueError(f"threads={threads}: need at least 1")
         if depth % 2:

@@ -23,7 +23,7 @@ Imperfect-Information Games", NeurIPS 2018):
   (its targets), so a re-solve keeps what the previous one promised;
 * the first re-solve of the round is rooted at the round's start (chance's ranges, no gadget), also
   when the opponent opens (it then only supplies targets for the requester's first decisions);
-* vector CFR+ over rolls solves each subgame (``resolve.cfr_plus_resolve``, the one kernel of every
+* vector CFR+ or DCFR over rolls solves each subgame (``resolve.cfr_resolve``, the one kernel of every
   searched policy).
 
 Every re-solve depends on the history only (not on the requester's roll), so the policy is a
@@ -42,7 +42,7 @@ from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import history_window
 from games.dudo.rules import roll_arrays
 from games.dudo.search.endgame import GADGETS, OPP, REQ, _seat_arrays, utility_tables
-from games.dudo.search.resolve import (INT8_STEP, Resolve, cfr_plus_resolve, leaf_bases, leaf_windows,
+from games.dudo.search.resolve import (INT8_STEP, REGRET_SCHEMES, Resolve, cfr_resolve, leaf_bases, leaf_windows,
                                       subgame_layout)
 from games.dudo.solvers.kernels import br_backward
 
@@ -107,8 +107,8 @@ def continuation_values(a: int, b: int, m, strat: np.ndarray, W, own: int, opene
 @dataclass
 class ContinualResolver:
     """The requester's policy in one round (``own`` dice against ``opp``; ``opened``: it opens):
-    depth-``depth`` re-solves of the full-width lookahead with ``iterations`` CFR+ iterations, leaves from
-    ``cont`` (summed in float64 for float64 matrices).  Variants change the lookahead (``_layout``) and the
+    depth-``depth`` re-solves of the full-width lookahead with ``iterations`` iterations of ``regrets``
+    (``resolve.REGRET_SCHEMES``: "cfr+" or "dcfr"), leaves from ``cont`` (summed in float64 for float64 matrices).  Variants change the lookahead (``_layout``) and the
     leaves' type (``V``), never the kernel."""
     own: int
     opp: int
@@ -118,11 +118,14 @@ class ContinualResolver:
     depth: int = 4
     iterations: int = 200
     gadget: str = "resolve"
+    regrets: str = "cfr+"
     stats: dict = field(default_factory=lambda: dict(resolves=0, seconds=0.0, times=[]))
 
     def __post_init__(self):
         if self.depth < 2:
             raise ValueError("depth-limited re-solving needs depth >= 2 (the next decision's targets)")
+        if self.regrets not in REGRET_SCHEMES:
+            raise ValueError(f"regrets {self.regrets!r}: one of {', '.join(REGRET_SCHEMES)}")
         self.K = 6 * (self.own + self.opp)
         self.D = self.own + self.opp
         self.ns, self.rc, self.claim_r = _seat_arrays(self.own, self.opp)
@@ -173,7 +176,7 @@ class ContinualResolver:
         return last, cfirst, nch, mover, leaf, off, win
 
     def _solve(self, last, cfirst, nch, mover, leaf, off, win, reach_req, target, opp_range):
-        """CFR+ on the subgame (``resolve.cfr_plus_resolve``): (strategies with the requester's average,
+        """CFR+ or DCFR on the subgame (``resolve.cfr_resolve``): (strategies with the requester's average,
         the opponent's best-response values at every node)."""
         ns = self.ns
         nR, nO = int(ns[REQ]), int(ns[OPP])
@@ -185,11 +188,11 @@ class ContinualResolver:
         prior = self.prior_opp if opp_range is None else np.asarray(opp_range, dtype=np.float64)
         lbase = leaf_bases(self.cont.voff, self.cont.side, mover, win, nR, nO)
         nchunks = self.threads if int(leaf.sum()) >= 4 * self.threads else 1
-        cfr_plus_resolve(self.iterations, GADGETS[self.gadget], target is not None, last, cfirst, nch, mover, leaf,
+        cfr_resolve(self.iterations, GADGETS[self.gadget], target is not None, last, cfirst, nch, mover, leaf,
                          off, lbase, reg, ssum, sig, rR, rO, vR, vO, ns, self.rc, self.claim_r, self.U, self.V,
                          self.cidx, self.vscale, self.acc_type, self.K, self.D,
                          np.asarray(reach_req, dtype=np.float64), prior, tgt, np.zeros((2, nO)), np.zeros(nO),
-                         nchunks)
+                         nchunks, REGRET_SCHEMES[self.regrets])
         return sig, vO
 
     def _root_strategy(self, sig, off, last, cfirst, nch, L0: int) -> np.ndarray:

@@ -1,12 +1,13 @@
-"""The re-solve kernel of Dudo's search: one depth-limited subgame solved by CFR+ with the re-solving gadget,
+"""The re-solve kernel of Dudo's search: one depth-limited subgame solved by CFR+ or DCFR with the re-solving gadget,
 written once for every searched policy (``continual``'s full-width lookahead with float64 leaves,
 ``abstract_resolve``'s abstracted lookahead with float32 or int8 leaves, ``measure.search_walk``'s exact walk).
 
 The method is DeepStack's continual re-solving (Moravcik et al., Science 2017) with the several continuation
 strategies at the leaves of Brown, Sandholm & Amos ("Depth-Limited Solving for Imperfect-Information Games",
 NeurIPS 2018) and the gadget of Burch, Johanson & Bowling (AAAI 2014); ``continual`` says how a policy chains
-the re-solves.  Vector CFR+ over rolls (Tammelin 2014: alternating updates, regret floors at 0, linear
-averaging): each pass computes the updating seat's counterfactual values only, bottom-up, the leaves first.
+the re-solves.  Vector CFR over rolls with alternating updates, its regrets by CFR+ (Tammelin 2014: floors at 0,
+linear averaging) or DCFR (Brown & Sandholm, AAAI 2019: discounted regrets, quadratic averaging): each pass
+computes the updating seat's counterfactual values only, bottom-up, the leaves first.
 
 Subgame layout: nodes in breadth-first order (node 0 the root); node i's children ``cfirst[i] ..
 cfirst[i] + nch[i] - 1`` claim ``last[child]`` (increasing); node i's block of a per-(node, slot, roll) array
@@ -115,6 +116,24 @@ def leaf_bases(voff, side, mover, win, nR, nO):
 
 # --------------------------------------------------------------------------------------------
 # kernels
+
+CFR_PLUS, DCFR = 0, 1
+REGRET_SCHEMES = {"cfr+": CFR_PLUS, "dcfr": DCFR}   # ``cfr_resolve``'s regret updates, by name
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _regret_step(reg, idx, gain, base, scheme, dpos):
+    """Add the instantaneous regret ``gain - base`` to ``reg[idx]``: CFR+ floors the sum at 0 (Tammelin 2014);
+    DCFR(3/2, 0, 2) first scales a positive regret by ``dpos`` = t^1.5 / (t^1.5 + 1) and a negative one by 1/2
+    (Brown & Sandholm, "Solving Imperfect-Information Games via Discounted Regret Minimization", AAAI 2019,
+    section 4)."""
+    if scheme == DCFR:
+        r = reg[idx]
+        reg[idx] = r * (dpos if r > 0 else 0.5) + gain - base
+    else:
+        r = reg[idx] + gain - base
+        reg[idx] = r if r > 0 else 0.0
+
 
 # The rows are slices so that their index is the loop's own (never negative): indexing the flat matrix at
 # ``base + x`` makes numba wrap negative indices, and the loop then gathers instead of streaming (3-4x slower).
@@ -229,7 +248,8 @@ def _dudo_other(p, L, rp, sig, lo, np_, nq, rc, claim_r, U, D, cnt, vq):
 
 
 @njit(cache=True, nogil=True)
-def _leaf_node(i, u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, g, tmp, scratch):
+def _leaf_node(i, u, best, t, scheme, dpos, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, g, tmp,
+               scratch):
     """Seat ``u``'s values at leaf ``i`` (the continuations ``V[cidx[c]]``' values, and the opponent's choice
     among them: its regrets with ``t > 0``, the best with ``best``)."""
     nR = ns[REQ]
@@ -258,38 +278,38 @@ def _leaf_node(i, u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cid
         if t > 0:
             for c in range(C):
                 for y in range(nO):
-                    idx = lo + c * nO + y
-                    r = reg[idx] + g[c, y] - vi[y]
-                    reg[idx] = r if r > 0 else 0.0
+                    _regret_step(reg, lo + c * nO + y, g[c, y], vi[y], scheme, dpos)
 
 
 @njit(cache=True, nogil=True)
-def _leaves(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, acc_type):
+def _leaves(u, best, t, scheme, dpos, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale,
+            acc_type):
     """``_leaf_node`` at each of ``leaves``, in order; sums in ``acc_type``'s dtype."""
     m = max(ns[REQ], ns[OPP])
     g = np.zeros((cidx.size, m))
     tmp = np.zeros(m)
     scratch = np.zeros(m + 1, dtype=acc_type.dtype)
     for k in range(leaves.size):
-        _leaf_node(leaves[k], u, best, t, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, g, tmp,
-                   scratch)
+        _leaf_node(leaves[k], u, best, t, scheme, dpos, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale,
+                   g, tmp, scratch)
 
 
 @njit(cache=True, parallel=True)
-def _leaves_threads(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, acc_type,
-                    nchunks):
+def _leaves_threads(u, best, t, scheme, dpos, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale,
+                    acc_type, nchunks):
     """``_leaves`` with the leaves split into ``nchunks`` ranges run at once (numba threads): the same bits,
     as each leaf writes only its own values and regrets."""
     per = (leaves.size + nchunks - 1) // nchunks
     for c in prange(nchunks):
-        _leaves(u, best, t, leaves[c * per:min(leaves.size, (c + 1) * per)], mover, off, lbase, reg, sig, rR, rO,
-                v, ns, V, cidx, vscale, acc_type)
+        _leaves(u, best, t, scheme, dpos, leaves[c * per:min(leaves.size, (c + 1) * per)], mover, off, lbase, reg,
+                sig, rR, rO, v, ns, V, cidx, vscale, acc_type)
 
 
 @njit(cache=True, nogil=True)
-def _pass(u, best, t, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig, rR, rO, v, ns, rc,
-          claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks):
-    """One pass for seat ``u``: forward reaches, then u's counterfactual values ``v`` bottom-up (the leaves'
+def _pass(u, best, t, scheme, dpos, wavg, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig, rR,
+          rO, v, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks):
+    """One pass for seat ``u`` (regrets by ``scheme``, ``dpos`` its discount; the average weighted ``wavg``):
+    forward reaches, then u's counterfactual values ``v`` bottom-up (the leaves'
     first, on ``nchunks`` threads when above 1); with ``t > 0`` u's regrets (and the requester's average)
     are updated; with ``best`` (u the opponent) it best-responds (max per roll at its nodes and over
     continuations at the leaves)."""
@@ -297,10 +317,11 @@ def _pass(u, best, t, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, s
     nu = ns[u]
     forward_reaches(cfirst, nch, mover, off, sig, rR, rO, ns)
     if nchunks > 1:
-        _leaves_threads(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, acc_type,
-                        nchunks)
+        _leaves_threads(u, best, t, scheme, dpos, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx,
+                        vscale, acc_type, nchunks)
     else:
-        _leaves(u, best, t, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale, acc_type)
+        _leaves(u, best, t, scheme, dpos, leaves, mover, off, lbase, reg, sig, rR, rO, v, ns, V, cidx, vscale,
+                acc_type)
     for i in range(N - 1, -1, -1):
         if leaf[i]:
             continue
@@ -338,10 +359,9 @@ def _pass(u, best, t, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, s
                     for x in range(n):
                         gv = g[0, x] if j == 0 else v[cfirst[i] + j - 1, x]
                         idx = lo + j * n + x
-                        r = reg[idx] + gv - vi[x]
-                        reg[idx] = r if r > 0 else 0.0
+                        _regret_step(reg, idx, gv, vi[x], scheme, dpos)
                         if p == REQ:
-                            ssum[idx] += t * rR[i, x] * sig[idx]
+                            ssum[idx] += wavg * rR[i, x] * sig[idx]
         else:
             for j in range(nch[i]):
                 cv = v[cfirst[i] + j]
@@ -350,10 +370,11 @@ def _pass(u, best, t, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, s
 
 
 @njit(cache=True, nogil=True)
-def cfr_plus_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig,
-                     rR, rO, vR, vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, reach_req, prior_opp, target,
-                     greg, qroot, nchunks):
-    """``iters`` alternating CFR+ iterations (Tammelin 2014; linear averaging) on a depth-limited subgame
+def cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig,
+                rR, rO, vR, vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, reach_req, prior_opp, target,
+                greg, qroot, nchunks, scheme=CFR_PLUS):
+    """``iters`` alternating iterations of vector CFR on a depth-limited subgame, their regrets by ``scheme``
+    (``_regret_step``: CFR+ with linear averaging, Tammelin 2014; DCFR(3/2, 0, 2) with quadratic averaging)
     (the layout in the module docstring), with the re-solving gadget at the root when ``use_gadget`` (else
     the opponent enters with ``prior_opp``); then the requester's average strategy in ``sig`` (its
     regret-matched current strategy where it never reached a node) and the opponent's best-response values
@@ -369,6 +390,8 @@ def cfr_plus_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, 
     g = np.zeros((max(C, 2), m))
     leaves = np.nonzero(leaf)[0]
     for t in range(1, iters + 1):
+        dpos = t ** 1.5 / (t ** 1.5 + 1.0)
+        wavg = float(t) if scheme == CFR_PLUS else float(t) * t
         if use_gadget:
             _root_reach(gadget, greg, prior_opp, prior_opp, qroot)
         else:
@@ -380,8 +403,9 @@ def cfr_plus_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, 
                 rR[0, x] = reach_req[x]
             for y in range(nO):
                 rO[0, y] = qroot[y]
-            _pass(u, False, float(t), last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig, rR, rO,
-                  vR if u == REQ else vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks)
+            vu = vR if u == REQ else vO
+            _pass(u, False, float(t), scheme, dpos, wavg, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg,
+                  ssum, sig, rR, rO, vu, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks)
         if use_gadget:
             _gadget_update(gadget, greg, vO[0, :nO].copy(), target, qroot)
     _strategies(reg, sig, last, nch, mover, leaf, off, ns, C)
@@ -402,8 +426,8 @@ def cfr_plus_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, 
         rR[0, x] = reach_req[x]
     for y in range(nO):
         rO[0, y] = 1.0
-    _pass(OPP, True, 0.0, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig, rR, rO, vO, ns, rc,
-          claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks)
+    _pass(OPP, True, 0.0, scheme, 1.0, 0.0, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig,
+          rR, rO, vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks)
 
 
 # --------------------------------------------------------------------------------------------

@@ -30,23 +30,30 @@ from games.dudo.search.resolve import INT8_STEP, Resolve
 @dataclass(frozen=True)
 class LargeSearchSpec:
     """How the large rounds are searched: rounds with at least ``min_total`` dice in play, depth-``depth``
-    re-solves of ``iterations`` CFR+ iterations keeping ``A`` own claims (``near`` of them the next ones),
-    int8 leaves, max-margin gadget (docs/dudo-search-serving.md, sections 5 and 6)."""
+    re-solves of ``iterations`` iterations of ``regrets`` ("cfr+" or "dcfr", ``resolve.REGRET_SCHEMES``) keeping
+    ``A`` own claims (``near`` of them the next ones), int8 leaves, max-margin gadget (docs/dudo-search-serving.md,
+    sections 5, 6 and 8)."""
     min_total: int = 6
     depth: int = 2
     iterations: int = 100
     A: int = 14
     near: int = 1
     gadget: str = "maxmargin"
+    # a store whose manifest names no scheme was built with CFR+ re-solves (its round-start re-solves are stored)
+    regrets: str = "cfr+"
     # groups {a, b} (a <= b) whose rounds keep the stored rows although they have min_total dice: the
     # searched policy was measured more exploitable there than the rows
     rows_groups: tuple = ()
 
     def __post_init__(self):
+        from games.dudo.search.resolve import REGRET_SCHEMES
         object.__setattr__(self, "rows_groups", tuple(tuple(int(x) for x in g) for g in self.rows_groups))
+        if self.regrets not in REGRET_SCHEMES:
+            raise ValueError(f"regrets {self.regrets!r}: one of {', '.join(REGRET_SCHEMES)}")
 
     def label(self) -> str:
-        return (f"depth {self.depth}, {self.A} own claims, {self.iterations} CFR+ iterations a re-solve, int8 "
+        return (f"depth {self.depth}, {self.A} own claims, {self.iterations} {self.regrets.upper()} iterations a "
+                f"re-solve, int8 "
                 f"leaves, {self.gadget} gadget")
 
     def covers(self, opener: int, other: int) -> bool:
@@ -119,7 +126,8 @@ def resolver(tables: dict, a: int, b: int, m, W, own: int, opp: int, opened: boo
     """The requester's searched policy on group {a, b}'s stored tables."""
     cont = continuations(tables, a, b, m, own, opened)
     return AbstractResolver(own, opp, opened, W, cont, tables["top"], depth=spec.depth, iterations=spec.iterations,
-                            gadget=spec.gadget, A=spec.A, near=spec.near, root_full=True, threads=threads)
+                            gadget=spec.gadget, A=spec.A, near=spec.near, root_full=True, threads=threads,
+                            regrets=spec.regrets)
 
 
 def root_tables(res: Resolve) -> dict[str, np.ndarray]:
