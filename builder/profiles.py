@@ -40,12 +40,14 @@ from builder.jotto import JottoParams
 # updates at 5v4 (one pass an iteration instead of two) reached 0.2154 only at 80 iterations (116 CPU s against 98);
 # quadratic or cubic averaging and predictive CFR+ at 5v5 gained at most 0.006 at 30-40 iterations, none of them
 # the 20 iterations' worth that would pay for a change.
-# rounds of 6 or more dice in play are served by depth-2 continual re-solving with 14 own claims, 100 CFR+
-# iterations a re-solve and int8 leaves (docs/dudo-search-serving.md, sections 5-6): the setting that cuts the
-# exact figure of 1v2 / 2v1 2.1-2.7 times, about a second of CPU a 5v5 move; except 5v1 (group {1, 5}), where the
+# rounds of 6 or more dice in play are served by depth-2 continual re-solving with 14 own claims, 100 DCFR
+# iterations a re-solve and int8 leaves (docs/dudo-search-serving.md, sections 5-6 and 8): the setting that cuts the
+# exact figure of 1v2 / 2v1 2.1-2.7 times with CFR+, about a second of CPU a 5v5 move; DCFR's discounted regrets
+# cut the default store's searched 1v2 / 2v1 from 0.00719 / 0.01136 (CFR+) to 0.00631 / 0.00589 at the same
+# iterations (research.dudo_exact_searched --regrets); except 5v1 (group {1, 5}), where the
 # lookahead responder finds more against the searched policy than against the rows (0.0047 +- 0.0002 against
 # 0.0034 +- 0.0002, 100 rounds a seat, docs/dudo-search-serving.md section 8), as on the exact rounds
-LARGE_SEARCH = (6, 2, 100, 14, ((1, 5),))
+LARGE_SEARCH = (6, 2, 100, 14, ((1, 5),), "dcfr")
 DUDO_DEFAULT = DudoParams(max_dice=5, iterations=300, memory_budget=1500 << 20, time_budget=25.0, label="default",
                           iterations_by_total=((5, 200), (6, 200), (7, 100), (8, 50), (9, 45), (10, 60)),
                           bound_memory=1, bound_budget=4 << 30, bound_time_budget=30.0, improve_games=30,

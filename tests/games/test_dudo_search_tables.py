@@ -38,14 +38,16 @@ def test_tables_are_each_seats_int8_continuations(a, b):
             assert np.array_equal(res.strategy(hist), alone.strategy(hist))
 
 
-def test_stored_root_resolves_are_the_one_thread_resolves():
-    """group_tables computes the round-start re-solves on two threads: the same bits as one."""
+@pytest.mark.parametrize("regrets", ["cfr+", "dcfr"])
+def test_stored_root_resolves_are_the_one_thread_resolves(regrets):
+    """group_tables computes the round-start re-solves on two threads, by the spec's regret scheme: the same bits
+    as one thread's re-solves by that scheme."""
     from types import SimpleNamespace
 
     from games.dudo.search.tables import group_tables, seat_key, seats
     W = {(1, 1): 0.55, (1, 2): 0.3, (2, 1): 0.7}
     strat = _solved(1, 2, 1, W)
-    spec = LargeSearchSpec(min_total=2, iterations=15, A=5)
+    spec = LargeSearchSpec(min_total=2, iterations=15, A=5, regrets=regrets)
     sol = SimpleNamespace(groups={(1, 2): make_group(1, 2, 1, W)}, W=W, strategies={(1, 2): strat})
     got = dict(group_tables(sol, spec, (1, 2)))
     t = leaf_tables(1, 2, 1, strat, W, spec.A)
@@ -72,3 +74,34 @@ def test_a_group_kept_on_the_rows_is_not_searched():
     assert back == spec and not back.covers(5, 1)
     params = DudoParams(**json.loads(json.dumps(manifest_parameters(DUDO_DEFAULT))))
     assert params.large_search_spec() == spec
+
+
+def test_the_regret_scheme_is_recorded_and_a_store_without_one_is_cfr_plus():
+    """The profiles re-solve with DCFR and the manifest says so; a store whose manifest names no scheme was built
+    with CFR+ (its stored round-start re-solves are CFR+'s), so it is read as CFR+; an unknown scheme is refused."""
+    import json
+    from dataclasses import asdict
+
+    from builder.profiles import DUDO_DEFAULT, DUDO_FULL
+    from games.dudo.build.params import DudoParams, manifest_parameters
+    from games.dudo.serving.large_search import spec_of
+    for params in (DUDO_DEFAULT, DUDO_FULL):
+        spec = params.large_search_spec()
+        assert spec.regrets == "dcfr" and "100 DCFR iterations" in spec.label()
+        assert DudoParams(**json.loads(json.dumps(manifest_parameters(params)))).large_search_spec() == spec
+        old = {k: v for k, v in asdict(spec).items() if k != "regrets"}
+        assert spec_of({"large_search": old}).regrets == "cfr+"
+    with pytest.raises(ValueError, match="regrets 'pcfr'"):
+        LargeSearchSpec(regrets="pcfr")
+
+
+def test_dcfr_and_cfr_plus_resolves_differ():
+    """The scheme reaches the kernel: the same subgame re-solved by DCFR and by CFR+ gives other strategies."""
+    W = {(1, 1): 0.55, (1, 2): 0.3, (2, 1): 0.7}
+    strat = _solved(1, 2, 1, W)
+    t = leaf_tables(1, 2, 1, strat, W, 5)
+    got = {}
+    for regrets in ("cfr+", "dcfr"):
+        pol = resolver(t, 1, 2, 1, W, 2, 1, True, LargeSearchSpec(min_total=2, iterations=15, A=5, regrets=regrets))
+        got[regrets] = pol.strategy((0, 3))
+    assert got["cfr+"].shape == got["dcfr"].shape and not np.allclose(got["cfr+"], got["dcfr"])
