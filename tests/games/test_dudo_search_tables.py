@@ -105,3 +105,38 @@ def test_dcfr_and_cfr_plus_resolves_differ():
         pol = resolver(t, 1, 2, 1, W, 2, 1, True, LargeSearchSpec(min_total=2, iterations=15, A=5, regrets=regrets))
         got[regrets] = pol.strategy((0, 3))
     assert got["cfr+"].shape == got["dcfr"].shape and not np.allclose(got["cfr+"], got["dcfr"])
+
+
+def test_stored_first_replies_are_the_chains_resolves(tmp_path, monkeypatch):
+    """Where the opponent opens, the store keeps the requester's first re-solve after each opening claim whose subgame
+    is large enough (every one here, the threshold lowered): the server's chain reads it instead of re-solving, and
+    its answers are the bits it computes without them."""
+    from builder.dudo import build_dudo_store
+    from games.dudo.search import tables
+    from games.dudo.serving import large_search
+    from games.storage import Store
+    from tests.server.test_dudo_large_search_serving import PARAMS
+    monkeypatch.setattr(tables, "FIRST_REPLY_LEAVES", 1)
+    store = Store(build_dudo_store(PARAMS, tmp_path))
+    claims = store.array("search/1v1n/first_claims")
+    assert claims.size >= 8 and store.get("arrays", b"search/1v1o/first_claims") is None
+    pol, root = large_search._seat(str(store.path), 1, 1, False)
+    assert sorted(pol.first_replies) == sorted(int(c) for c in claims)
+    stored = pol.first_replies
+    for c in (int(claims[0]), int(claims[-1])):
+        for hist in ((c,), (c, c + 1, c + 2)):
+            if c + 2 >= pol.K:
+                continue
+            before = pol.stats["resolves"]
+            got = large_search.chain(pol, root, hist, None)
+            used = pol.stats["resolves"] - before
+            pol.first_replies = {}
+            try:
+                want = large_search.chain(pol, root, hist, None)
+            finally:
+                pol.first_replies = stored
+            assert used == len(want) - 1       # the first re-solve read, the later ones computed
+            for a, b in zip(got, want):
+                assert a.k == b.k and np.array_equal(a.rr, b.rr)
+                assert np.array_equal(a.res.root_strategy, b.res.root_strategy) and np.array_equal(a.res.vO, b.res.vO)
+                assert a.res.L0 == b.res.L0

@@ -12,7 +12,11 @@ Per dice group {a, b} (a <= b), ``search/{a}v{b}/``:
 
 Per seat of each round, ``search/{own}v{opp}{o|n}/`` (``o``: the requester opens): the re-solve at the
 round's root (every claim kept), which is the same for every request (``root_strategy`` where the
-requester moves first, ``vO``, ``cfirst``, ``nch``, ``last``).
+requester moves first, ``vO``, ``cfirst``, ``nch``, ``last``).  Where the opponent opens, the re-solves of the
+requester's first decision whose subgame has at least ``FIRST_REPLY_LEAVES`` leaves (the opponent's first claim
+low: the largest re-solves of the round, each a function of that claim alone) are stored too, under
+``first/{claim}/`` with the same names, ``first_claims`` listing the claims: a server reads them instead of
+computing them, the same bits.
 """
 from __future__ import annotations
 
@@ -137,9 +141,26 @@ def root_tables(res: Resolve) -> dict[str, np.ndarray]:
     return out
 
 
-def root_from_tables(t: dict) -> Resolve:
-    return Resolve(t.get("root_strategy"), t["vO"], t["cfirst"], t["nch"], t["last"], -1, 0.0,
-                           int(t["last"].size), 0)
+def root_from_tables(t: dict, L0: int = -1) -> Resolve:
+    return Resolve(t.get("root_strategy"), t["vO"], t["cfirst"], t["nch"], t["last"], L0, 0.0,
+                   int(t["last"].size), 0)
+
+
+# the requester's first decisions whose re-solve is stored where the opponent opens: subgames of at least this many
+# leaves (the default store: at 5v5 the opening claims up to 11, 1.4-2.2 s of wall each on two threads, the slowest
+# searched moves; at 5v4 and 4v5 the lowest 5 and 6; no other round has a subgame this large)
+FIRST_REPLY_LEAVES = 550
+
+
+def first_replies(pol, root: Resolve, min_leaves: int | None = None):
+    """(claim, re-solve) of the requester's first decision after each opening claim of the opponent whose subgame
+    has at least ``min_leaves`` leaves: what ``large_search.chain`` computes there, from the round's root re-solve
+    ``root`` (the requester does not open)."""
+    from games.dudo.search.endgame import REQ
+    min_leaves = FIRST_REPLY_LEAVES if min_leaves is None else min_leaves
+    for c in range(pol.K - 1):
+        if int(pol._layout((c,), c, REQ)[4].sum()) >= min_leaves:
+            yield c, pol.resolve((c,), pol.prior_req.copy(), root.target((c,)))
 
 
 def seats(a: int, b: int):
@@ -149,7 +170,8 @@ def seats(a: int, b: int):
 
 def group_tables(sol, spec: LargeSearchSpec, key: tuple[int, int], log=None):
     """(name, array) of group ``key``'s search tables from a solved game ``sol`` (``solve_game.DudoSolution``, its
-    stored quantised strategies): the leaves, then each seat's root re-solve."""
+    stored quantised strategies): the leaves, then each seat's root re-solve and, where the opponent opens, its
+    largest first replies (``first_replies``)."""
     import time
     a, b = key
     g = sol.groups[key]
@@ -164,10 +186,18 @@ def group_tables(sol, spec: LargeSearchSpec, key: tuple[int, int], log=None):
     for own, opp, opened in seats(a, b):
         pol = resolver(t, a, b, g.m, W, own, opp, opened, spec, threads=2)    # the same bits as one thread
         root = pol.resolve((), pol.prior_req.copy())
+        sk = seat_key(own, opp, opened)
         for n, arr in root_tables(root).items():
-            yield f"{seat_key(own, opp, opened)}/{n}", arr
+            yield f"{sk}/{n}", arr
+        if not opened:
+            claims = []
+            for c, res in first_replies(pol, root):
+                claims.append(c)
+                for n, arr in root_tables(res).items():
+                    yield f"{sk}/first/{c}/{n}", arr
+            yield f"{sk}/first_claims", np.array(claims, dtype=np.int64)
     if log:
-        log(f"search tables of {a}v{b}: leaves {t['V'].nbytes / 1e6:.0f} MB in {t1 - t0:.1f} CPU s, root re-solves "
+        log(f"search tables of {a}v{b}: leaves {t['V'].nbytes / 1e6:.0f} MB in {t1 - t0:.1f} CPU s, stored re-solves "
             f"{time.process_time() - t1:.1f} CPU s")
 
 

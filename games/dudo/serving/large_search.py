@@ -85,13 +85,25 @@ def _seat(store_path: str, own: int, opp: int, opened: bool):
             if n == "root_strategy" and not opened:
                 continue
             root[n] = store.array(f"{sk}/{n}")
+        res.first_replies = {} if opened else _first_replies(store, sk)
         got = _SEATS[key] = (res, root_from_tables(root))
     return got
 
 
+def _first_replies(store: Store, sk: str) -> dict[int, Resolve]:
+    """{opening claim: the requester's first re-solve after it} as the store keeps them (``tables.first_replies``;
+    none in a store built before it kept them)."""
+    if store.get("arrays", f"{sk}/first_claims".encode()) is None:
+        return {}
+    return {int(c): root_from_tables({n: store.array(f"{sk}/first/{int(c)}/{n}") for n in ROOT_NAMES},
+                                     L0=int(c))
+            for c in store.array(f"{sk}/first_claims")}
+
+
 def chain(pol, root: Resolve, history: tuple, start: ChainState | None) -> list[ChainState]:
     """The chain's states from ``start`` (None: the round's root) to the requester's decision after ``history``:
-    every state computed here, in order (the last is the decision's)."""
+    every state computed here, in order (the last is the decision's); the requester's first decision read from
+    ``pol.first_replies`` where the store keeps it."""
     opened = pol.opened
     k = len(history)
     out: list[ChainState] = []
@@ -100,7 +112,10 @@ def chain(pol, root: Resolve, history: tuple, start: ChainState | None) -> list[
         if opened:
             cur = ChainState(0, rr, root)
         else:
-            cur = ChainState(1, rr, pol.resolve(history[:1], rr, _target(root, history[:1])))
+            first = getattr(pol, "first_replies", {}).get(history[0]) if history else None
+            if first is None:
+                first = pol.resolve(history[:1], rr, _target(root, history[:1]))
+            cur = ChainState(1, rr, first)
         out.append(cur)
     else:
         cur = start
