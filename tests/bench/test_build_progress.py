@@ -592,8 +592,8 @@ def _figures(live_samples, replayed, walls) -> dict:
 
 
 def test_the_docs_state_the_fresh_make_serve_figures_as_the_traces_give_them(monkeypatch):
-    """docs/operations.md's tables of the 14:19, 14:47, 16:33, 17:07 and 20:00 make serve builds: as said (the 14:19
-    trace at each write, the others when /readyz was read) and replayed through this code."""
+    """docs/operations.md's tables of the 14:19, 14:47, 16:33, 17:07, 20:00 and 23:05 make serve builds: as said (the
+    14:19 trace at each write, the others when /readyz was read) and replayed through this code."""
     doc = (Path(__file__).parents[2] / "docs" / "operations.md").read_text()
     rows, walls = _recorded_serve()
     assert _stated_table(doc, "**A fresh `make serve` with `--trace`.**") == _figures(
@@ -609,6 +609,9 @@ def test_the_docs_state_the_fresh_make_serve_figures_as_the_traces_give_them(mon
     rows, walls = _recorded_serve_e(monkeypatch)
     sampled = [r for r in rows if r["sampled"] is not None]
     assert _stated_table(doc, "**The 20:00 fresh `make serve`") == _figures(_as_sampled(sampled), replay(rows), walls)
+    rows, walls = _recorded_serve_f(monkeypatch)
+    sampled = [r for r in rows if r["sampled"] is not None]
+    assert _stated_table(doc, "**The 23:05 fresh `make serve`") == _figures(_as_read(sampled), replay(rows), walls)
 
 
 def test_a_replayed_sample_is_stamped_when_it_was_taken():
@@ -957,7 +960,7 @@ def _every_trace(monkeypatch):
         else:
             (rows, walls), since = load(), None
         out.append((name, rows, walls, since, recorded))
-    for name, load in (("17:07", _recorded_serve_d), ("20:00", _recorded_serve_e)):
+    for name, load in (("17:07", _recorded_serve_d), ("20:00", _recorded_serve_e), ("23:05", _recorded_serve_f)):
         rows, walls = load(monkeypatch)
         out.append((name, rows, walls, None, THIS_CODES_SHARES))
     return out
@@ -1040,3 +1043,45 @@ def test_dudos_first_parts_at_a_make_serve_builds_share_keep_every_trace(monkeyp
     two, four = "jotto-en_US80-2-ganzfried", "jotto-en_US80-4-ganzfried"
     assert (now["16:33"][two][1], now["20:00"][two][1]) == (before["16:33"][two][1] + 2, before["20:00"][two][1] + 2)
     assert now["14:47"][four][1] == before["14:47"][four][1] + 2
+
+
+RECORDED_SERVE_F = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes_build_2305.json"
+
+
+def _recorded_serve_f(monkeypatch):
+    """The 23:05 trace (ceae6f5: this code's counts and forecast)."""
+    import builder.step_seconds as step_seconds
+
+    monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", THIS_CODES_SHARES)
+    data = json.loads(RECORDED_SERVE_F.read_text())
+    rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
+    return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
+
+
+def _as_read(rows):
+    """What /readyz said at each sample: the trace's figures carried from their write to the sample
+    (``games.buildprogress.carried``)."""
+    from games.buildprogress import carried
+
+    return [Sample(r["sampled"], r["variant"], *carried(r["seconds"], r["fraction"], r["eta"], r["sampled"] - r["t"]))
+            for r in rows]
+
+
+def test_the_23_05_make_serve_replays_through_this_code_to_what_the_build_said(monkeypatch):
+    """The 23:05 make serve (ceae6f5, this code) replayed: each sample's figures are the build's at 304 of its 307
+    (the fraction within 0.01, the time left within 5 % of the store's time) and each store's samples within 0.10 what
+    /readyz said, within one."""
+    rows, walls = _recorded_serve_f(monkeypatch)
+    said = replay(rows)
+    sampled = [r for r in rows if r["sampled"] is not None]
+    assert [(s.t, s.variant) for s in said] == [(r["sampled"], r["variant"]) for r in sampled]
+    read = _as_read(sampled)
+    same = sum(abs(s.fraction - r.fraction) <= 0.01 and s.eta is not None and r.eta is not None
+               and abs(s.eta - r.eta) <= 0.05 * (x["seconds"] + x["eta"]) for s, r, x in zip(said, read, sampled))
+    assert same >= 304
+    live = {g.variant: g for g in compare(read, walls)}
+    again = {g.variant: g for g in compare(said, walls)}
+    assert set(again) == set(live)
+    for v, g in again.items():
+        assert abs(g.fraction_within - live[v].fraction_within) <= 1, v
+        assert abs(g.eta_within - live[v].eta_within) <= 1, v
