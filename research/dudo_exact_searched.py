@@ -51,6 +51,7 @@ def exact_searched(store, a: int, b: int, A: int | None = None, log=print, itera
 
 
 def main(argv=None) -> int:
+    from games.dudo.search.resolve import REGRET_SCHEMES
     from games.storage import Store, current_stores, stores_root
     ap = argparse.ArgumentParser(prog="python -m research.dudo_exact_searched", description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=None)
@@ -58,7 +59,7 @@ def main(argv=None) -> int:
     ap.add_argument("--group", default="1v2", help="a group with an exact figure, AvB with A <= B")
     ap.add_argument("--A", type=int, default=None, help="own claims kept in the lookahead (default: the store's)")
     ap.add_argument("--iterations", type=int, default=None, help="iterations a re-solve (default: the store's)")
-    ap.add_argument("--regrets", choices=("cfr+", "dcfr"), default=None,
+    ap.add_argument("--regrets", choices=tuple(REGRET_SCHEMES), default=None,
                     help="the re-solves' regret scheme (default: the store's)")
     a = ap.parse_args(argv)
     if a.iterations is not None and a.iterations < 1:

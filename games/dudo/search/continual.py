@@ -42,7 +42,7 @@ from games.dudo.abstraction.dag import make_group
 from games.dudo.abstraction.infoset import history_window
 from games.dudo.rules import roll_arrays
 from games.dudo.search.endgame import GADGETS, OPP, REQ, _seat_arrays, utility_tables
-from games.dudo.search.resolve import (INT8_STEP, REGRET_SCHEMES, Resolve, cfr_resolve, leaf_bases, leaf_windows,
+from games.dudo.search.resolve import (INT8_STEP, Resolve, cfr_resolve, leaf_bases, leaf_windows, regret_scheme,
                                       subgame_layout)
 from games.dudo.solvers.kernels import br_backward
 
@@ -108,7 +108,8 @@ def continuation_values(a: int, b: int, m, strat: np.ndarray, W, own: int, opene
 class ContinualResolver:
     """The requester's policy in one round (``own`` dice against ``opp``; ``opened``: it opens):
     depth-``depth`` re-solves of the full-width lookahead with ``iterations`` iterations of ``regrets``
-    (``resolve.REGRET_SCHEMES``: "cfr+" or "dcfr"), leaves from ``cont`` (summed in float64 for float64 matrices).  Variants change the lookahead (``_layout``) and the
+    (``resolve.REGRET_SCHEMES``: "cfr+" or "dcfr"), leaves from ``cont`` (summed in float64 for float64
+    matrices).  Variants change the lookahead (``_layout``) and the
     leaves' type (``V``), never the kernel."""
     own: int
     opp: int
@@ -124,8 +125,7 @@ class ContinualResolver:
     def __post_init__(self):
         if self.depth < 2:
             raise ValueError("depth-limited re-solving needs depth >= 2 (the next decision's targets)")
-        if self.regrets not in REGRET_SCHEMES:
-            raise ValueError(f"regrets {self.regrets!r}: one of {', '.join(REGRET_SCHEMES)}")
+        self.scheme = regret_scheme(self.regrets)
         self.K = 6 * (self.own + self.opp)
         self.D = self.own + self.opp
         self.ns, self.rc, self.claim_r = _seat_arrays(self.own, self.opp)
@@ -192,7 +192,7 @@ class ContinualResolver:
                          off, lbase, reg, ssum, sig, rR, rO, vR, vO, ns, self.rc, self.claim_r, self.U, self.V,
                          self.cidx, self.vscale, self.acc_type, self.K, self.D,
                          np.asarray(reach_req, dtype=np.float64), prior, tgt, np.zeros((2, nO)), np.zeros(nO),
-                         nchunks, REGRET_SCHEMES[self.regrets])
+                         nchunks, self.scheme)
         return sig, vO
 
     def _root_strategy(self, sig, off, last, cfirst, nch, L0: int) -> np.ndarray:

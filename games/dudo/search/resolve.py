@@ -121,6 +121,13 @@ CFR_PLUS, DCFR = 0, 1
 REGRET_SCHEMES = {"cfr+": CFR_PLUS, "dcfr": DCFR}   # ``cfr_resolve``'s regret updates, by name
 
 
+def regret_scheme(name: str) -> int:
+    """``cfr_resolve``'s ``scheme`` of a regret scheme's name (ValueError naming the known ones)."""
+    if name not in REGRET_SCHEMES:
+        raise ValueError(f"regrets {name!r}: one of {', '.join(REGRET_SCHEMES)}")
+    return REGRET_SCHEMES[name]
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _regret_step(reg, idx, gain, base, scheme, dpos):
     """Add the instantaneous regret ``gain - base`` to ``reg[idx]``: CFR+ floors the sum at 0 (Tammelin 2014);

@@ -50,15 +50,13 @@ class LargeSearchSpec:
     rows_groups: tuple = ()
 
     def __post_init__(self):
-        from games.dudo.search.resolve import REGRET_SCHEMES
+        from games.dudo.search.resolve import regret_scheme
         object.__setattr__(self, "rows_groups", tuple(tuple(int(x) for x in g) for g in self.rows_groups))
-        if self.regrets not in REGRET_SCHEMES:
-            raise ValueError(f"regrets {self.regrets!r}: one of {', '.join(REGRET_SCHEMES)}")
+        regret_scheme(self.regrets)
 
     def label(self) -> str:
         return (f"depth {self.depth}, {self.A} own claims, {self.iterations} {self.regrets.upper()} iterations a "
-                f"re-solve, int8 "
-                f"leaves, {self.gadget} gadget")
+                f"re-solve, int8 leaves, {self.gadget} gadget")
 
     def covers(self, opener: int, other: int) -> bool:
         return opener + other >= self.min_total and (min(opener, other), max(opener, other)) not in self.rows_groups

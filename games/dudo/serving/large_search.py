@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.storage import Store
+from games.storage import Store, array_from_bytes
 from games.dudo.serving.endgame_store import store_W
 from games.dudo.rules import roll_index
 from games.dudo.search.resolve import Resolve
@@ -93,11 +93,12 @@ def _seat(store_path: str, own: int, opp: int, opened: bool):
 def _first_replies(store: Store, sk: str) -> dict[int, Resolve]:
     """{opening claim: the requester's first re-solve after it} as the store keeps them (``tables.first_replies``;
     none in a store built before it kept them)."""
-    if store.get("arrays", f"{sk}/first_claims".encode()) is None:
+    raw = store.get("arrays", f"{sk}/first_claims".encode())
+    if raw is None:
         return {}
     return {int(c): root_from_tables({n: store.array(f"{sk}/first/{int(c)}/{n}") for n in ROOT_NAMES},
                                      L0=int(c))
-            for c in store.array(f"{sk}/first_claims")}
+            for c in array_from_bytes(raw)}
 
 
 def chain(pol, root: Resolve, history: tuple, start: ChainState | None) -> list[ChainState]:
