@@ -654,6 +654,13 @@ def _as_sampled(rows):
     return [Sample(r["sampled"], r["variant"], r["fraction"], r["eta"]) for r in rows]
 
 
+def _as_built(said, rows) -> int:
+    """How many replayed samples say what the build said at the same row: the fraction within 0.01, the time left within
+    5 % of the store's time."""
+    return sum(abs(s.fraction - r["fraction"]) <= 0.01 and s.eta is not None
+               and abs(s.eta - r["eta"]) <= 0.05 * (r["seconds"] + r["eta"]) for s, r in zip(said, rows))
+
+
 def test_the_replay_of_the_code_that_built_says_what_the_build_said(recorded_builds_forecast):
     """The 14:47 trace is of the code that replays it (9e5e467's forecast): played again, each store's figures are
     the build's own. A side lane's store whose first row comes seconds after its start (Guess Who, 3.7 s) gets the
@@ -668,8 +675,7 @@ def test_the_replay_of_the_code_that_built_says_what_the_build_said(recorded_bui
     assert s.fraction == pytest.approx(r["fraction"], abs=0.01)
     s, r = next(x for (v, _), x in sorted(by.items(), key=lambda kv: kv[0][1]) if v == "dudo-5dice-default")
     assert s.eta == pytest.approx(r["eta"], rel=0.02)
-    same = sum(abs(s.fraction - r["fraction"]) <= 0.01 and s.eta is not None
-               and abs(s.eta - r["eta"]) <= 0.05 * (r["seconds"] + r["eta"]) for s, r in zip(said, rows))
+    same = _as_built(said, rows)
     assert same >= 0.85 * len(rows)     # 266 / 297 (before: 248)
     # judged when /readyz was read, as the watch judged the build: the same figures within 0.10, store by store
     live = {g.variant: g for g in compare(_as_sampled(rows), walls)}
@@ -812,8 +818,7 @@ def test_a_trace_of_every_write_replays_to_what_the_build_said(recorded_builds_f
     said = replay(rows)
     sampled = [r for r in rows if r["sampled"] is not None]
     assert [(s.t, s.variant) for s in said] == [(r["sampled"], r["variant"]) for r in sampled]
-    same = sum(abs(s.fraction - r["fraction"]) <= 0.01 and s.eta is not None
-               and abs(s.eta - r["eta"]) <= 0.05 * (r["seconds"] + r["eta"]) for s, r in zip(said, sampled))
+    same = _as_built(said, sampled)
     assert same >= 290
     live = {g.variant: (g.samples, g.fraction_within, g.eta_within) for g in compare(_as_sampled(sampled), walls)}
     again = {g.variant: (g.samples, g.fraction_within, g.eta_within) for g in compare(said, walls)}
@@ -932,8 +937,7 @@ def test_the_20_00_make_serve_replays_through_its_code_to_what_the_build_said(mo
     said = replay(rows)
     sampled = [r for r in rows if r["sampled"] is not None]
     assert [(s.t, s.variant) for s in said] == [(r["sampled"], r["variant"]) for r in sampled]
-    same = sum(abs(s.fraction - r["fraction"]) <= 0.01 and s.eta is not None
-               and abs(s.eta - r["eta"]) <= 0.05 * (r["seconds"] + r["eta"]) for s, r in zip(said, sampled))
+    same = _as_built(said, sampled)
     assert same >= 277
     live = {g.variant: g for g in compare(_as_sampled(sampled), walls)}
     again = {g.variant: g for g in compare(said, walls)}
