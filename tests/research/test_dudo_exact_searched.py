@@ -15,7 +15,19 @@ def store(tmp_path_factory):
     return Store(build_dudo_store(PARAMS, tmp_path_factory.mktemp("dudo")))
 
 
-def test_the_walk_is_the_exact_check_of_the_served_policy(store):
+@pytest.fixture(scope="module")
+def dcfr_store(tmp_path_factory):
+    """The same store with the profiles' scheme: DCFR re-solves."""
+    from dataclasses import replace
+    params = replace(PARAMS, large_search=tuple(PARAMS.large_search) + ((), "dcfr"))
+    return Store(build_dudo_store(params, tmp_path_factory.mktemp("dudo-dcfr")))
+
+
+@pytest.mark.parametrize("which", ["store", "dcfr_store"])
+def test_the_walk_is_the_exact_check_of_the_served_policy(which, request):
+    from games.dudo.serving.large_search import spec_of
+    store = request.getfixturevalue(which)
+    assert spec_of(store.manifest).regrets == ("dcfr" if which == "dcfr_store" else "cfr+")
     got = exact_searched(store, 1, 1, log=lambda *a: None)[(1, 1)]
     policy_for_seat, _ = served_seat_policy(store, 1, 1)
     served = lambda own, opp, hist: policy_for_seat(len(hist) % 2 == 1)(hist)   # noqa: E731
