@@ -45,6 +45,14 @@ STORE_SECONDS = 4.0      # round statistics, the rows and the publish after the 
 # (content hash d4078f8a...), what they take on a quiet machine
 SEARCH_TABLE_SECONDS = {(1, 5): 21.9, (2, 4): 1.3, (2, 5): 3.7, (3, 3): 2.0, (3, 4): 3.0, (3, 5): 8.4, (4, 4): 7.0,
                         (4, 5): 21.3, (5, 5): 33.5}
+# the search tables' stored first replies (``games.dudo.search.tables.first_replies``: the requester's first re-solve
+# after each low opening claim of the opponent, where its subgame has ``FIRST_REPLY_LEAVES`` leaves or more: only 4v5
+# and 5v5 have such rounds): the CPU seconds they add to the group's re-solves, the build's log's "stored re-solves"
+# of a fresh make serve that stores them (584aea9, 2026-11-29 23:47: 4v5 44.9, 5v5 69.2 CPU s) less its "root
+# re-solves" in the one before them (ceae6f5, 23:05: 19.1, 25.3 CPU s). The other groups store none; their re-solves'
+# CPU differed between the two builds by -3.3..+0.1 s, the machine's, not the tables'.
+FIRST_REPLY_CPU = {(4, 5): 44.9 - 19.1, (5, 5): 69.2 - 25.3}
+RESOLVE_THREADS = 2     # a group's re-solves run on two threads (``group_tables``' resolver): their wall is half their CPU
 # training speed-up of a group alone in its level on 2 cores (threads, ``SharedCores``): CPU / wall of 5v4 and 5v5
 # in the fresh clone's build (261 / 167 s, 215 / 136 s); 1v1 trains with the reference kernel (no threads) and
 # 1v2's blocks are too small for them (51 CPU s in 47 s of wall), so 1 there
@@ -184,8 +192,16 @@ SERVE_WALLS = {"2026-11-29 11:18": 459.0, "2026-11-29 14:19": 467.7, "2026-11-29
 
 
 def serve_seconds() -> float:
-    """The default store's expected wall in make serve's lanes: the mean of ``SERVE_WALLS``."""
-    return sum(SERVE_WALLS.values()) / len(SERVE_WALLS)
+    """The default store's expected wall in make serve's lanes: the mean of ``SERVE_WALLS`` and the stored first
+    replies' wall (``first_reply_serve_seconds``)."""
+    return sum(SERVE_WALLS.values()) / len(SERVE_WALLS) + sum(first_reply_serve_seconds().values())
+
+
+def first_reply_serve_seconds() -> dict[tuple[int, int], float]:
+    """(a, b) -> the wall a make serve build spends on the group's stored first replies (``FIRST_REPLY_CPU`` on
+    ``RESOLVE_THREADS``; none of ``SERVE_WALLS``' builds stored them): 34.9 s, where the two builds of
+    ``FIRST_REPLY_CPU`` took 110 s and 80 s from their search tables' start to their publish."""
+    return {ab: cpu / RESOLVE_THREADS for ab, cpu in FIRST_REPLY_CPU.items()}
 
 
 # The default store's work counted beside the lanes (``progress_walls``' weights, ``builder.dudo_progress.DudoWork``)

@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from builder.dudo_estimate import (STORE_SECONDS, THREAD_SPEEDUP, TRAINED_FIRST, busy_profile, level_seconds, levels,
-                                   progress_walls, serve_seconds, serve_wall_share)
+from builder.dudo_estimate import (FIRST_REPLY_CPU, STORE_SECONDS, THREAD_SPEEDUP, TRAINED_FIRST, busy_profile,
+                                   first_reply_serve_seconds, level_seconds, levels, progress_walls, serve_seconds,
+                                   serve_wall_share)
 from builder.steps import StoreSteps
 from games.dudo.build.params import DudoParams
 
@@ -79,6 +80,11 @@ class DudoWork(StoreSteps):
             self.plan = [[(ab, "all") for ab in lv] for lv in order]
         self.step_walls = self._step_walls(self.walls)
         self.tables = search_table_walls(params, default)
+        # the stored first replies of a group's search tables (``FIRST_REPLY_CPU``, measured seconds as its tables')
+        self.replies = {ab: FIRST_REPLY_CPU[ab] for ab in self.tables if ab in FIRST_REPLY_CPU} if default else {}
+        self.serve = beside_lanes and default     # its work counted read as a make serve build's share of its wall
+        if not self.serve:
+            self.tables = {ab: w + self.replies.get(ab, 0.0) for ab, w in self.tables.items()}
         self.store = progress_walls()[2] if default else STORE_SECONDS     # the rows and the publish
         rest = self.store + sum(self.tables.values())
         self.total = sum(self.step_walls) + rest
@@ -87,7 +93,9 @@ class DudoWork(StoreSteps):
         self.expected = self.total
         if beside_lanes:
             self.expected = serve_seconds() if default else sum(self._step_walls(group_walls(params, default))) + rest
-        self.serve = beside_lanes and default     # its work counted read as a make serve build's share of its wall
+        # a make serve build's wall on its first replies: beyond the builds ``SERVE_WALL_SHARES`` reads
+        self.reply_walls = {ab: w for ab, w in first_reply_serve_seconds().items() if ab in self.replies} \
+            if self.serve else {}
         self.alone_from = self._alone_from()
         self.published = False
 
@@ -147,9 +155,14 @@ class DudoWork(StoreSteps):
 
     def fraction(self) -> float:
         """The work counted; the default store's beside the lanes as the share of its wall a make serve build had
-        passed then (``builder.dudo_estimate.SERVE_WALL_SHARES``)."""
+        passed then (``builder.dudo_estimate.SERVE_WALL_SHARES``, of builds that stored no first replies), its
+        first replies' wall (``reply_walls``) added where their group's tables are done."""
         done = self.work_counted()
-        return serve_wall_share(done) if self.serve and done < 1.0 else done
+        if not self.serve or done >= 1.0:
+            return done
+        replies = sum(self.reply_walls.values())
+        passed = serve_wall_share(done) * (self.expected - replies)
+        return (passed + sum(w for ab, w in self.reply_walls.items() if self._tables_done(ab))) / self.expected
 
     def work_counted(self) -> float:
         """Each step's expected wall times its share done, and the search tables done, over the store's."""
@@ -176,7 +189,8 @@ class DudoWork(StoreSteps):
         for step in self.plan:
             walls = [self._task_wall(ab, phase) * (1.0 - self._task_done(ab, phase)) for ab, phase in step]
             out += busy_profile([w for w in walls if w > 0], workers)
-        rest = self.store + sum(w for ab, w in self.tables.items() if not self._tables_done(ab))
+        rest = self.store + sum(w + (self.replies.get(ab, 0.0) if self.serve else 0.0)
+                                for ab, w in self.tables.items() if not self._tables_done(ab))
         out.append((rest, 1))
         merged: list[tuple[float, int]] = []
         for seconds, n in out:

@@ -182,3 +182,14 @@ def endgame_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("endgame-root")
     build_dudo_store(params, root)
     return root, params.variant
+
+
+@pytest.fixture()
+def built_before_first_replies(monkeypatch):
+    """A Dudo build recorded before its search tables stored first replies (tests/builder/data/'s builds and traces
+    but serve_build_2347.log): its progress weighed as its code weighed the tables (no ``FIRST_REPLY_CPU``)."""
+    import builder.dudo_estimate as dudo_estimate
+    import builder.dudo_progress as dudo_progress
+
+    for module in (dudo_estimate, dudo_progress):
+        monkeypatch.setattr(module, "FIRST_REPLY_CPU", {})

@@ -14,6 +14,7 @@ from bench.build_progress import Sample, compare, format_table, main, replay, st
 from builder.progress import ProgressReporter
 
 DAY = datetime.date(2026, 11, 29)
+pytestmark = pytest.mark.usefixtures("built_before_first_replies")     # every build recorded here
 
 
 def _this_codes_restricted_games_shares():

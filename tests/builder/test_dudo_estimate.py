@@ -11,6 +11,8 @@ from builder.dudo_estimate import (FRESH_CLONE_SPLIT, GROUP_CPU, SEARCH_TABLE_SE
 from builder.profiles import DUDO_DEFAULT, EXPECTED_SECONDS
 from games.dudo.build.solve_game import groups_in_order
 
+pytestmark = pytest.mark.usefixtures("built_before_first_replies")     # every build recorded here
+
 # group walls of a fresh clone's `make serve` (2 workers, cold numba cache) whose Dudo store took 834 s
 # (docs/dudo-speed.md, "Before")
 MEASURED_WALLS = {(1, 1): 7, (1, 2): 57, (1, 3): 59, (2, 2): 57, (1, 4): 19, (2, 3): 63, (1, 5): 37, (2, 4): 31,
