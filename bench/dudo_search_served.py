@@ -25,7 +25,10 @@ import numpy as np
 
 
 def play_game(stub, variant: str, max_dice: int, rng: np.random.Generator, deadline: float, record) -> None:
-    """One game from max_dice v max_dice to its end, every move the server's; ``record(round, reply, seconds)``."""
+    """One game from max_dice v max_dice to its end, every move the server's; ``record(round, reply, seconds)``,
+    and ``record.error(round, status name)`` for a call that failed, which ends the game there."""
+    import grpc
+
     from games.dudo.rules import count_for
     from protos import gamestrategy_pb2 as pb
     dice = [max_dice, max_dice]
@@ -40,7 +43,11 @@ def play_game(stub, variant: str, max_dice: int, rng: np.random.Generator, deadl
                                                          roll=list(rolls[mover]), requester_opened=mover == opener,
                                                          history=[pb.DudoClaim(count=n, face=f) for n, f in hist]))
             t = time.perf_counter()
-            r = stub.SampleMove(req, timeout=deadline)
+            try:
+                r = stub.SampleMove(req, timeout=deadline)
+            except grpc.RpcError as e:
+                record.error((dice[opener], dice[1 - opener]), e.code().name)
+                return
             record((dice[opener], dice[1 - opener]), r, time.perf_counter() - t)
             if r.move == "dudo":
                 n, f = hist[-1]
@@ -65,6 +72,11 @@ class Recorder:
         self.lock = threading.Lock()
         self.lat: dict[str, list] = defaultdict(list)
         self.sources: Counter = Counter()
+        self.errors: Counter = Counter()
+
+    def error(self, rnd, status: str) -> None:
+        with self.lock:
+            self.errors[f"{rnd[0]}v{rnd[1]} {status}"] += 1
 
     def __call__(self, rnd, reply, seconds):
         from protos import gamestrategy_pb2 as pb
@@ -77,7 +89,8 @@ class Recorder:
 
     def print(self, title: str) -> None:
         from bench.load import _pct
-        print(f"{title}: answers by source {dict(sorted(self.sources.items()))}")
+        print(f"{title}: answers by source {dict(sorted(self.sources.items()))}, failed calls (each ended its game) "
+              f"{dict(sorted(self.errors.items())) or 'none'}")
         for k in sorted(self.lat, key=lambda k: (k != "all searched", k)):
             xs = self.lat[k]
             print(f"  {k:12s} {len(xs):5d} searched moves  p50 {_pct(xs, 0.5):6.3f} s  p99 {_pct(xs, 0.99):6.3f} s  "
