@@ -48,9 +48,9 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
                 rounds[name].update(upd)
         spec = params.large_search_spec()
         groups = searched_groups(sol, spec) if spec else []
-        for key in groups:
-            for op, oth in {key, key[::-1]}:
-                if f"{op}v{oth}" in rounds:       # a round the game reaches
+        for key in groups:      # the exact rounds keep the rows until measure_search walks their search
+            for op, oth in spec.tabled_rounds(*key):
+                if f"{op}v{oth}" in rounds and spec.covers(op, oth):       # a round the game reaches
                     rounds[f"{op}v{oth}"].update(served=SERVED_SEARCH_LARGE, search=spec.label())
         with StoreWriter(root, "dudo", params.variant) as writer:
             n = writer.put_many("windows", iter_rows(sol))

@@ -106,8 +106,59 @@ def exact_as_served(st: dict) -> bool:
     """The round's stated figures are exact and of the policy served there (the stored rows, or an exact round
     searched whose figures are the searched policy's), so a whole-game measurement takes them as they are."""
     from games.dudo.measure.bound import EXACT, kind_of
-    from games.dudo.policy.served import SERVED_BOOK, SERVED_SEARCHED
-    return kind_of(st) == EXACT and st.get("served", SERVED_BOOK) in (SERVED_BOOK, SERVED_SEARCHED)
+    from games.dudo.policy.served import SERVED_BOOK, SERVED_SEARCHED, searched_exact
+    return kind_of(st) == EXACT and (st.get("served", SERVED_BOOK) in (SERVED_BOOK, SERVED_SEARCHED)
+                                     or searched_exact(st))
+
+
+def exact_candidates(store) -> list[tuple[int, int]]:
+    """The exact rounds whose seats' search tables the store keeps (``LargeSearchSpec.exact_rounds``) and whose
+    searched policy has no exact figure yet."""
+    from games.dudo.serving.large_search import spec_of
+    spec, rounds = spec_of(store.manifest), store.manifest["rounds"]
+    if spec is None:
+        return []
+    return [r for r in spec.exact_rounds
+            if f"{r[0]}v{r[1]}" in rounds and "search_exploitability" not in rounds[f"{r[0]}v{r[1]}"]]
+
+
+def exact_searched_round(store, opener: int, other: int, processes: int = 2, log=print) -> dict:
+    """Manifest updates of an exact round ``opener`` v ``other`` whose search tables the store keeps: the exact
+    perfect-recall best response (``continual.seat_best_response``, every claim history walked) to the searched
+    policy the server answers there (``serving.large_search``'s resolver on the store's tables) in each seat, the
+    later rounds as the store states them.  Where ``served.serves_search`` takes it (below the rows' exact figure),
+    the round is served by search with these figures, the rows' kept as ``stored_*``; else the rows stay served and
+    the searched figure is recorded beside them (``search_exploitability``)."""
+    from games.dudo.measure.exploit import payoff_tables
+    from games.dudo.policy.searched import searched_updates
+    from games.dudo.policy.served import SERVED_SEARCH_LARGE
+    from games.dudo.search.continual import seat_best_response
+    from games.dudo.serving.endgame_store import store_W
+    from games.dudo.serving.large_search import _seat, spec_of
+    from games.dudo.serving.respond import both_seats_forked
+    man = store.manifest
+    D = opener + other
+    W = {r: v for r, v in store_W(man).items() if sum(r) < D}
+    below = {tuple(int(x) for x in k.split("v")): v for k, v in man["rounds"].items()
+             if sum(int(x) for x in k.split("v")) < D}
+    bo = {r: v["br_opener"] for r, v in below.items()}
+    bn = {r: v["br_other"] for r, v in below.items()}
+    t0 = time.perf_counter()
+
+    def seat(resp_opens: bool) -> float:
+        own, opp = (other, opener) if resp_opens else (opener, other)
+        pol, _ = _seat(str(store.path), own, opp, not resp_opens)
+        return seat_best_response(pol, payoff_tables(own, opp, W, bo, bn))
+
+    seats = both_seats_forked(seat) if processes > 1 else {s: seat(s) for s in (True, False)}
+    figs = dict(br_opener=seats[True], br_other=seats[False], exploitability=seats[True] + seats[False] - 1.0)
+    st = man["rounds"][f"{opener}v{other}"]
+    upd = searched_updates(st, figs, spec_of(man).label(), SERVED_SEARCH_LARGE)
+    upd["search_wall_seconds"] = time.perf_counter() - t0
+    log(f"{opener}v{other} searched, exact: {figs['exploitability']:.6g} against the stored rows' "
+        f"{st['exploitability']:.6g}: served {'by search' if 'stored_exploitability' in upd else 'by the rows'} "
+        f"({upd['search_wall_seconds']:.0f} s)")
+    return upd
 
 
 def whole_game(store, tops, games_of, seed: int, depth: int, width: int, log=print, strategy: str = "search",
@@ -117,8 +168,8 @@ def whole_game(store, tops, games_of, seed: int, depth: int, width: int, log=pri
     as ``measure`` does but valuing the later rounds by their own whole-game figures against the served policy
     (the responder's per-seat winning probabilities there: its leaf tables and its payoffs at the round's end), so
     the responder is one strategy for the whole game and its value a lower bound of the served policy's
-    exploitability from the round's start.  A round served by the stored rows with an exact figure enters with
-    that figure's seats.  ``games_of(round)``: sampled rounds a seat; ``seat_policy(store, opener, other,
+    exploitability from the round's start.  A round with an exact figure of the policy served there
+    (``exact_as_served``) enters with that figure's seats.  ``games_of(round)``: sampled rounds a seat; ``seat_policy(store, opener, other,
     strategy) -> (policy_for_seat, searched seats)``: the policy measured (``served_seat_policy``).
 
     The later rounds' figures enter a seat's value linearly, with weights (the probabilities of reaching them)
@@ -228,9 +279,13 @@ def main(argv=None) -> int:
 
 
 def searched_rounds(store) -> list[tuple[int, int]]:
+    """The rounds searched on the store's tables that the responder measures: those without an exact figure of the
+    searched policy."""
     from games.dudo.policy.served import served_rounds
     from games.dudo.search.endgame import EndgamePolicy
-    return sorted(served_rounds(store.manifest, EndgamePolicy()).large)
+    rounds = store.manifest["rounds"]
+    return sorted(r for r in served_rounds(store.manifest, EndgamePolicy()).large
+                  if not exact_as_served(rounds[f"{r[0]}v{r[1]}"]))
 
 
 def _measure_and_publish(store, root: Path, rounds, a) -> int:
@@ -248,13 +303,29 @@ def _measure_and_publish(store, root: Path, rounds, a) -> int:
     return 0
 
 
+def _walk_exact_rounds(store, root: Path, processes: int):
+    """The store with its exact candidate rounds' searched figures stated (``exact_searched_round``), published as a
+    new version where there were any; else the store itself."""
+    from games.storage import Store
+    todo = exact_candidates(store)
+    if not todo:
+        return store
+    print(f"measure_search: walking {store.manifest['variant']}'s searched policy on the exact rounds "
+          f"{', '.join(f'{x}v{y}' for x, y in todo)}", flush=True)
+    updates = {f"{x}v{y}": exact_searched_round(store, x, y, processes, log=lambda m: print(m, flush=True))
+               for x, y in todo}
+    path = publish_with(store, root, updates)
+    print(f"published {path}", flush=True)
+    return Store(path)
+
+
 def _measure_unmeasured(root: Path, a) -> int:
     from games.storage import Store, StoreError, current_stores
     a.whole_game, a.rows = True, False
     todo = []
     for variant, path in sorted(current_stores(root, "dudo").items()):
         try:
-            store = Store(path)
+            store = _walk_exact_rounds(Store(path), root, a.processes)
         except StoreError as e:
             print(f"measure_search: {variant}: {e}; not measured", flush=True)
             continue
@@ -262,7 +333,7 @@ def _measure_unmeasured(root: Path, a) -> int:
         if large and any("served_game_exploitability" not in store.manifest["rounds"][f"{x}v{y}"] for x, y in large):
             todo.append((variant, store, large))
     if not todo:
-        print("measure_search: every searched Dudo round's whole-game figure is measured; nothing to do", flush=True)
+        print("measure_search: every searched Dudo round's figure is stated; nothing to do", flush=True)
         return 0
     for variant, store, large in todo:
         print(f"measure_search: measuring {variant}'s served policy, the whole game from each searched round "

@@ -25,8 +25,8 @@ from games.dudo.serving.large_search import ChainState, decisions_to_search, lon
 from games.dudo.serving.live_solve import live_cost, solve_live
 from games.dudo.serving.searched_store import searched_move_from_store, searched_rounds
 from games.dudo.policy.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
-                               SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, ServedRounds, decide, served_label,
-                               served_rounds)
+                               SERVED_RESOLVED, SERVED_SEARCH_LARGE, SERVED_SEARCHED, ServedRounds, decide, searched_exact,
+                               served_label, served_rounds)
 from games.dudo.serving.move_scoring import MAX_NODES, TranscriptError, parse_rounds, review_from_store
 from games.dudo.rules import MAX_DICE, RuleError, action_name, check_dice, check_roll, claim_strengths
 from games.dudo.build.params import DudoParams
@@ -376,7 +376,11 @@ class DudoBackend:
         v.strategies.add(name=ROWS, description=self._description(), members=1, served_default=not self.large_rounds)
 
     def _search_description(self) -> str:
-        rounds = ", ".join(f"{a}v{b}" for a, b in sorted(self.large_rounds))
+        large = sorted(r for r in self.large_rounds if sum(r) >= self.large_spec.min_total)
+        exact = sorted(r for r in self.large_rounds if sum(r) < self.large_spec.min_total)
+        rounds = ", ".join(f"{a}v{b}" for a, b in large)
+        rounds += f"; and {', '.join(f'{a}v{b}' for a, b in exact)}, where search has the lower exact figure" \
+            if exact else ""
         return (f"the stored rows ({ROWS}) with the rounds of {self.large_spec.min_total} or more dice in play "
                 f"({rounds}) searched at every decision: {self.large_spec.label()}; a searched move past the "
                 f"server's search slots or the caller's deadline is the stored row, marked DEGRADED")
@@ -397,7 +401,11 @@ class DudoBackend:
                     s.figures[k] = float(val)
             s.labels["br_kind"] = kind_of(st)    # a store built before the kinds: "none" or missing
             op, oth = (int(x) for x in name.split("v"))
-            if (op, oth) in self.large_rounds:     # the served policy is the searched one: its figure apart
+            measured = (op, oth) in self.large_rounds and not searched_exact(st)
+            if (op, oth) in self.large_rounds and searched_exact(st):
+                s.labels["rows_figures"] = ("stored_exploitability, stored_br_opener, stored_br_other: of the stored "
+                                            "rows (strategy fsicfr)")
+            if measured:     # the served policy is the searched one: its figure apart
                 s.labels["served_kind"] = st.get("served_kind", "not measured (python -m builder.measure_search "
                                                  "states it)")
                 s.labels["rows_figures"] = ("exploitability, improved_exploitability, br_opener, br_other: of the "
@@ -407,7 +415,7 @@ class DudoBackend:
                                   SERVED_RESOLVED if self.resolves(op, oth) else SERVED_BOOK)
             # the round's figure: the perfect-recall improvement where measured (the larger lower bound), else
             # the exploitability with its best response's kind
-            if (op, oth) in self.large_rounds:   # the searched policy's figure, or none: the rows' are context
+            if measured:   # the searched policy's figure, or none: the rows' are context
                 key = "served_game" if "served_game_exploitability" in s.figures else "served"  # to the game's end
                 stated = st.get(f"{key}_kind", "")
                 checked = validation(stated.removeprefix("lower bound: "))     # of the responder it names

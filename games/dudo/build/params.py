@@ -57,11 +57,12 @@ class DudoParams:
     # continual re-solving on the stored rows (``games.dudo.policy.searched``) if the builder's exact figure of
     # it is lower than the stored rows' (``served.serves_search``); chosen by measurement (research.dudo_walk)
     search_by_round: tuple = ()
-    # (min_total, depth, iterations, claims[, rows_groups[, regrets]]): the rounds with at least min_total dice in
-    # play are served by depth-limited continual re-solving on the stored rows (``search.tables``,
+    # (min_total, depth, iterations, claims[, rows_groups[, regrets[, exact_rounds]]]): the rounds with at least
+    # min_total dice in play are served by depth-limited continual re-solving on the stored rows (``search.tables``,
     # ``serving.large_search``), with the store holding their leaves and round-start re-solves, except those of the
     # groups in rows_groups (((a, b), ...): kept on the rows); regrets the re-solves' scheme ("cfr+" when absent,
-    # or "dcfr"); () = none
+    # or "dcfr"); exact_rounds (((opener, other), ...), fewer dice) have their tables stored too and are served by
+    # search where its exact figure is below the rows' (``LargeSearchSpec.exact_rounds``); () = none
     large_search: tuple = ()
 
     def large_search_spec(self):
@@ -72,8 +73,9 @@ class DudoParams:
         min_total, depth, iterations, claims = (int(x) for x in self.large_search[:4])
         rows = self.large_search[4] if len(self.large_search) > 4 else ()    # LargeSearchSpec makes it tuples
         regrets = str(self.large_search[5]) if len(self.large_search) > 5 else "cfr+"
+        exact = self.large_search[6] if len(self.large_search) > 6 else ()
         return LargeSearchSpec(min_total=min_total, depth=depth, iterations=iterations, A=claims, rows_groups=rows,
-                               regrets=regrets)
+                               regrets=regrets, exact_rounds=exact)
 
     @property
     def budgeted(self) -> bool:
@@ -170,7 +172,8 @@ def manifest_parameters(params: DudoParams) -> dict:
         del d["large_search"]
     else:
         d["large_search"] = [int(x) for x in d["large_search"][:4]] + [
-            [list(g) for g in x] for x in d["large_search"][4:5]] + [str(x) for x in d["large_search"][5:]]
+            [list(g) for g in x] for x in d["large_search"][4:5]] + [str(x) for x in d["large_search"][5:6]] + [
+            [list(r) for r in x] for x in d["large_search"][6:7]]
     if not d["search_by_round"]:
         del d["search_by_round"]
     else:

@@ -126,7 +126,7 @@ def state_searched_rounds(sol, search_by_round, exact_br_total: int, log=None) -
     (``search_exploitability``).  Later rounds of the stored rows' figures are what the responder gets."""
     import time
 
-    from games.dudo.policy.served import SERVED_BOOK, SERVED_SEARCHED, serves_search
+    from games.dudo.policy.served import SERVED_BOOK, SERVED_SEARCHED
     out = {}
     for (op, oth), spec in sorted(search_specs(search_by_round).items()):
         D = op + oth
@@ -147,16 +147,24 @@ def state_searched_rounds(sol, search_by_round, exact_br_total: int, log=None) -
         t0 = time.process_time()
         figs = searched_figures(g, np.asarray(sol.strategies[key], dtype=np.float64), op, W, bo, bn, spec)
         st = sol.stats[(op, oth)]
-        upd = dict(search=spec.label(), search_exploitability=figs["exploitability"],
-                   search_seconds=time.process_time() - t0)
-        if serves_search(st["exploitability"], figs["exploitability"]):
-            upd.update(served=SERVED_SEARCHED, stored_br_opener=st["br_opener"], stored_br_other=st["br_other"],
-                       stored_exploitability=st["exploitability"], br_opener=figs["br_opener"],
-                       br_other=figs["br_other"], exploitability=figs["exploitability"])
-        else:
-            upd.update(served=SERVED_BOOK)
+        upd = {"served": SERVED_BOOK, **searched_updates(st, figs, spec.label(), SERVED_SEARCHED),
+               "search_seconds": time.process_time() - t0}
         if log:
             log(f"round {op}v{oth} searched ({spec.label()}): {figs['exploitability']:.6g} against the stored "
                 f"rows' {st['exploitability']:.6g}: served {upd['served']}")
         out[f"{op}v{oth}"] = upd
     return out
+
+
+def searched_updates(st: dict, figs: dict, label: str, served: str) -> dict:
+    """Manifest updates of an exact round (``st``: its stated figures, the stored rows') from its searched policy's
+    exact ``figs`` (``br_opener``, ``br_other``, ``exploitability``; ``label`` the search's settings): the round
+    served by search (``served`` its label) with these figures where ``served.serves_search`` takes them, the rows'
+    kept as ``stored_*``; else the searched figure recorded beside the rows' (``search_exploitability``)."""
+    from games.dudo.policy.served import serves_search
+    upd = dict(search=label, search_exploitability=figs["exploitability"])
+    if serves_search(st["exploitability"], figs["exploitability"]):
+        upd.update(served=served, stored_br_opener=st["br_opener"], stored_br_other=st["br_other"],
+                   stored_exploitability=st["exploitability"], br_opener=figs["br_opener"],
+                   br_other=figs["br_other"], exploitability=figs["exploitability"])
+    return upd

@@ -29,6 +29,13 @@ SERVED_SEARCHED = "continual re-solving on the stored rows (the figures are of t
 SERVED_SEARCH_LARGE = "depth-limited continual re-solving on the stored rows (search5)"
 
 
+def searched_exact(st: dict) -> bool:
+    """A round served by search on the store's tables whose stated figures (``br_opener``, ``br_other``,
+    ``exploitability``, exact) are its searched policy's, the stored rows' kept as ``stored_*``: an exact round
+    of ``LargeSearchSpec.exact_rounds`` that the walk (``builder.measure_search``) found lower under search."""
+    return st.get("served") == SERVED_SEARCH_LARGE and "stored_exploitability" in st
+
+
 def serves_search(stored_exploitability: float, searched_exploitability: float) -> bool:
     """Whether a round with an exact figure is served by search: only where the searched policy's exact
     exploitability (both seats summed) is lower than the stored rows'."""

@@ -48,10 +48,19 @@ class LargeSearchSpec:
     # groups {a, b} (a <= b) whose rounds keep the stored rows although they have min_total dice: the
     # searched policy was measured more exploitable there than the rows
     rows_groups: tuple = ()
+    # rounds (opener, other) with fewer than min_total dice whose seats' tables are stored too: each is served by
+    # search once the exact walk of its searched policy (``builder.measure_search``) states a figure below the
+    # rows' exact one, and keeps the rows otherwise
+    exact_rounds: tuple = ()
 
     def __post_init__(self):
         from games.dudo.search.resolve import regret_scheme
         object.__setattr__(self, "rows_groups", tuple(tuple(int(x) for x in g) for g in self.rows_groups))
+        object.__setattr__(self, "exact_rounds", tuple(tuple(int(x) for x in r) for r in self.exact_rounds))
+        for op, oth in self.exact_rounds:
+            if op + oth >= self.min_total:
+                raise ValueError(f"exact round {op}v{oth}: it has min_total = {self.min_total} dice or more, "
+                                 f"searched as a large round")
         regret_scheme(self.regrets)
 
     def label(self) -> str:
@@ -59,7 +68,14 @@ class LargeSearchSpec:
                 f"re-solve, int8 leaves, {self.gadget} gadget")
 
     def covers(self, opener: int, other: int) -> bool:
+        """Whether the round is a large one, searched whatever its figures say."""
         return opener + other >= self.min_total and (min(opener, other), max(opener, other)) not in self.rows_groups
+
+    def tabled_rounds(self, a: int, b: int) -> list[tuple[int, int]]:
+        """The rounds (opener, other) of group {a, b} whose seats' search tables a store keeps: both of a large
+        group's, and its ``exact_rounds``."""
+        rounds = sorted({(a, b), (b, a)})
+        return [r for r in rounds if self.covers(*r) or r in self.exact_rounds]
 
 
 def group_key(a: int, b: int) -> str:
@@ -161,9 +177,13 @@ def first_replies(pol, root: Resolve, min_leaves: int | None = None):
             yield c, pol.resolve((c,), pol.prior_req.copy(), root.target((c,)))
 
 
-def seats(a: int, b: int):
-    """(own, opp, opened) of every requester seat of group {a, b}'s rounds."""
-    return sorted({(own, a + b - own, opened) for own in (a, b) for opened in (True, False)})
+def seats(a: int, b: int, rounds=None):
+    """(own, opp, opened) of every requester seat of group {a, b}'s rounds (``rounds``: of those (opener, other)
+    only)."""
+    out = {(own, a + b - own, opened) for own in (a, b) for opened in (True, False)}
+    if rounds is not None:
+        out = {s for s in out if (s[:2] if s[2] else s[1::-1]) in set(rounds)}
+    return sorted(out)
 
 
 def group_tables(sol, spec: LargeSearchSpec, key: tuple[int, int], log=None):
@@ -181,7 +201,7 @@ def group_tables(sol, spec: LargeSearchSpec, key: tuple[int, int], log=None):
     gk = group_key(a, b)
     for n, arr in t.items():
         yield f"{gk}/{n}", arr
-    for own, opp, opened in seats(a, b):
+    for own, opp, opened in seats(a, b, spec.tabled_rounds(a, b)):
         pol = resolver(t, a, b, g.m, W, own, opp, opened, spec, threads=2)    # the same bits as one thread
         root = pol.resolve((), pol.prior_req.copy())
         sk = seat_key(own, opp, opened)
@@ -200,6 +220,6 @@ def group_tables(sol, spec: LargeSearchSpec, key: tuple[int, int], log=None):
 
 
 def searched_groups(sol, spec: LargeSearchSpec) -> list[tuple[int, int]]:
-    """The groups whose rounds are searched: enough dice in play, not kept on the rows, and an abstraction to
-    search on."""
-    return [k for k in sorted(sol.groups) if spec.covers(*k) and sol.groups[k].m is not None]
+    """The groups with search tables: a round searched (enough dice in play and not kept on the rows, or an exact
+    round to search) and an abstraction to search on."""
+    return [k for k in sorted(sol.groups) if spec.tabled_rounds(*k) and sol.groups[k].m is not None]
