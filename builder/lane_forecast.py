@@ -42,6 +42,10 @@ MIN_SPAN_SECONDS = 1.5
 # tests/builder/data/serve_lanes_build_1419.json): Dudo went from 1.6 cores (two groups) to 0.88 (one), the two
 # Jotto lanes beside it from 0.29 to 0.80, nothing idle: 0.51 of the 0.72 cores
 LEFT_TO_LANES = 0.7
+# the CPU rate of a lane whose niceness has just changed, before its rate is read again: make serve's first lane at
+# nice 19 once the side lanes start beside Dudo's first groups (Guess Who got 0.44-0.57 of a core in the six traced
+# builds, where every lane's share by niceness of the build's rate gave it 0.19)
+CHANGED_LANE_RATE = 0.5
 # the cores the build's rate may exceed its running lanes' by with no lane just ended (counts' rounding, a lane's window
 # a heartbeat longer than another's)
 STEADY_CORES = 0.05
@@ -89,6 +93,7 @@ class _Lane:
     rate: Rate
     nice: int = 0
     cap: float = 1.0
+    changed: bool = False       # its niceness changed while it ran: its rate read from then on
 
 
 class LaneForecast:
@@ -117,16 +122,19 @@ class LaneForecast:
 
     def observe_lane(self, lane: int, cpu_seconds: float | None, nice: int | None, cap: float) -> None:
         """The lane's CPU count now (its thread and workers: ``builder.lane_cpu.LaneCpu``), niceness and cores. A
-        lane whose niceness changes reads its rate from then on (``make serve``'s first lane builds the 3-letter
-        Jotto store at the build's nice 10 on both cores, then Guess Who and Hangman at 19: over a window of both,
-        Hangman's lane read 1.1 cores where it got 0.4)."""
+        lane whose niceness changes reads its rate from then on, this count the first (``make serve``'s first lane
+        builds the 3-letter Jotto store at the build's nice 10 on both cores, then Guess Who and Hangman at 19: over a
+        window of both, Hangman's lane read 1.1 cores where it got 0.4; from the count before the change, Guess Who's
+        0.9-1.0 where it got 0.44-0.57)."""
         state = self._lanes.setdefault(lane, _Lane(Rate(self.window)))
-        if nice is not None and nice != state.nice and state.rate.counts:
-            state.rate.restart()
+        changed = nice is not None and nice != state.nice and bool(state.rate.counts)
         if cpu_seconds is not None:
             if state.rate.counts:
                 self._build_cpu += max(0.0, cpu_seconds - state.rate.counts[-1][1])
             state.rate.add(self.clock(), cpu_seconds)
+        if changed:
+            state.rate.restart()
+            state.changed = True
         state.nice = state.nice if nice is None else nice
         state.cap = max(1.0, cap)
 
@@ -139,7 +147,7 @@ class LaneForecast:
     def estimate(self, running: list[Counted], planned: set[str]) -> dict[str, tuple[float, float]]:
         """{variant: (fraction, seconds left)} of the running stores; {} while no lane's rate or a store's CPU left
         is known yet (the builder's own estimates stand then)."""
-        lanes, order, known = [], [], True
+        lanes, order, known, own = [], [], True, {}
         rates, idle = self._rates(running)
         measured = self._measured(running)
         if measured:
@@ -151,6 +159,9 @@ class LaneForecast:
             if rate is None or left is None:
                 known = False
                 continue
+            end = self._changed_lane_end(c, state, left)
+            if end is not None:
+                own[c.variant] = end
             parts, asks, tasks = self._store_parts(c, rate, left, state.cap, measured)
             names = self._coming(c.variant, planned)
             coming = [self._coming_cpu(v, rate) for v in names]
@@ -164,10 +175,24 @@ class LaneForecast:
         ends = finish_times(lanes, idle, freed)
         out, self.coming = {}, {}
         for (c, parts, names), e in zip(order, ends):
-            if len(e) >= parts and e[parts - 1] != NEVER:
-                out[c.variant] = (self._fraction(c, e[parts - 1]), e[parts - 1])
+            end = own.get(c.variant, e[parts - 1] if len(e) >= parts else NEVER)
+            if end != NEVER:
+                out[c.variant] = (self._fraction(c, end), end)
             self.coming.update({v: t for v, t in zip(names, e[parts:]) if t != NEVER})
         return out
+
+    def _changed_lane_end(self, c: Counted, state: _Lane, left: float) -> float | None:
+        """The seconds until the store ends, counted in CPU seconds, where its lane's niceness has just changed and
+        its rate is not read again yet (``MIN_SPAN_SECONDS`` from the change: make serve's Guess Who, its first lane
+        at nice 19 as the side lanes start): its CPU left at ``CHANGED_LANE_RATE``. The schedule's share by niceness of
+        the build's rate gave it 0.19 of a core (its one sample of a 5-7 s build said 12-18 s); that share stands for
+        the lane's later stores and the lanes beside it: a lane's first-seconds rate played forwards gives the lanes
+        beside it its later stores' cores far too soon. None otherwise."""
+        if state.changed and state.rate.rate() is not None:
+            state.changed = False
+        if not state.changed or not self.cpu_expected.get(c.variant):
+            return None
+        return left / CHANGED_LANE_RATE
 
     def _measured(self, running: list[Counted]) -> bool:
         """Every running store's lane has a rate read from its counts (not its share by niceness)."""

@@ -76,8 +76,23 @@ def _without_short_stores_mends(monkeypatch):
     monkeypatch.setattr(buildprogress, "carried", lambda seconds, fraction, eta, age: (fraction, eta))
 
 
+def _without_changed_lane_rate(monkeypatch):
+    """The forecast before a lane whose niceness changes read its rate from the change's count on and its store's end
+    at ``CHANGED_LANE_RATE`` until that rate is read: its rate read from the count before the change on."""
+    import builder.lane_forecast as lane_forecast
+
+    def restart_from_the_count_before(rate):
+        while len(rate.counts) > 2:
+            rate.counts.popleft()
+
+    monkeypatch.setattr(lane_forecast.LaneForecast, "_changed_lane_end", lambda self, c, state, left: None)
+    monkeypatch.setattr(lane_forecast.Rate, "restart", restart_from_the_count_before)
+
+
 def _as_the_recorded_builds_code(monkeypatch):
-    """The code of every recorded build: neither the rate per task nor the short stores' mends."""
+    """The code of every recorded build: neither the rate per task, the short stores' mends nor a changed lane's
+    rate."""
+    _without_changed_lane_rate(monkeypatch)
     _without_rates_by_tasks_now(monkeypatch)
     _without_short_stores_mends(monkeypatch)
 
@@ -1007,6 +1022,7 @@ def test_the_short_stores_mends_keep_every_trace_and_put_hangman_within_where_it
     time left are within at the 14:47 and 16:33 traces' one sample (not within before at 16:33; its time left not
     at 14:47)."""
     traces = _every_trace(monkeypatch)
+    _without_changed_lane_rate(monkeypatch)
     now = {t[0]: _within_counts(monkeypatch, t) for t in traces}
     _without_short_stores_mends(monkeypatch)
     before = {t[0]: _within_counts(monkeypatch, t) for t in traces}
@@ -1015,6 +1031,24 @@ def test_the_short_stores_mends_keep_every_trace_and_put_hangman_within_where_it
     for name in ("14:47", "16:33"):
         assert now[name]["hangman-en_US50-5"] == (1, 1), name
     assert before["16:33"]["hangman-en_US50-5"] == (0, 0) and before["14:47"]["hangman-en_US50-5"] == (1, 0)
+
+
+def test_a_lane_whose_niceness_changed_keeps_every_trace_and_puts_guess_who_within(monkeypatch):
+    """A lane whose niceness changes reads its rate from the change's count on, its store's end at
+    ``CHANGED_LANE_RATE`` until then (make serve's Guess Who: the lanes' shares by niceness gave it 0.19 of a core,
+    its one sample +1.14 to +2.56 of its wall; from the count before the change, 0.9-1.0): no trace has fewer samples
+    within 0.10 (fraction and time left summed), Guess Who's time left within at the 16:33, 17:07, 20:00 and 23:05
+    traces' one sample (none before), its fraction at the 20:00 and 23:05 ones (neither before)."""
+    traces = _every_trace(monkeypatch)
+    now = {t[0]: _within_counts(monkeypatch, t) for t in traces}
+    _without_changed_lane_rate(monkeypatch)
+    before = {t[0]: _within_counts(monkeypatch, t) for t in traces}
+    for name in now:
+        assert sum(map(sum, now[name].values())) >= sum(map(sum, before[name].values())), name
+    gw = "guesswho-24"
+    assert [now[name][gw][1] for name in ("16:33", "17:07", "20:00", "23:05")] == [1, 1, 1, 1]
+    assert [before[name][gw][1] for name in ("16:33", "17:07", "20:00", "23:05")] == [0, 0, 0, 0]
+    assert (now["20:00"][gw][0], now["23:05"][gw][0], before["20:00"][gw][0], before["23:05"][gw][0]) == (1, 1, 0, 0)
 
 
 def test_a_replayed_sample_of_a_short_store_is_carried_to_when_it_was_taken():
@@ -1035,9 +1069,11 @@ def test_dudos_first_parts_at_a_make_serve_builds_share_keep_every_trace(monkeyp
     """Dudo's parts that begin before its groups that train alone read at a make serve build's share of its wall
     (``DudoWork.serve_parts``: its first part of one group read from the measured builds lasted four times its wall):
     no trace has fewer samples within 0.10 (fraction and time left summed); the 2-letter store's time left at 2 more
-    of the 16:33 and 20:00 traces, the 4-letter store's at 2 more of the 14:47 one."""
+    of the 16:33 and 20:00 traces, the 4-letter store's at 2 more of the 14:47 one (of the code before a changed
+    lane's rate)."""
     from builder.dudo_progress import DudoWork
 
+    _without_changed_lane_rate(monkeypatch)
     traces = _every_trace(monkeypatch)
     now = {t[0]: _within_counts(monkeypatch, t) for t in traces}
     monkeypatch.setattr(DudoWork, "serve_parts", lambda self, parts, at: parts)
@@ -1073,9 +1109,10 @@ def _as_read(rows):
 
 
 def test_the_23_05_make_serve_replays_through_this_code_to_what_the_build_said(monkeypatch):
-    """The 23:05 make serve (ceae6f5, this code) replayed: each sample's figures are the build's at 304 of its 307
+    """The 23:05 make serve (ceae6f5, this code but a changed lane's rate) replayed: each sample's figures are the build's at 304 of its 307
     (the fraction within 0.01, the time left within 5 % of the store's time) and each store's samples within 0.10 what
     /readyz said, within one."""
+    _without_changed_lane_rate(monkeypatch)
     rows, walls = _recorded_serve_f(monkeypatch)
     said = replay(rows)
     sampled = [r for r in rows if r["sampled"] is not None]

@@ -43,11 +43,11 @@ def test_no_forecast_before_any_rate_is_measured():
 
 def test_a_lane_just_started_gets_its_share_of_the_cores_by_its_niceness():
     forecast, now = _forecast()
-    for t in (0.0, 5.0, 10.0):      # the Jotto lane alone at nice 10: one core, the other idle
+    for t in (0.0, 5.0, 10.0):      # the Jotto lane alone at nice 19: one core, the other idle
         now[0] = t
-        forecast.observe_lane(0, t, 10, 2)
+        forecast.observe_lane(0, t, 19, 2)
         forecast.observe_machine(t)
-    now[0] = 11.0                   # Dudo's lane starts; the Jotto lane lowers itself to nice 19
+    now[0] = 11.0                   # Dudo's lane starts
     forecast.observe_lane(0, 11.0, 19, 2)
     forecast.observe_lane(1, 0.0, 10, 2)
     forecast.observe_machine(11.0)
@@ -59,6 +59,33 @@ def test_a_lane_just_started_gets_its_share_of_the_cores_by_its_niceness():
     jotto = 2.0 * 15 / 125
     assert said["dudo"] == pytest.approx((0.0, 500.0))
     assert said["jotto-4"][1] == pytest.approx(49.5 / jotto)
+
+
+def test_a_lane_whose_niceness_changed_ends_its_store_at_the_changed_lanes_rate_until_its_rate_is_read():
+    """make serve's first lane lowers itself to nice 19 as the side lanes start: its rate is read from that count on,
+    and until it is (``MIN_SPAN_SECONDS``) its store ends at ``CHANGED_LANE_RATE``, not at its share by niceness of
+    the build's rate, which the schedule keeps for the lanes beside it."""
+    from builder.lane_forecast import CHANGED_LANE_RATE
+
+    forecast, now = _forecast()
+    for t in (0.0, 5.0, 10.0):      # the Jotto lane alone at nice 10: one core, the other idle
+        now[0] = t
+        forecast.observe_lane(0, t, 10, 2)
+        forecast.observe_machine(t)
+    now[0] = 11.0                   # Dudo's lane starts; the Jotto lane lowers itself to nice 19
+    forecast.observe_lane(0, 11.0, 19, 2)
+    forecast.observe_lane(1, 0.0, 10, 2)
+    forecast.observe_machine(11.0)
+    dudo = Counted("dudo", 1, 1.0, 0.0, None, wall_left=500.0)
+    said = forecast.estimate([Counted("jotto-4", 0, 0.0, 0.0, 0.0), dudo], {"jotto-5"})
+    assert said["jotto-4"] == pytest.approx((0.0, 40.0 / CHANGED_LANE_RATE))    # nothing counted: its 40 CPU s
+    assert forecast.coming["jotto-5"] > 40.0 / (2.0 * 15 / 125)                 # its lane at its share by niceness
+    now[0] = 13.0                   # 2 s of its counts at nice 19: 0.3 of a core, its rate read
+    forecast.observe_lane(0, 11.6, 19, 2)
+    forecast.observe_lane(1, 3.4, 10, 2)
+    forecast.observe_machine(11.0)
+    said = forecast.estimate([Counted("jotto-4", 0, 2.0, 0.0, 0.6), dudo], {"jotto-5"})
+    assert said["jotto-4"][1] > 40.0 / CHANGED_LANE_RATE
 
 
 def test_a_store_alone_on_idle_cores_keeps_its_rate():
