@@ -21,7 +21,8 @@ from games.dudo.measure.lookahead import validation
 from games.dudo.search.endgame import EndgamePolicy
 from games.dudo.serving.endgame_store import STOPPED, resolve_cost, resolve_from_store, would_resolve
 from games.dudo.abstraction.dag import round_reachable
-from games.dudo.serving.large_search import ChainState, decisions_to_search, longest_cached, searched_move, spec_of
+from games.dudo.serving.large_search import (ChainState, decisions_to_search, longest_cached, searched_move, spec_of,
+                                             stored_first_claims)
 from games.dudo.serving.live_solve import live_cost, solve_live
 from games.dudo.serving.searched_store import searched_move_from_store, searched_rounds
 from games.dudo.policy.served import (ENDGAME as ENDGAME_SOURCE, ROWS, SEARCH, SEARCH_EXACT, SEARCH_LARGE, SERVED_BOOK,
@@ -120,6 +121,7 @@ class DudoBackend:
         self.large_spec = spec_of(m)
         self.large_rounds = set(self.served_rounds.large)
         self.chains = ChainCache(CHAIN_CACHE_BYTES)
+        self.first_claims: dict[tuple[int, int], frozenset] = {}
 
     def warm(self) -> None:
         pass
@@ -220,7 +222,8 @@ class DudoBackend:
             return DEGRADED
         seat = (own, opp, opened)
         start = self.chains.longest(seat, history)
-        steps = decisions_to_search(tuple(history), opened, None if start is None else start[0])
+        steps = decisions_to_search(tuple(history), opened, None if start is None else start[0],
+                                    self._first_claims(own, opp))
         seconds = steps * large_resolve_seconds(own, opp, history, self.large_spec.A, self.large_spec.iterations)
         cost = Cost(seconds, SEARCH_WORKER_BYTES, f"{steps} depth-limited re-solve{'s' if steps != 1 else ''} of a "
                     f"{own}v{opp} Dudo decision ({self.large_spec.label()})")
@@ -246,6 +249,13 @@ class DudoBackend:
         for st in out["states"]:
             self.chains.put(seat, tuple(history[:st[0]]), st)
         return np.array(out["actions"]), np.array(out["probs"])
+
+    def _first_claims(self, own: int, opp: int) -> frozenset:
+        """The opening claims after which the store keeps the requester's first searched reply (read once a seat)."""
+        key = (own, opp)
+        if key not in self.first_claims:
+            self.first_claims[key] = stored_first_claims(self.store, own, opp)
+        return self.first_claims[key]
 
     def _not_resolved(self, own, opp, history, opened: bool) -> str:
         """A re-solve the server could not run: DEGRADED where it would have re-solved, else BOOK."""

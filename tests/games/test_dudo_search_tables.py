@@ -122,6 +122,15 @@ def test_stored_first_replies_are_the_chains_resolves(tmp_path, monkeypatch):
     assert claims.size >= 8 and store.get("arrays", b"search/1v1o/first_claims") is None
     pol, root = large_search._seat(str(store.path), 1, 1, False)
     assert sorted(pol.first_replies) == sorted(int(c) for c in claims)
+    # a server prices the chain by the re-solves it makes: a stored first reply is read, not re-solved
+    from server.backends.dudo import DudoBackend
+    first = DudoBackend(store)._first_claims(1, 1)
+    assert first == frozenset(int(c) for c in claims)
+    c = int(claims[0])
+    assert large_search.decisions_to_search((c,), False, None, first) == 0
+    assert large_search.decisions_to_search((c, c + 1, c + 2), False, None, first) == 1
+    assert large_search.decisions_to_search((c, c + 1, c + 2), False, None) == 2
+    assert large_search.decisions_to_search((c, c + 1, c + 2), False, 1, first) == 1      # from a held state
     stored = pol.first_replies
     for c in (int(claims[0]), int(claims[-1])):
         for hist in ((c,), (c, c + 1, c + 2)):

@@ -85,20 +85,17 @@ def _seat(store_path: str, own: int, opp: int, opened: bool):
             if n == "root_strategy" and not opened:
                 continue
             root[n] = store.array(f"{sk}/{n}")
-        res.first_replies = {} if opened else _first_replies(store, sk)
+        res.first_replies = {} if opened else _first_replies(store, own, opp)
         got = _SEATS[key] = (res, root_from_tables(root))
     return got
 
 
-def _first_replies(store: Store, sk: str) -> dict[int, Resolve]:
+def _first_replies(store: Store, own: int, opp: int) -> dict[int, Resolve]:
     """{opening claim: the requester's first re-solve after it} as the store keeps them (``tables.first_replies``;
     none in a store built before it kept them)."""
-    raw = store.get("arrays", f"{sk}/first_claims".encode())
-    if raw is None:
-        return {}
-    return {int(c): root_from_tables({n: store.array(f"{sk}/first/{int(c)}/{n}") for n in ROOT_NAMES},
-                                     L0=int(c))
-            for c in array_from_bytes(raw)}
+    sk = seat_key(own, opp, False)
+    return {c: root_from_tables({n: store.array(f"{sk}/first/{c}/{n}") for n in ROOT_NAMES}, L0=c)
+            for c in sorted(stored_first_claims(store, own, opp))}
 
 
 def chain(pol, root: Resolve, history: tuple, start: ChainState | None) -> list[ChainState]:
@@ -211,10 +208,19 @@ def searched_move(store_path: str, own: int, opp: int, roll: tuple, history: tup
     return {"actions": acts, "probs": probs, "states": [s.plain() for s in states]}
 
 
-def decisions_to_search(history: tuple, opened: bool, start_k: int | None) -> int:
-    """Re-solves a ``searched_move`` makes from a state after ``start_k`` claims (None: the root)."""
+def decisions_to_search(history: tuple, opened: bool, start_k: int | None, first_claims=frozenset()) -> int:
+    """Re-solves a ``searched_move`` makes from a state after ``start_k`` claims (None: the root); ``first_claims``:
+    the opening claims whose first reply the store keeps (``stored_first_claims``), read rather than re-solved."""
     k = len(history)
     first = 0 if opened else 1
     if start_k is None:
-        return (k - first) // 2 + (0 if opened else 1)
+        stored = not opened and bool(history) and history[0] in first_claims
+        return (k - first) // 2 + (0 if opened or stored else 1)
     return (k - start_k) // 2
+
+
+def stored_first_claims(store: Store, own: int, opp: int) -> frozenset:
+    """The opponent's opening claims after which the store keeps the requester's first re-solve (``own`` dice
+    against ``opp``, the opponent opening)."""
+    raw = store.get("arrays", f"{seat_key(own, opp, False)}/first_claims".encode())
+    return frozenset() if raw is None else frozenset(int(c) for c in array_from_bytes(raw))
