@@ -180,11 +180,13 @@ def _memory(st: dict) -> str:
 
 def docs_cells(manifest: dict, rounds: list[str]) -> tuple[str, str]:
     """The summary table's columns of one store for one row of rounds ("1v2 / 2v1"): the memory and each round's
-    headline figure (the perfect-recall improvement where measured, else the exploitability; GetStats' headline)
-    with its kind ("exact", or "≥": a lower bound)."""
+    figure of the stored rows (the perfect-recall improvement where measured, else the exploitability; the rows'
+    ``stored_exploitability`` where the round's stated figures are its search's) with its kind ("exact", or "≥": a
+    lower bound)."""
     sts = [manifest["rounds"][r] for r in rounds]
     exact = all(kind_of(st) == "exact-perfect-recall" for st in sts)
-    figs = " / ".join(_figure(st.get("improved_exploitability", st["exploitability"])) for st in sts)
+    figs = " / ".join(_figure(st.get("improved_exploitability", st.get("stored_exploitability", st["exploitability"])))
+                      for st in sts)
     return _memory(sts[0]), (f"{figs} exact" if exact else f"≥ {figs}")
 
 

@@ -51,6 +51,9 @@ def test_the_generator_writes_each_rounds_headline_and_kind_and_only_the_default
     assert out.replace(out.split(DOCS_BEGIN)[1].split(DOCS_END)[0], "") == \
         text.replace(text.split(DOCS_BEGIN)[1].split(DOCS_END)[0], "")
     assert docs_cells(_manifest(), ["1v1"]) == ("2", "1.0e-3 exact")
+    searched = _manifest()      # 2v1 served by search, its stated figures the search's: the table keeps the rows'
+    searched["rounds"]["2v1"].update(exploitability=0.0015, stored_exploitability=0.002, served="search")
+    assert docs_cells(searched, ["1v2", "2v1"]) == ("2", "2.0e-3 / 2.0e-3 exact")
     assert out.count("\n") == text.count("\n")       # every line kept whole, the end marker on its own line
 
 
