@@ -1,12 +1,13 @@
 """The responder against search, validated where the searched policy's exact exploitability is known.
 
     NUMBA_NUM_THREADS=1 nice -n 10 .venv/bin/python -m research.dudo_responder validate [--group 1v2]
-        [--blueprint 2:200] [--A 6] [--iterations 100] [--widths 2,4,8] [--width 4] [--games 20000] [--min-reach 0]
+        [--blueprint 2:200] [--A 6] [--iterations 100] [--regrets cfr+|dcfr] [--widths 2,4,8] [--width 4]
+        [--games 20000] [--min-reach 0]
     NUMBA_NUM_THREADS=1 nice -n 10 .venv/bin/python -m research.dudo_responder cost --group 2v2 --A 14 [--games 300]
 
 On the group's rounds (both orders), against the searched policy (``abstract_resolve.AbstractResolver`` chained:
-depth 2, ``--A`` own claims, ``--iterations`` CFR+ iterations a re-solve, int8 leaves, max-margin gadget) on a
-blueprint trained here, and against the blueprint's stored rows: the exact best-response figure (both seats
+depth 2, ``--A`` own claims, ``--iterations`` iterations a re-solve of ``--regrets``, int8 leaves, max-margin gadget)
+on a blueprint trained here, and against the blueprint's stored rows: the exact best-response figure (both seats
 summed, win probability: ``continual.seat_best_response_bounds`` / ``exploit.best_response_value``; with
 ``--min-reach`` above 0 the searched policy's figure is the walk's bracket, the histories it reaches with at most that
 probability skipped: rounds of 4 dice, whose walk is hours, in minutes), then each
@@ -30,6 +31,7 @@ from games.dudo.search.continual import continuation_values, seat_best_response_
 from games.dudo.measure.exploit import best_response_value
 from games.dudo.measure.lbr import responder_tables
 from games.dudo.search.abstract_resolve import AbstractResolver, int8_continuations, top_claims
+from games.dudo.search.resolve import REGRET_SCHEMES
 from games.dudo.measure.responder import SearchedPolicy, rows_choice, sample_response, stored_policy, strategy_value
 from games.dudo.measure.lookahead import LookaheadChooser
 from games.dudo.serving.respond import respond
@@ -46,12 +48,14 @@ def _share(value: float, lo: float, hi: float) -> str:
     return f"{value / lo:.3f}" if lo == hi else f"{value / hi:.3f}-{value / lo:.3f}"
 
 
-def validate(a, b, m, its, A, iterations, widths, width, games, seed=0, m_resp=2, min_reach=0.0, log=print):
+def validate(a, b, m, its, A, iterations, widths, width, games, seed=0, m_resp=2, min_reach=0.0, log=print,
+             regrets="cfr+"):
     W, bo, bn = continuations(a + b, log=lambda *x: None)
     g, st, _ = train(a, b, m, its, W)
     top = top_claims(st, g, A)
-    log(f"blueprint memory {m}, {its} CFR+ iterations; search: depth 2, A = {A}, {iterations} iterations a re-solve, "
-        f"int8 leaves, max-margin gadget; responders' leaves: the memory-{m_resp} best response to the rows")
+    log(f"blueprint memory {m}, {its} CFR+ iterations; search: depth 2, A = {A}, {iterations} {regrets.upper()} "
+        f"iterations a re-solve, int8 leaves, max-margin gadget; responders' leaves: the memory-{m_resp} best response "
+        f"to the rows")
     log("| round | policy | exact | responder | its figure (exact) | share | CPU s |\n|---|---|---|---|---|---|---|")
     for op, oth in sorted({(a, b), (b, a)}):
         policies, exact = {}, {"search": [], "rows": []}
@@ -59,13 +63,14 @@ def validate(a, b, m, its, A, iterations, widths, width, games, seed=0, m_resp=2
             own, opp = (oth, op) if resp_opens else (op, oth)   # the policy's dice first
             cont = int8_continuations(continuation_values(a, b, m, st, W, own, not resp_opens))
             resolver = AbstractResolver(own, opp, not resp_opens, W, cont, top, depth=2, iterations=iterations,
-                                        gadget="maxmargin", A=A, near=1)
+                                        gadget="maxmargin", A=A, near=1, regrets=regrets)
             exact["search"].append(seat_best_response_bounds(resolver, payoff_tables(own, opp, W, bo, bn), min_reach))
             v = best_response_value(g, st, op, resp_opens, bo, bn)
             exact["rows"].append((v, v))
             policies[resp_opens] = {
                 "search": SearchedPolicy(AbstractResolver(own, opp, not resp_opens, W, cont, top, depth=2,
-                                                          iterations=iterations, gadget="maxmargin", A=A, near=1)),
+                                                          iterations=iterations, gadget="maxmargin", A=A, near=1,
+                                                          regrets=regrets)),
                 "rows": stored_policy(g, st, 0 if g.nsides == 1 else g.dice.index(own))}
         responders = [("rows' best response (measure.responder)", None)] + [
             (LookaheadChooser.name_of(1, w), w) for w in widths] if a + b <= 3 else []
@@ -127,6 +132,8 @@ def main(argv=None):
     ap.add_argument("--blueprint", default="2:200", help="memory:CFR+ iterations")
     ap.add_argument("--A", type=int, default=6)
     ap.add_argument("--iterations", type=int, default=100)
+    ap.add_argument("--regrets", choices=tuple(REGRET_SCHEMES), default="cfr+", help="validate: the re-solves' regret "
+                    "scheme")
     ap.add_argument("--widths", default="2,4,8", help="lookahead widths computed exactly, by commas")
     ap.add_argument("--width", type=int, default=4, help="the sampled responder's width")
     ap.add_argument("--games", type=int, default=20000, help="sampled rounds a seat")
@@ -150,7 +157,8 @@ def main(argv=None):
     if t.what == "cost":
         cost(a, b, m, its, t.A, t.iterations, t.width, t.games, t.seed, log=log)
     else:
-        validate(a, b, m, its, t.A, t.iterations, widths, t.width, t.games, t.seed, min_reach=t.min_reach, log=log)
+        validate(a, b, m, its, t.A, t.iterations, widths, t.width, t.games, t.seed, min_reach=t.min_reach, log=log,
+                 regrets=t.regrets)
 
 
 if __name__ == "__main__":

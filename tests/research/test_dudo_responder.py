@@ -21,6 +21,17 @@ def test_validate_prints_the_table_on_1v1(capsys):
     assert "sampled plainly (200 games a seat, seed 0)" in rows[3]
 
 
+def test_validate_takes_the_served_regret_scheme(capsys):
+    """``--regrets dcfr`` validates against the search the profiles serve: another policy, another exact figure."""
+    figures = {}
+    for regrets in ("cfr+", "dcfr"):
+        main(["validate", "--group", "1v1", "--games", "20", "--widths", "4", "--regrets", regrets])
+        out = capsys.readouterr().out
+        assert f"100 {regrets.upper()} iterations a re-solve" in out
+        figures[regrets] = float(out.split("| 1v1 | search | ")[1].split(" | ")[0])
+    assert figures["cfr+"] != figures["dcfr"]
+
+
 def test_validate_brackets_the_searched_figure_when_it_skips_rare_histories(capsys):
     """With ``--min-reach`` the searched policy's figure is a bracket holding the exact one, its shares a range."""
     main(["validate", "--group", "1v1", "--games", "20", "--widths", "4"])
