@@ -209,12 +209,20 @@ def whole_game(store, tops, games_of, seed: int, depth: int, width: int, log=pri
 
 def publish_with(store, root: Path, updates: dict) -> Path:
     """A new version of ``store`` under ``root``: every database copied, the manifest's rounds updated."""
+    def update(man: dict) -> None:
+        for name, upd in updates.items():
+            man["rounds"][name].update(upd)
+    return publish_changed(store, root, update)
+
+
+def publish_changed(store, root: Path, change) -> Path:
+    """A new version of ``store`` under ``root``: every database copied, the manifest as ``change(manifest)`` leaves
+    a copy of it."""
     import json
 
     from games.storage import StoreWriter
     man = json.loads(json.dumps(store.manifest))
-    for name, upd in updates.items():
-        man["rounds"][name].update(upd)
+    change(man)
     for k in ("content_hash", "store_version", "build_time", "format_version"):
         man.pop(k, None)
     with store.env.begin() as txn:

@@ -6,23 +6,10 @@ import json
 import pytest
 
 from builder.dudo import build_dudo_store
-from games.storage import Store, StoreWriter, current_stores
+from builder.measure_search import publish_changed
+from games.storage import Store, current_stores
 from server.registry import Registry
 from tests.server.test_dudo_large_search_serving import PARAMS
-
-
-def _publish_changed(store: Store, root, change) -> str:
-    """A new version of ``store`` under ``root``: its data copied, its manifest changed by ``change(manifest)``."""
-    man = json.loads(json.dumps(store.manifest))
-    change(man)
-    for k in ("content_hash", "store_version", "build_time", "format_version"):
-        man.pop(k, None)
-    with store.env.begin() as txn:
-        names = sorted(k.decode() for k, _ in txn.cursor() if k != b"meta")
-    with StoreWriter(root, "dudo", man["variant"]) as writer:
-        for name in names:
-            writer.put_many(name, store.items(name))
-        return writer.publish(man).name
 
 
 @pytest.fixture()
@@ -44,7 +31,7 @@ def test_a_manifest_with_unservable_search_settings_is_refused_alone(served, cha
     with registry.acquire(PARAMS.variant) as b:
         before = b.version
     store = Store(current_stores(root, "dudo")[PARAMS.variant])
-    bad = _publish_changed(store, root, change)
+    bad = publish_changed(store, root, change).name
     store.close()
     assert registry.refresh() == {PARAMS.variant: "refused"}
     refused = [r for r in registry.refused() if r.get("variant") == PARAMS.variant or bad in str(r)]
