@@ -36,8 +36,9 @@ NAME = "lookahead responder (depth {depth}, width {width}, over the policy's own
 # what the validation against the searched policy's exact figure found for a responder (docs/dudo-search-serving.md,
 # "Validation on the exact rounds"; ``research.dudo_responder validate``), sampled as ``serving.respond`` states it
 VALIDATION = {NAME.format(depth=1, width=4): "validated share of the searched policy's exact figure: 0.84-0.98 on "
-                                             "1v1, 1v2 and 2v1 (12-18 claims), 0.86-0.98 on 2v2, 1v3 and 3v1 (24 "
-                                             "claims, the exact figure bracketed); a 5v5 round has 60 claims"}
+                                             "1v1, 1v2 and 2v1 (12-18 claims; 0.88-0.98 against the DCFR re-solves "
+                                             "served), 0.86-0.98 on 2v2, 1v3 and 3v1 (24 claims, the exact figure "
+                                             "bracketed); a 5v5 round has 60 claims"}
 
 
 def validation(responder: str) -> str:
