@@ -26,6 +26,15 @@ def _this_codes_restricted_games_shares():
 THIS_CODES_SHARES = _this_codes_restricted_games_shares()
 
 
+def _this_codes_first_replies():
+    import builder.dudo_estimate as dudo_estimate
+
+    return dict(dudo_estimate.FIRST_REPLY_CPU)
+
+
+THIS_CODES_FIRST_REPLIES = _this_codes_first_replies()
+
+
 @pytest.fixture(autouse=True)
 def recorded_restricted_games_shares(monkeypatch):
     """Every build recorded here but the 17:07 one solved the double oracle's final mixture again in its restricted
@@ -608,8 +617,8 @@ def _figures(live_samples, replayed, walls) -> dict:
 
 
 def test_the_docs_state_the_fresh_make_serve_figures_as_the_traces_give_them(monkeypatch):
-    """docs/operations.md's tables of the 14:19, 14:47, 16:33, 17:07, 20:00 and 23:05 make serve builds: as said (the
-    14:19 trace at each write, the others when /readyz was read) and replayed through this code."""
+    """docs/operations.md's tables of the 14:19, 14:47, 16:33, 17:07, 20:00, 23:05 and 01:45 make serve builds: as
+    said (the 14:19 trace at each write, the others when /readyz was read) and replayed through this code."""
     doc = (Path(__file__).parents[2] / "docs" / "operations.md").read_text()
     rows, walls = _recorded_serve()
     assert _stated_table(doc, "**A fresh `make serve` with `--trace`.**") == _figures(
@@ -628,6 +637,9 @@ def test_the_docs_state_the_fresh_make_serve_figures_as_the_traces_give_them(mon
     rows, walls = _recorded_serve_f(monkeypatch)
     sampled = [r for r in rows if r["sampled"] is not None]
     assert _stated_table(doc, "**The 23:05 fresh `make serve`") == _figures(_as_read(sampled), replay(rows), walls)
+    rows, walls = _recorded_serve_g(monkeypatch)
+    sampled = [r for r in rows if r["sampled"] is not None]
+    assert _stated_table(doc, "**The 01:45 fresh `make serve`") == _figures(_as_read(sampled), replay(rows), walls)
 
 
 def test_a_replayed_sample_is_stamped_when_it_was_taken():
@@ -1127,3 +1139,72 @@ def test_the_23_05_make_serve_replays_through_this_code_to_what_the_build_said(m
     for v, g in again.items():
         assert abs(g.fraction_within - live[v].fraction_within) <= 1, v
         assert abs(g.eta_within - live[v].eta_within) <= 1, v
+
+
+RECORDED_SERVE_G = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes_build_0145.json"
+
+
+def _recorded_serve_g(monkeypatch):
+    """The 01:45 trace (dbfc5ff: this code; its Dudo store's search tables store first replies, as this code weighs
+    them)."""
+    import builder.dudo_estimate as dudo_estimate
+    import builder.dudo_progress as dudo_progress
+    import builder.step_seconds as step_seconds
+
+    monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", THIS_CODES_SHARES)
+    for module in (dudo_estimate, dudo_progress):
+        monkeypatch.setattr(module, "FIRST_REPLY_CPU", THIS_CODES_FIRST_REPLIES)
+    data = json.loads(RECORDED_SERVE_G.read_text())
+    rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
+    return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
+
+
+def test_the_01_45_make_serve_replays_through_this_code_to_what_the_build_said(monkeypatch):
+    """The 01:45 make serve (dbfc5ff, this code) replayed: each sample's figures are the build's at 294 of its 306,
+    each store's samples within 0.10 what /readyz said within one but the 2-letter store's (92 replayed, 94 said):
+    the replay reads the first lane's CPU count across Guess Who's and Hangman's ends at their last rows' pace, so
+    that the 4-letter store's first 20 % and the 2-letter store's 4-9 % (12 samples) are off the build's figures. As
+    /readyz said: every store's fraction within 0.10 at every sample, Dudo's time left at all 104."""
+    rows, walls = _recorded_serve_g(monkeypatch)
+    said = replay(rows)
+    sampled = [r for r in rows if r["sampled"] is not None]
+    assert [(s.t, s.variant) for s in said] == [(r["sampled"], r["variant"]) for r in sampled]
+    read = _as_read(sampled)
+    same = sum(abs(s.fraction - r.fraction) <= 0.01 and s.eta is not None and r.eta is not None
+               and abs(s.eta - r.eta) <= 0.05 * (x["seconds"] + x["eta"]) for s, r, x in zip(said, read, sampled))
+    assert same >= 294
+    live = {g.variant: g for g in compare(read, walls)}
+    again = {g.variant: g for g in compare(said, walls)}
+    assert set(again) == set(live)
+    for v, g in again.items():
+        assert abs(g.fraction_within - live[v].fraction_within) <= 1, v
+        assert abs(g.eta_within - live[v].eta_within) <= (2 if v == "jotto-en_US80-2-ganzfried" else 1), v
+    assert all(g.fraction_within == g.samples for g in live.values())
+    assert live["dudo-5dice-default"].eta_within == live["dudo-5dice-default"].samples == 104
+
+
+def test_the_01_45_make_serve_replayed_without_this_rounds_mends_has_fewer_samples_within(monkeypatch):
+    """The 01:45 trace replayed through this code and without each of the mends it was built with: without a changed
+    lane's rate (``_without_changed_lane_rate``) Guess Who's fraction and time left at 1 and 0 of its 2 samples (2
+    and 1), the 2-letter store's time left at 91 (92); without the first replies' weight (``FIRST_REPLY_CPU``)
+    Dudo's time left at 103 of 104, the 2-letter store's at 90, the 4-letter store's at 25 of 30 (24)."""
+    import builder.dudo_estimate as dudo_estimate
+    import builder.dudo_progress as dudo_progress
+
+    rows, walls = _recorded_serve_g(monkeypatch)
+
+    def counts():
+        return {g.variant: (g.fraction_within, g.eta_within) for g in compare(replay(rows), walls)}
+
+    now = counts()
+    with monkeypatch.context() as m:
+        _without_changed_lane_rate(m)
+        without_lane = counts()
+    for module in (dudo_estimate, dudo_progress):
+        monkeypatch.setattr(module, "FIRST_REPLY_CPU", {})
+    without_replies = counts()
+    for before in (without_lane, without_replies):
+        assert sum(map(sum, now.values())) > sum(map(sum, before.values()))
+    gw, two, dudo = "guesswho-24", "jotto-en_US80-2-ganzfried", "dudo-5dice-default"
+    assert (now[gw], without_lane[gw], now[two][1], without_lane[two][1]) == ((2, 1), (1, 0), 92, 91)
+    assert (without_replies[dudo][1], without_replies[two][1]) == (103, 90)
