@@ -1120,21 +1120,26 @@ def _as_read(rows):
             for r in rows]
 
 
-def test_the_23_05_make_serve_replays_through_this_code_to_what_the_build_said(monkeypatch):
-    """The 23:05 make serve (ceae6f5, this code but a changed lane's rate) replayed: each sample's figures are the build's at 304 of its 307
-    (the fraction within 0.01, the time left within 5 % of the store's time) and each store's samples within 0.10 what
-    /readyz said, within one."""
-    _without_changed_lane_rate(monkeypatch)
-    rows, walls = _recorded_serve_f(monkeypatch)
+def _replayed_as_read(rows, walls):
+    """A /readyz-read trace replayed through this code: (samples whose figures are the build's: the fraction within
+    0.01, the time left within 5 % of the store's time; each store's gaps as read; each store's gaps as replayed)."""
     said = replay(rows)
     sampled = [r for r in rows if r["sampled"] is not None]
     assert [(s.t, s.variant) for s in said] == [(r["sampled"], r["variant"]) for r in sampled]
     read = _as_read(sampled)
     same = sum(abs(s.fraction - r.fraction) <= 0.01 and s.eta is not None and r.eta is not None
                and abs(s.eta - r.eta) <= 0.05 * (x["seconds"] + x["eta"]) for s, r, x in zip(said, read, sampled))
+    return same, {g.variant: g for g in compare(read, walls)}, {g.variant: g for g in compare(said, walls)}
+
+
+def test_the_23_05_make_serve_replays_through_this_code_to_what_the_build_said(monkeypatch):
+    """The 23:05 make serve (ceae6f5, this code but a changed lane's rate) replayed: each sample's figures are the build's at 304 of its 307
+    (the fraction within 0.01, the time left within 5 % of the store's time) and each store's samples within 0.10 what
+    /readyz said, within one."""
+    _without_changed_lane_rate(monkeypatch)
+    rows, walls = _recorded_serve_f(monkeypatch)
+    same, live, again = _replayed_as_read(rows, walls)
     assert same >= 304
-    live = {g.variant: g for g in compare(read, walls)}
-    again = {g.variant: g for g in compare(said, walls)}
     assert set(again) == set(live)
     for v, g in again.items():
         assert abs(g.fraction_within - live[v].fraction_within) <= 1, v
@@ -1166,15 +1171,8 @@ def test_the_01_45_make_serve_replays_through_this_code_to_what_the_build_said(m
     that the 4-letter store's first 20 % and the 2-letter store's 4-9 % (12 samples) are off the build's figures. As
     /readyz said: every store's fraction within 0.10 at every sample, Dudo's time left at all 104."""
     rows, walls = _recorded_serve_g(monkeypatch)
-    said = replay(rows)
-    sampled = [r for r in rows if r["sampled"] is not None]
-    assert [(s.t, s.variant) for s in said] == [(r["sampled"], r["variant"]) for r in sampled]
-    read = _as_read(sampled)
-    same = sum(abs(s.fraction - r.fraction) <= 0.01 and s.eta is not None and r.eta is not None
-               and abs(s.eta - r.eta) <= 0.05 * (x["seconds"] + x["eta"]) for s, r, x in zip(said, read, sampled))
+    same, live, again = _replayed_as_read(rows, walls)
     assert same >= 294
-    live = {g.variant: g for g in compare(read, walls)}
-    again = {g.variant: g for g in compare(said, walls)}
     assert set(again) == set(live)
     for v, g in again.items():
         assert abs(g.fraction_within - live[v].fraction_within) <= 1, v
