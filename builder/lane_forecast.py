@@ -226,10 +226,11 @@ class LaneForecast:
         where its robust hider's two trees had 0.25-0.31); the cores it leaves are shared among the lanes that ask for
         more, as those of a lane that has just ended are (``finish_times``' ``freed``). Not while a lane has just
         ended (the build's rate above the lanes': its cores are being shared again, and the window's rates are of the
-        sharing before), nor for a lane running more tasks than over its window (its rate read up by its tasks put
-        the 2-letter store's time left within 0.10 at 3-6 fewer samples on four of the five make serve traces); a
-        store whose steps do not say their tasks keeps its lane's rate (Dudo's parts read their rate per group
-        themselves, ``_parts``)."""
+        sharing before). A lane running more tasks than over its window takes its tasks' share of the cores of the
+        lanes of its niceness (``_more_tasks_share``), not its rate per task times its tasks (that read every lane
+        up at once: cores no lane gets, and the 2-letter store's time left within 0.10 at 1-8 fewer samples of every
+        make serve trace). A store whose steps do not say their tasks keeps its lane's rate (Dudo's parts read their
+        rate per group themselves, ``_parts``)."""
         now = self.clock()
         tasks = {c.lane: self._tasks_now(c) for c in running if c.lane in rates}
         for lane, n in tasks.items():
@@ -240,7 +241,7 @@ class LaneForecast:
         build = self._build.rate()
         if build is not None and build - sum(rates.values()) > STEADY_CORES:
             return rates
-        out = dict(rates)
+        out, more = dict(rates), []
         for c in running:
             if c.variant not in self.rest_by_tasks or c.lane not in rates:
                 continue
@@ -248,7 +249,32 @@ class LaneForecast:
             mean = sum(n for _, n in seen) / len(seen)
             if tasks[c.lane] < mean:
                 out[c.lane] = rates[c.lane] * tasks[c.lane] / mean
+            elif tasks[c.lane] > mean:
+                more.append((c.lane, mean))
+        for lane, mean in more:
+            self._more_tasks_share(out, tasks, lane, mean)
         return out
+
+    def _more_tasks_share(self, rates: dict[int, float], tasks: dict[int, int], lane: int, mean: float) -> None:
+        """A lane whose store runs more tasks side by side than its lane ran over the window (the 5-letter Jotto
+        store's hider selection, two trees, after its restricted games' one task) takes from the lanes of its
+        niceness the cores the kernel gives its tasks now beyond those it gave them over the window: among threads of
+        one niceness it weighs each busy task alike, so of what those lanes get its share is its tasks over all
+        their tasks. Its rate over the window stood until the part ended, where its two trees got 0.53 of a core for
+        the 0.36 read on the 01:45 trace (the 5-letter store's time left +0.10 to +0.16 at 51-61 % of four make serve
+        traces); the lanes of another niceness (Dudo's, which asks for what it gets) keep theirs. Updates ``rates``."""
+        nice = self._lanes[lane].nice
+        peers = [k for k in rates if k != lane and self._lanes[k].nice == nice]
+        theirs = sum(rates[k] for k in peers)
+        if theirs <= 0:
+            return
+        peer_tasks = sum(tasks.get(k, 1) for k in peers)
+        share_now = tasks[lane] / (tasks[lane] + peer_tasks)
+        share_before = mean / (mean + peer_tasks)
+        more = min(theirs, rates[lane] * (share_now / share_before - 1.0))
+        for k in peers:
+            rates[k] -= more * rates[k] / theirs
+        rates[lane] += more
 
     def _tasks_now(self, c: Counted) -> int:
         """The tasks the store runs side by side now: its running part's (``cores_ahead``), a Jotto store's running

@@ -98,12 +98,36 @@ def _without_changed_lane_rate(monkeypatch):
     monkeypatch.setattr(lane_forecast.Rate, "restart", restart_from_the_count_before)
 
 
+def _without_more_tasks_share(monkeypatch):
+    """The forecast before a lane running more tasks than over its window took its tasks' share of its niceness's
+    cores (``LaneForecast._more_tasks_share``): its rate over the window."""
+    import builder.lane_forecast as lane_forecast
+
+    monkeypatch.setattr(lane_forecast.LaneForecast, "_more_tasks_share", lambda self, rates, tasks, lane, mean: None)
+
+
+def _with_the_lanes_builds_2_letter_cpu(monkeypatch):
+    """The 2-letter store's expected CPU seconds as the 12:45 lanes build measured them (122), as every recorded
+    make serve build counted."""
+    import builder.step_seconds as step_seconds
+
+    monkeypatch.setitem(step_seconds.MEASURED_CPU_SECONDS, "jotto-en_US80-2-ganzfried", 122.0)
+
+
+def _as_the_01_45_builds_code(monkeypatch):
+    """The code of the 01:45 build (dbfc5ff): neither a lane's tasks' share of its niceness nor the 2-letter store's
+    CPU at 125."""
+    _without_more_tasks_share(monkeypatch)
+    _with_the_lanes_builds_2_letter_cpu(monkeypatch)
+
+
 def _as_the_recorded_builds_code(monkeypatch):
     """The code of every recorded build: neither the rate per task, the short stores' mends nor a changed lane's
-    rate."""
+    rate (nor what came after them)."""
     _without_changed_lane_rate(monkeypatch)
     _without_rates_by_tasks_now(monkeypatch)
     _without_short_stores_mends(monkeypatch)
+    _with_the_lanes_builds_2_letter_cpu(monkeypatch)
 
 
 def _dudo_recounted(rows):
@@ -1086,6 +1110,7 @@ def test_dudos_first_parts_at_a_make_serve_builds_share_keep_every_trace(monkeyp
     from builder.dudo_progress import DudoWork
 
     _without_changed_lane_rate(monkeypatch)
+    _as_the_01_45_builds_code(monkeypatch)
     traces = _every_trace(monkeypatch)
     now = {t[0]: _within_counts(monkeypatch, t) for t in traces}
     monkeypatch.setattr(DudoWork, "serve_parts", lambda self, parts, at: parts)
@@ -1137,6 +1162,7 @@ def test_the_23_05_make_serve_replays_through_this_code_to_what_the_build_said(m
     (the fraction within 0.01, the time left within 5 % of the store's time) and each store's samples within 0.10 what
     /readyz said, within one."""
     _without_changed_lane_rate(monkeypatch)
+    _as_the_01_45_builds_code(monkeypatch)
     rows, walls = _recorded_serve_f(monkeypatch)
     same, live, again = _replayed_as_read(rows, walls)
     assert same >= 304
@@ -1165,11 +1191,12 @@ def _recorded_serve_g(monkeypatch):
 
 
 def test_the_01_45_make_serve_replays_through_this_code_to_what_the_build_said(monkeypatch):
-    """The 01:45 make serve (dbfc5ff, this code) replayed: each sample's figures are the build's at 294 of its 306,
+    """The 01:45 make serve replayed through its code (dbfc5ff): each sample's figures are the build's at 294 of its 306,
     each store's samples within 0.10 what /readyz said within one but the 2-letter store's (92 replayed, 94 said):
     the replay reads the first lane's CPU count across Guess Who's and Hangman's ends at their last rows' pace, so
     that the 4-letter store's first 20 % and the 2-letter store's 4-9 % (12 samples) are off the build's figures. As
     /readyz said: every store's fraction within 0.10 at every sample, Dudo's time left at all 104."""
+    _as_the_01_45_builds_code(monkeypatch)
     rows, walls = _recorded_serve_g(monkeypatch)
     same, live, again = _replayed_as_read(rows, walls)
     assert same >= 294
@@ -1182,13 +1209,14 @@ def test_the_01_45_make_serve_replays_through_this_code_to_what_the_build_said(m
 
 
 def test_the_01_45_make_serve_replayed_without_this_rounds_mends_has_fewer_samples_within(monkeypatch):
-    """The 01:45 trace replayed through this code and without each of the mends it was built with: without a changed
+    """The 01:45 trace replayed through its code (dbfc5ff) and without each of the mends it was built with: without a changed
     lane's rate (``_without_changed_lane_rate``) Guess Who's fraction and time left at 1 and 0 of its 2 samples (2
     and 1), the 2-letter store's time left at 91 (92); without the first replies' weight (``FIRST_REPLY_CPU``)
     Dudo's time left at 103 of 104, the 2-letter store's at 90, the 4-letter store's at 25 of 30 (24)."""
     import builder.dudo_estimate as dudo_estimate
     import builder.dudo_progress as dudo_progress
 
+    _as_the_01_45_builds_code(monkeypatch)
     rows, walls = _recorded_serve_g(monkeypatch)
 
     def counts():
@@ -1206,3 +1234,53 @@ def test_the_01_45_make_serve_replayed_without_this_rounds_mends_has_fewer_sampl
     gw, two, dudo = "guesswho-24", "jotto-en_US80-2-ganzfried", "dudo-5dice-default"
     assert (now[gw], without_lane[gw], now[two][1], without_lane[two][1]) == ((2, 1), (1, 0), 92, 91)
     assert (without_replies[dudo][1], without_replies[two][1]) == (103, 90)
+
+
+def _every_traces_counts(monkeypatch) -> dict:
+    """{trace: {variant: (samples whose fraction, whose time left is within 0.10)}} of every recorded trace, the 01:45
+    one too, each counted as its test above reads it, replayed through this code."""
+    out = {t[0]: _within_counts(monkeypatch, t) for t in _every_trace(monkeypatch)}
+    with monkeypatch.context() as m:
+        rows, walls = _recorded_serve_g(m)
+        out["01:45"] = {g.variant: (g.fraction_within, g.eta_within) for g in compare(replay(rows), walls)}
+    return out
+
+
+def _changed(now: dict, before: dict) -> dict:
+    """{(trace, variant): (more fractions within, more times left within)} where a store's counts differ."""
+    return {(name, v): (f - before[name][v][0], e - before[name][v][1])
+            for name in now for v, (f, e) in now[name].items() if (f, e) != before[name][v]}
+
+
+def test_a_lane_running_more_tasks_takes_its_tasks_share_of_its_niceness_on_every_trace(monkeypatch):
+    """A lane whose store runs more tasks than over its window takes its tasks' share of its niceness's cores
+    (``LaneForecast._more_tasks_share``): the 5-letter store's time left within 0.10 at 3, 2 and 1 more samples of
+    the 23:05, 01:45 and 14:47 traces (its hider selection's two trees after its restricted games' one task, read at
+    the window's rate: +0.10 to +0.16 at 51-61 %), the 2-letter store's at 1 more of the 14:19 one; one sample fewer
+    of one store of one trace (the 20:00 trace's 4-letter store's time left); every other store of every trace the
+    same."""
+    now = _every_traces_counts(monkeypatch)
+    _without_more_tasks_share(monkeypatch)
+    before = _every_traces_counts(monkeypatch)
+    two, four, five = "jotto-en_US80-2-ganzfried", "jotto-en_US80-4-ganzfried", "jotto-en_US80-5-ganzfried"
+    assert _changed(now, before) == {("23:05", five): (0, 3), ("01:45", five): (0, 2), ("14:47", five): (0, 1),
+                                     ("14:19", two): (0, 1), ("20:00", four): (0, -1)}
+
+
+def test_the_2_letter_stores_cpu_at_125_keeps_every_trace_and_puts_more_of_its_time_left_within(monkeypatch):
+    """The 2-letter store's expected CPU seconds at 125 (the 12:45 lanes build's 122 before; the make serve traces
+    spent 123.9-135.0): its time left within 0.10 at 4 more samples of the 14:19 trace, 2 more of the 14:47 and 17:07
+    ones and 1 more of the 01:45 one (its early samples, short), no store of any trace fewer. At the traces' mean (127.6) the 12:45 lanes
+    build's 5-letter store has one fewer too, a second trace with fewer (with a lane's tasks' share of its niceness,
+    which has the 20:00 trace's 4-letter store one fewer)."""
+    import builder.step_seconds as step_seconds
+
+    now = _every_traces_counts(monkeypatch)
+    with monkeypatch.context() as m:
+        _with_the_lanes_builds_2_letter_cpu(m)
+        before = _every_traces_counts(m)
+    two, five = "jotto-en_US80-2-ganzfried", "jotto-en_US80-5-ganzfried"
+    assert _changed(now, before) == {("14:19", two): (0, 4), ("14:47", two): (0, 2), ("17:07", two): (0, 2),
+                                     ("01:45", two): (0, 1)}
+    monkeypatch.setitem(step_seconds.MEASURED_CPU_SECONDS, two, 127.6)
+    assert _changed(_every_traces_counts(monkeypatch), now)[("12:45", five)] == (0, -1)

@@ -194,10 +194,11 @@ def test_a_jotto_stores_steps_of_two_tasks_weigh_twice_beside_another_lane():
     assert twice["jotto-4"][1] == pytest.approx(once["jotto-4"][1])
 
 
-def _jotto_4_time_left(tasks_before: int, tasks_now: int, other_lane_ends: bool = False) -> float:
-    """The 4-letter store's time left beside the 2-letter store and Dudo, its lane at 0.3 of a core for 30 s while
-    its steps ran ``tasks_before`` tasks side by side, its last 4 s ``tasks_now`` (the 2-letter lane ends then with
-    ``other_lane_ends``)."""
+def _jotto_4_time_left(tasks_before: int, tasks_now: int, other_lane_ends: bool = False,
+                       store: str = "jotto-4") -> float:
+    """The 4-letter store's time left (``store``'s) beside the 2-letter store and Dudo, its lane at 0.3 of a core for
+    30 s while its steps ran ``tasks_before`` tasks side by side, its last 4 s ``tasks_now`` (the 2-letter lane ends
+    then with ``other_lane_ends``)."""
     now = [0.0]
     forecast = LaneForecast([["jotto-4"], ["jotto-2"], ["dudo"]], {"jotto-4": 40.0, "jotto-2": 400.0, "dudo": None},
                             {"dudo": 500.0}, clock=lambda: now[0],
@@ -216,17 +217,30 @@ def _jotto_4_time_left(tasks_before: int, tasks_now: int, other_lane_ends: bool 
         if not (late and other_lane_ends):
             running.insert(1, Counted("jotto-2", 1, t, 0.1, 0.2 * t))
         said = forecast.estimate(running, set())
-    return said["jotto-4"][1]
+    return said[store][1]
 
 
 def test_a_jotto_store_running_fewer_tasks_than_over_its_lanes_window_reads_its_rate_per_task():
     """A step of one task after steps of two (the 4-letter store's value bracket after its robust hider's two trees)
     gets its lane's rate per task over the window, not the rate two tasks had (the cores it leaves shared among the
     lanes that ask for more: half of them back to it beside the 2-letter lane): its time left 0.29 longer. A store
-    whose tasks rose, or whose neighbour's lane has just ended, keeps its lane's rate."""
+    whose neighbour's lane has just ended keeps its lane's rate."""
     assert _jotto_4_time_left(2, 1) > 1.2 * _jotto_4_time_left(1, 1)
-    assert _jotto_4_time_left(1, 2) == pytest.approx(_jotto_4_time_left(2, 2))
     assert _jotto_4_time_left(2, 1, other_lane_ends=True) == pytest.approx(_jotto_4_time_left(1, 1, other_lane_ends=True))
+
+
+def test_a_jotto_store_running_more_tasks_than_over_its_lanes_window_takes_its_tasks_share_of_its_niceness():
+    """A step of two tasks after a step of one (the 5-letter store's hider selection after its restricted games) gets
+    the kernel's share of its niceness's cores for two tasks beside the 2-letter lane's one (two thirds), not the rate
+    its lane read over a window of one task: its time left shorter; the cores it takes are the 2-letter lane's, not
+    made (the 2-letter store, which ends after it on the cores the two lanes share, ends when it did); Dudo's lane, of
+    another niceness, keeps its rate. A store whose neighbour's lane has just ended keeps its lane's rate."""
+    rose, stood = _jotto_4_time_left(1, 2), _jotto_4_time_left(2, 2)
+    assert rose < 0.9 * stood
+    assert _jotto_4_time_left(1, 2, store="jotto-2") == pytest.approx(_jotto_4_time_left(2, 2, store="jotto-2"))
+    assert _jotto_4_time_left(1, 2, store="dudo") == pytest.approx(_jotto_4_time_left(2, 2, store="dudo"))
+    assert _jotto_4_time_left(1, 2, other_lane_ends=True) == pytest.approx(_jotto_4_time_left(2, 2,
+                                                                                              other_lane_ends=True))
 
 
 def test_a_lane_whose_niceness_changes_reads_its_rate_from_then_on():
