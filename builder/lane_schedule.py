@@ -9,7 +9,7 @@ now, and plays the build forwards:
 
 - **now** each lane keeps the rate it was measured at;
 - **the capacity** the lanes share is the cores they get now, the cores the machine leaves idle and those of lanes
-  that have just ended (the machine's other work keeps its share);
+  that have just ended (the machine's other work keeps its share), at most the cores they run on;
 - **a lane that wanted no more** keeps asking for the rate it gets: every lane where cores are left idle, else a
   lane below its cap that leaves cores to a lane of lower weight (the kernel gives a thread of higher weight what
   it asks first); the others ask for every core they can use;
@@ -102,6 +102,14 @@ def demands(lanes: list[Lane], idle: float = 0.0) -> list[float]:
     return asks
 
 
+def shared_capacity(lanes: list[Lane], idle: float, freed: float) -> float:
+    """The cores the lanes share: what they get now, the idle cores and the cores of lanes that have just ended, no
+    more than the cores they run on (the largest lane's cap): the rates and the idle cores are read over windows that
+    differ, and summed to 2.2 of 2 cores at the 01:45 make serve build's 4-letter store's start."""
+    return min(max((x.cap for x in lanes), default=0.0),
+               sum(x.rate for x in lanes) + max(0.0, idle) + max(0.0, freed))
+
+
 def finish_times(lanes: list[Lane], idle: float = 0.0, freed: float = 0.0) -> list[list[float]]:
     """Seconds from now until each store of each lane ends, played forwards (``NEVER`` for a lane that gets no
     core). ``idle``: the cores the machine leaves idle now; ``freed``: the cores lanes that have just ended held (a
@@ -109,7 +117,7 @@ def finish_times(lanes: list[Lane], idle: float = 0.0, freed: float = 0.0) -> li
     asks = demands(lanes, idle)
     later = [list(x.asks[1:]) for x in lanes]     # each lane's later stores' own asks
     weights = [x.weight() for x in lanes]
-    capacity = sum(x.rate for x in lanes) + max(0.0, idle) + max(0.0, freed)
+    capacity = shared_capacity(lanes, idle, freed)
     more = water_fill([a - x.rate for a, x in zip(asks, lanes)], weights, max(0.0, idle) + max(0.0, freed))
     rates = [x.rate + m for x, m in zip(lanes, more)]
     left = [list(x.stores) for x in lanes]

@@ -106,6 +106,14 @@ def _without_more_tasks_share(monkeypatch):
     monkeypatch.setattr(lane_forecast.LaneForecast, "_more_tasks_share", lambda self, rates, tasks, lane, mean: None)
 
 
+def _without_cores_cap(monkeypatch):
+    """The schedule before the lanes' capacity was capped at the cores they run on (``shared_capacity``)."""
+    import builder.lane_schedule as lane_schedule
+
+    monkeypatch.setattr(lane_schedule, "shared_capacity",
+                        lambda lanes, idle, freed: sum(x.rate for x in lanes) + max(0.0, idle) + max(0.0, freed))
+
+
 def _with_the_lanes_builds_2_letter_cpu(monkeypatch):
     """The 2-letter store's expected CPU seconds as the 12:45 lanes build measured them (122), as every recorded
     make serve build counted."""
@@ -115,9 +123,10 @@ def _with_the_lanes_builds_2_letter_cpu(monkeypatch):
 
 
 def _as_the_01_45_builds_code(monkeypatch):
-    """The code of the 01:45 build (dbfc5ff): neither a lane's tasks' share of its niceness nor the 2-letter store's
-    CPU at 125."""
+    """The code of the 01:45 build (dbfc5ff): neither a lane's tasks' share of its niceness, the 2-letter store's CPU
+    at 125 nor the lanes' capacity capped at their cores."""
     _without_more_tasks_share(monkeypatch)
+    _without_cores_cap(monkeypatch)
     _with_the_lanes_builds_2_letter_cpu(monkeypatch)
 
 
@@ -128,6 +137,7 @@ def _as_the_recorded_builds_code(monkeypatch):
     _without_rates_by_tasks_now(monkeypatch)
     _without_short_stores_mends(monkeypatch)
     _with_the_lanes_builds_2_letter_cpu(monkeypatch)
+    _without_cores_cap(monkeypatch)
 
 
 def _dudo_recounted(rows):
@@ -1256,21 +1266,21 @@ def test_a_lane_running_more_tasks_takes_its_tasks_share_of_its_niceness_on_ever
     """A lane whose store runs more tasks than over its window takes its tasks' share of its niceness's cores
     (``LaneForecast._more_tasks_share``): the 5-letter store's time left within 0.10 at 3, 2 and 1 more samples of
     the 23:05, 01:45 and 14:47 traces (its hider selection's two trees after its restricted games' one task, read at
-    the window's rate: +0.10 to +0.16 at 51-61 %), the 2-letter store's at 1 more of the 14:19 one; one sample fewer
-    of one store of one trace (the 20:00 trace's 4-letter store's time left); every other store of every trace the
-    same."""
+    the window's rate: +0.10 to +0.16 at 51-61 %), the 2-letter store's at 1 more of the 14:19 and 16:33 ones; one
+    sample fewer of one store of one trace (the 20:00 trace's 4-letter store's time left); every other store of every
+    trace the same."""
     now = _every_traces_counts(monkeypatch)
     _without_more_tasks_share(monkeypatch)
     before = _every_traces_counts(monkeypatch)
     two, four, five = "jotto-en_US80-2-ganzfried", "jotto-en_US80-4-ganzfried", "jotto-en_US80-5-ganzfried"
     assert _changed(now, before) == {("23:05", five): (0, 3), ("01:45", five): (0, 2), ("14:47", five): (0, 1),
-                                     ("14:19", two): (0, 1), ("20:00", four): (0, -1)}
+                                     ("14:19", two): (0, 1), ("16:33", two): (0, 1), ("20:00", four): (0, -1)}
 
 
 def test_the_2_letter_stores_cpu_at_125_keeps_every_trace_and_puts_more_of_its_time_left_within(monkeypatch):
     """The 2-letter store's expected CPU seconds at 125 (the 12:45 lanes build's 122 before; the make serve traces
     spent 123.9-135.0): its time left within 0.10 at 4 more samples of the 14:19 trace, 2 more of the 14:47 and 17:07
-    ones and 1 more of the 01:45 one (its early samples, short), no store of any trace fewer. At the traces' mean (127.6) the 12:45 lanes
+    ones and of the 01:45 one (its early samples, short), no store of any trace fewer. At the traces' mean (127.6) the 12:45 lanes
     build's 5-letter store has one fewer too, a second trace with fewer (with a lane's tasks' share of its niceness,
     which has the 20:00 trace's 4-letter store one fewer)."""
     import builder.step_seconds as step_seconds
@@ -1281,6 +1291,21 @@ def test_the_2_letter_stores_cpu_at_125_keeps_every_trace_and_puts_more_of_its_t
         before = _every_traces_counts(m)
     two, five = "jotto-en_US80-2-ganzfried", "jotto-en_US80-5-ganzfried"
     assert _changed(now, before) == {("14:19", two): (0, 4), ("14:47", two): (0, 2), ("17:07", two): (0, 2),
-                                     ("01:45", two): (0, 1)}
+                                     ("01:45", two): (0, 2)}
     monkeypatch.setitem(step_seconds.MEASURED_CPU_SECONDS, two, 127.6)
     assert _changed(_every_traces_counts(monkeypatch), now)[("12:45", five)] == (0, -1)
+
+
+def test_the_lanes_capacity_capped_at_their_cores_keeps_every_trace_and_puts_more_of_the_time_left_within(monkeypatch):
+    """The cores the lanes share capped at the cores they run on (``lane_schedule.shared_capacity``: the lanes' rates
+    and the idle cores, read over windows that differ, summed to 2.2 of 2 cores at the 01:45 build's 4-letter store's
+    start, so the schedule gave the nice-19 lanes beside Dudo's groups cores that were not there): the 2-letter
+    store's time left within 0.10 at 2 more samples of the 23:05 trace and 1 more of the 14:47, 17:07, 20:00 and
+    01:45 ones, the 4-letter store's at 1 more of the 20:00 one; no store of any trace fewer."""
+    now = _every_traces_counts(monkeypatch)
+    with monkeypatch.context() as m:
+        _without_cores_cap(m)
+        before = _every_traces_counts(m)
+    two, four = "jotto-en_US80-2-ganzfried", "jotto-en_US80-4-ganzfried"
+    assert _changed(now, before) == {("14:47", two): (0, 1), ("17:07", two): (0, 1), ("20:00", two): (0, 1),
+                                     ("23:05", two): (0, 2), ("01:45", two): (0, 1), ("20:00", four): (0, 1)}

@@ -90,3 +90,12 @@ def test_each_lane_weighs_its_parts_busy_tasks_as_the_kernel_weighs_each_task():
     weighed_once = finish_times([Lane(10, 1.6, 2.0, [16.0, 50.0], [None, 1.0]), Lane(19, 0.1, 2.0, [40.0]),
                                  Lane(19, 0.1, 2.0, [2.0, 20.0])])
     assert weighed_once[2] == pytest.approx([12.5, 60.0 + 1.0 / 0.9])    # 19 of its 20 at 0.4, then 0.9
+
+
+def test_the_lanes_share_no_more_than_the_cores_they_run_on():
+    # Dudo at 0.9 cores, a Jotto lane at 0.6 and 0.7 cores idle, read over windows that differ: 2.2 of 2 cores. Dudo's
+    # part of two groups (from 10 s) asks for 1.8: the 2 cores shared by weight give it 2 x 110 / 125 = 1.76 and the
+    # Jotto lane 0.24 (not the 0.4 that 2.2 would leave it), its 94 CPU s left then; Dudo ends at 10 + 160 / 1.76 =
+    # 100.9 s, the Jotto lane's 94 - 0.24 x 90.9 = 72.2 left at its 0.6: 221.2 s (196.3 s shared out of 2.2 cores)
+    lanes = [Lane(10, 0.9, 2.0, [9.0, 160.0], [None, 1.8]), Lane(19, 0.6, 2.0, [100.0])]
+    assert finish_times(lanes, idle=0.7) == [pytest.approx([10.0, 100.909], abs=1e-3), pytest.approx([221.212], abs=1e-3)]
