@@ -11,6 +11,7 @@ kernel allocates must be used again after the last use of its borrowed view (``k
 from __future__ import annotations
 
 from numba import carray, njit, types
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 from numba.core import cgutils
 from numba.extending import intrinsic
 

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 
 @njit(cache=True, inline="always")

@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.abstraction.dag import Group
 from games.dudo.abstraction.infoset import is_perfect_recall, window_from_index, window_index

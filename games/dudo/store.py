@@ -15,6 +15,7 @@ import struct
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.quantise import UNIT, largest_remainder
 from games.storage import StoreManifest

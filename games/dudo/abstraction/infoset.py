@@ -35,6 +35,7 @@ from math import comb
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.rules import MAX_DICE, num_rolls, roll_index, rolls
 

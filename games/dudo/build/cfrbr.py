@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.measure.bound import _lift, suffix_map
 from games.dudo.abstraction.dag import Group

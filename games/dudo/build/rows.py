@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.solvers.kernels import structural_reach
 from games.dudo.store import encode_window, window_key

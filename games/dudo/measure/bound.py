@@ -17,6 +17,7 @@ import re
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.measure.exploit import _resp_tables
 from games.dudo.abstraction.dag import Group, make_group

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.measure.bound import lift_strategy, seat_group
 from games.dudo.abstraction.dag import Group

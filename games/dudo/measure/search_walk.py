@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.search.resolve import cfr_resolve, leaf_bases, leaf_windows, subgame_layout
 from games.dudo.search.endgame import GADGETS, OPP, REQ

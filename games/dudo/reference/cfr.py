@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.abstraction.dag import Group, RollSampler
 from games.dudo.abstraction.infoset import Faces, Schedule, _binom_tables, _widx, memory_size

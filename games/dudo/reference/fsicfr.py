@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.abstraction.dag import Group, RollSampler
 

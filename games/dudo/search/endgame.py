@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.abstraction.dag import challenge_win_prob
 from games.dudo.abstraction.infoset import (Faces, _binom_tables, _widx, history_window, memory_size, window_index_tables,

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.dudo.search.endgame import OPP, REQ, _gadget_update, _root_reach
 from games.dudo.solvers.tree_cfr import regret_match

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
 from games.borrow import borrow, keep
 from games.fixedmath import dot_fixed

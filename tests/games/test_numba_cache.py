@@ -1,0 +1,114 @@
+"""games.numba_cache: a process compiling a kernel holds the cache's compile lock, nested compiles included, and
+every module that caches a kernel installs it."""
+from __future__ import annotations
+
+import ast
+import fcntl
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+COMPILER = r'''
+import sys
+from numba import njit
+from numba.core import event
+from games import numba_cache
+
+
+class Pause(event.Listener):
+    def on_start(self, ev):
+        print("compiling", ev.data["dispatcher"].py_func.__name__, flush=True)
+        sys.stdin.readline()
+
+    def on_end(self, ev):
+        pass
+
+
+@njit(cache=True)
+def inner(x):
+    return x + 1
+
+
+@njit(cache=True)
+def outer(x):
+    return inner(x) * 2
+
+
+with event.install_listener("numba:compile", Pause()):
+    print("result", outer(20), flush=True)
+'''
+
+
+def _lock_is_free(path: Path) -> bool:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("cache", ["set", "unset"])
+def test_compiling_process_holds_the_lock_through_nested_compiles(tmp_path, cache):
+    src = tmp_path / "compiler.py"
+    src.write_text(COMPILER)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = str(ROOT)
+    if cache == "set":
+        env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+        lock = tmp_path / "cache" / ".compile.lock"
+    else:
+        env["TMPDIR"] = str(tmp_path)
+        lock = tmp_path / f"gamestrategy-numba-{os.getuid()}.compile.lock"
+    p = subprocess.Popen([sys.executable, str(src)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         env=env, cwd=tmp_path)
+    try:
+        seen = []
+        for _ in ("outer", "inner"):
+            line = p.stdout.readline().split()
+            seen.append(line[1])
+            assert lock.exists() and not _lock_is_free(lock), f"{line}: the lock is free while compiling"
+            p.stdin.write("\n")
+            p.stdin.flush()
+        assert seen == ["outer", "inner"]
+        assert p.stdout.readline().split() == ["result", "42"]
+        assert p.wait(timeout=120) == 0
+        assert _lock_is_free(lock)
+    finally:
+        p.kill()
+        p.wait()
+
+
+def _caches_a_kernel(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in (
+                "njit", "jit", "vectorize", "guvectorize"):
+            if any(k.arg == "cache" and getattr(k.value, "value", False) is True for k in node.keywords):
+                return True
+    return False
+
+
+def _installs_the_lock(tree: ast.Module) -> bool:
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "games" and any(
+                a.name == "numba_cache" for a in node.names):
+            return True
+        if isinstance(node, ast.Import) and any(a.name == "games.numba_cache" for a in node.names):
+            return True
+    return False
+
+
+def test_every_module_that_caches_a_kernel_installs_the_lock():
+    modules = [p for d in ("games", "research", "builder", "server", "bench") for p in (ROOT / d).rglob("*.py")]
+    caching = [p for p in modules if _caches_a_kernel(ast.parse(p.read_text()))]
+    assert len(caching) >= 15, caching
+    missing = [str(p.relative_to(ROOT)) for p in caching if not _installs_the_lock(ast.parse(p.read_text()))]
+    assert missing == []
