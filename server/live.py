@@ -93,7 +93,8 @@ class Cost:
 
 
 class Refused(Exception):
-    """Not started: ``status`` is RESOURCE_EXHAUSTED (slots full) or FAILED_PRECONDITION (cost)."""
+    """Not started: ``status`` is RESOURCE_EXHAUSTED (slots full), FAILED_PRECONDITION (cost) or UNAVAILABLE (the
+    server is shutting down, or no worker could be started: both temporary)."""
 
     def __init__(self, status: str, message: str):
         super().__init__(message)
@@ -145,8 +146,14 @@ class _Worker:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child, self.scratch, nice), daemon=True,
                                 name=WORKER_NAME)
-        self.proc.start()
-        child.close()
+        try:
+            self.proc.start()
+        except BaseException:
+            self.conn.close()
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            raise
+        finally:
+            child.close()
 
     @property
     def pid(self) -> int:
@@ -217,7 +224,8 @@ class LivePool:
         self.max_seconds, self.max_bytes, self.nice = max_seconds, max_bytes, nice
         self.estimate_scale = estimate_scale
         self._ctx = multiprocessing.get_context("forkserver")
-        self._ctx.set_forkserver_preload(["server.live_threading", "server.live", *preload])
+        self._preload = ("server.live_threading", "server.live", *preload)
+        self._ctx.set_forkserver_preload(list(self._preload))
         self._lock = threading.Lock()
         self._running = 0
         self._idle: list[_Worker] = []
@@ -248,14 +256,26 @@ class LivePool:
                     if self._closed or len(self._idle) + len(self._busy) >= max(n, self.slots) \
                             or len(self._idle) >= n:
                         return
-                w = _Worker(self._ctx, self.nice)
+                w = self._new_worker()
                 with self._lock:
                     if self._closed:
                         w.stop()
                         return
                     self._idle.append(w)
-        except Exception:  # noqa: BLE001 - a worker that cannot start is started on demand instead
-            log.exception("cannot start a live worker")
+        except Refused:  # logged; a worker that cannot start is started on demand instead
+            pass
+
+    def _new_worker(self) -> _Worker:
+        """A started worker; Refused(UNAVAILABLE) when none can be started, the cause in the log. The usual cause is
+        the forkserver dying as it imports ``preload``: at the next start multiprocessing starts a new one."""
+        try:
+            return _Worker(self._ctx, self.nice)
+        except Exception as e:  # noqa: BLE001 - any cause; the caller may retry
+            log.error("cannot start a live worker", extra={"fields": {
+                "error": f"{type(e).__name__}: {e}"[:300], "preload": ",".join(self._preload),
+                "numba_cache_dir": os.environ.get("NUMBA_CACHE_DIR", "")}})
+            raise Refused("UNAVAILABLE", "live work refused: this server could not start a live worker (its "
+                                         "log says why); retry later") from None
 
     def _take_worker(self) -> _Worker:
         with self._lock:
@@ -264,7 +284,7 @@ class LivePool:
             w.stop()
             w = None
         if w is None:
-            w = _Worker(self._ctx, self.nice)
+            w = self._new_worker()
         with self._lock:
             self._busy[w.pid] = w
         return w

@@ -2,8 +2,11 @@
 kills; admission refuses at once when the slots are full or the estimate exceeds the deadline or caps.
 No timing asserts: only what happened (statuses, which processes exist)."""
 import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -225,3 +228,41 @@ def test_cache_keeps_within_its_bound():
     assert c.get("b") is None and c.get("a") == 1 and c.get("c") == 3 and c.nbytes == 90
     assert not c.put("d", 4, 101) and c.get("d") is None
     assert c.find(lambda k: k in ("a", "c")) in (1, 3)
+
+
+CRASHING_FORKSERVER = r'''
+import logging, sys
+from server.live import Cost, LivePool, Refused
+
+class Fields(logging.Handler):
+    def emit(self, record):
+        print("log", record.getMessage(), getattr(record, "fields", {}), flush=True)
+
+logging.getLogger("gamestrategy").addHandler(Fields())
+pool = LivePool(slots=1, preload=("segfault_on_import",))
+for attempt in range(2):
+    try:
+        pool.submit(abs, -1, deadline=None, cost=Cost(0.01, 1, "a test computation"))
+        print("answered", flush=True)
+    except Refused as e:
+        print("refused", e.status, e, flush=True)
+'''
+
+
+def test_a_forkserver_that_dies_loading_gets_unavailable_and_a_log_naming_the_cache(tmp_path):
+    """A forkserver that segfaults as it imports its preload (a damaged numba cache did): each call is refused with a
+    retryable status, the log names the cause and the kernel cache; nothing raises past the pool."""
+    (tmp_path / "segfault_on_import.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
+    script = tmp_path / "crash.py"
+    script.write_text(CRASHING_FORKSERVER)
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{root}", NUMBA_CACHE_DIR=str(tmp_path / "kernels"))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    refused = [line for line in lines if line.startswith("refused")]
+    assert len(refused) == 2 and all(line.startswith("refused UNAVAILABLE") and "retry later" in line
+                                     for line in refused), lines
+    logged = [line for line in lines if line.startswith("log cannot start a live worker")]
+    assert len(logged) == 2 and all(str(tmp_path / "kernels") in line and "segfault_on_import" in line
+                                    for line in logged), lines
