@@ -1,5 +1,5 @@
-"""games.numba_cache: a process compiling a kernel holds the cache's compile lock, nested compiles included, and
-every module that caches a kernel installs it."""
+"""games.numba_cache: a process compiling a kernel holds the cache's compile lock, nested compiles included, a
+process loading a cached kernel does not wait for it, and every module that caches a kernel installs it."""
 from __future__ import annotations
 
 import ast
@@ -85,6 +85,41 @@ def test_compiling_process_holds_the_lock_through_nested_compiles(tmp_path, cach
     finally:
         p.kill()
         p.wait()
+
+
+LOADER = r'''
+from numba import njit
+from games import numba_cache
+
+
+@njit(cache=True)
+def inner(x):
+    return x + 1
+
+
+@njit(cache=True)
+def outer(x):
+    return inner(x) * 2
+
+
+print("result", outer(20), outer._cache_hits[outer.signatures[0]], flush=True)
+'''
+
+
+def test_a_cached_kernel_loads_while_another_process_holds_the_lock(tmp_path):
+    src = tmp_path / "loader.py"
+    src.write_text(LOADER)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    first = subprocess.run([sys.executable, str(src)], capture_output=True, text=True, env=env, timeout=120)
+    assert first.stdout.split() == ["result", "42", "0"], first.stderr[-2000:]   # compiled, and cached
+    lock = tmp_path / "cache" / ".compile.lock"
+    fd = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        again = subprocess.run([sys.executable, str(src)], capture_output=True, text=True, env=env, timeout=120)
+    finally:
+        os.close(fd)
+    assert again.stdout.split() == ["result", "42", "1"], again.stderr[-2000:]   # loaded, the lock held elsewhere
 
 
 def _caches_a_kernel(tree: ast.Module) -> bool:
