@@ -134,7 +134,7 @@ def exact_searched_round(store, opener: int, other: int, processes: int = 2, log
     from games.dudo.policy.served import SERVED_SEARCH_LARGE
     from games.dudo.search.continual import seat_best_response
     from games.dudo.serving.endgame_store import store_W
-    from games.dudo.serving.large_search import _seat, spec_of
+    from games.dudo.serving.large_search import seat_resolver, spec_of
     from games.dudo.serving.respond import both_seats_forked
     man = store.manifest
     D = opener + other
@@ -147,7 +147,7 @@ def exact_searched_round(store, opener: int, other: int, processes: int = 2, log
 
     def seat(resp_opens: bool) -> float:
         own, opp = (other, opener) if resp_opens else (opener, other)
-        pol, _ = _seat(str(store.path), own, opp, not resp_opens)
+        pol, _ = seat_resolver(str(store.path), own, opp, not resp_opens)
         return seat_best_response(pol, payoff_tables(own, opp, W, bo, bn))
 
     seats = both_seats_forked(seat) if processes > 1 else {s: seat(s) for s in (True, False)}

@@ -120,7 +120,7 @@ def test_stored_first_replies_are_the_chains_resolves(tmp_path, monkeypatch):
     store = Store(build_dudo_store(PARAMS, tmp_path))
     claims = store.array("search/1v1n/first_claims")
     assert claims.size >= 8 and store.get("arrays", b"search/1v1o/first_claims") is None
-    pol, root = large_search._seat(str(store.path), 1, 1, False)
+    pol, root = large_search.seat_resolver(str(store.path), 1, 1, False)
     assert sorted(pol.first_replies) == sorted(int(c) for c in claims)
     # a server prices the chain by the re-solves it makes: a stored first reply is read, not re-solved
     from server.backends.dudo import DudoBackend

@@ -64,7 +64,7 @@ class OffPolicy(Exception):
 _SEATS: dict[tuple, tuple] = {}
 
 
-def _seat(store_path: str, own: int, opp: int, opened: bool):
+def seat_resolver(store_path: str, own: int, opp: int, opened: bool):
     """(resolver, root re-solve) of the requester's seat, built once per process on the store's tables (the
     leaves read in place from the store's map: shared by every process, no copy)."""
     key = (str(Path(store_path).resolve()), own, opp, bool(opened))
@@ -153,7 +153,7 @@ class SearchedPolicy:
     changes no answer); None off the policy's support.  What the figures' measurement plays against."""
 
     def __init__(self, store_path: str, own: int, opp: int, opened: bool, keep: int = 400):
-        self.pol, self.root = _seat(store_path, own, opp, opened)
+        self.pol, self.root = seat_resolver(store_path, own, opp, opened)
         self.keep = keep
         self.states: OrderedDict = OrderedDict()
         self.resolves = 0
@@ -177,7 +177,7 @@ def searched_strategy(store_path: str, own: int, opp: int, history, opened: bool
     """P[slot, roll] of the searched policy after ``history`` (slot 0 Dudo, slot j claim last + j), from the
     round's root; None off the policy's support (``searched_move``'s None).  The measurement's view of the
     policy ``searched_move`` serves."""
-    pol, root = _seat(store_path, own, opp, opened)
+    pol, root = seat_resolver(store_path, own, opp, opened)
     try:
         return chain(pol, root, tuple(int(c) for c in history), None)[-1].res.root_strategy
     except OffPolicy:
@@ -191,7 +191,7 @@ def searched_move(store_path: str, own: int, opp: int, roll: tuple, history: tup
     ``ChainState.plain()`` of a prefix of ``history`` or None; ``states``: the new states, plain.  ``None`` where
     the history holds a claim of the requester's that the policy never makes (its answer there is the store's).
     ``threads``: the re-solves' leaves on that many threads (the same bits, sooner on idle cores)."""
-    pol, root = _seat(store_path, own, opp, opened)
+    pol, root = seat_resolver(store_path, own, opp, opened)
     pol.threads = max(1, int(threads))
     history = tuple(int(c) for c in history)
     first = None if start is None else ChainState.from_plain(start)
