@@ -1,11 +1,18 @@
-"""One numba compile at a time among the processes that share a kernel cache (``NUMBA_CACHE_DIR``).
+"""numba's kernel cache (``NUMBA_CACHE_DIR``) made safe for our kernels: a cached kernel that calls a parallel one
+starts numba's threads when it loads, and one numba compile runs at a time among the processes sharing the cache.
 
-numba's on-disk cache is written without any lock between processes (numba#4807, numba#10128). When two
-processes compile the same kernels at once, as ``make serve``'s build lanes, its live pool's forkserver and the
-measurement's two seat processes do, a caller's cache entry can be written against callees that another process
-compiled under other internal names. Such an entry loads, and its first call segfaults, in every later process,
-until the cache is deleted. A fresh clone's ``make serve`` left one (a searched chain's ``cfr_resolve`` on a
-store's read-only leaves), and the live workers then died at their first searched move.
+A cached kernel that calls a ``parallel=True`` kernel, compiled in a process that had loaded that callee from the
+cache, is saved without the step that starts numba's threading layer when it loads (numba#8578, #9938; the fix,
+numba#9950, is not released). A later process that loads it calls the parallel loop through a null pointer and
+segfaults, until the cache is deleted. A fresh clone's ``make serve`` left one (the searched chain's
+``cfr_resolve`` on a store's read-only leaves, whose callee ``_pass`` calls ``_leaves_threads``), and the live
+workers' forkserver died importing its warm-up. Every cache load here starts the threads first when the loaded code
+calls numba's parallel loop, as a complete entry would.
+
+numba's on-disk cache is also written without any lock between processes: two processes that save new entries of
+one kernel at once can each take the same entry number from the index they read, and the index can end naming one
+signature's entry while the file holds the other's code (``IndexDataCacheFile.save``). ``make serve``'s build
+lanes, its live pool's forkserver and the measurement's two seat processes compile the same kernels at once.
 
 Every compile of a cached kernel here runs, with the rest of the top-level compile it belongs to (a dispatcher's
 ``compile``: its callees' compiles and the cache's saves), under an exclusive ``flock`` on a file in the cache
@@ -25,7 +32,7 @@ import tempfile
 from pathlib import Path
 
 from numba.core import config, event
-from numba.core.caching import NullCache
+from numba.core.caching import CompileResultCacheImpl, NullCache
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 
@@ -116,9 +123,37 @@ class _LockWhileCompiling(event.Listener):
             _lock.leave()
 
 
+PARALLEL_LOOP = b"numba_parallel_for"    # the threading layer's entry, which numba's thread launch binds
+
+
+def _object_code(libdata) -> bytes:
+    """The machine code of a cached library (numba's ``serialize_using_object_code``: (name, kind, data))."""
+    found = []
+
+    def walk(x, depth=0):
+        if isinstance(x, bytes):
+            found.append(x)
+        elif isinstance(x, (tuple, list)) and depth < 4:
+            for y in x:
+                walk(y, depth + 1)
+    walk(libdata)
+    return b"".join(found)
+
+
+def _threads_started_rebuild(rebuild_):
+    def rebuild(self, target_context, payload):
+        if PARALLEL_LOOP in _object_code(payload[0]):
+            from numba.np.ufunc.parallel import _launch_threads
+            _launch_threads()
+        return rebuild_(self, target_context, payload)
+    rebuild.__wrapped__ = rebuild_
+    return rebuild
+
+
 def install() -> None:
-    """Wrap numba's dispatcher compile and listen to its compile events (once per process)."""
+    """Wrap numba's cache load and dispatcher compile, and listen to its compile events (once per process)."""
     if not hasattr(Dispatcher.compile, "__wrapped__"):
+        CompileResultCacheImpl.rebuild = _threads_started_rebuild(CompileResultCacheImpl.rebuild)
         Dispatcher.compile = _locked_compile(Dispatcher.compile)
         event.register("numba:compile", _LockWhileCompiling())
 

@@ -1,4 +1,4 @@
-"""games.numba_cache: a process compiling a kernel holds the cache's compile lock, nested compiles included, a
+"""games.numba_cache: a cached kernel compiled against a cached parallel callee runs when loaded; a process compiling a kernel holds the cache's compile lock, nested compiles included, a
 process loading a cached kernel does not wait for it, and every module that caches a kernel installs it."""
 from __future__ import annotations
 
@@ -120,6 +120,49 @@ def test_a_cached_kernel_loads_while_another_process_holds_the_lock(tmp_path):
     finally:
         os.close(fd)
     assert again.stdout.split() == ["result", "42", "1"], again.stderr[-2000:]   # loaded, the lock held elsewhere
+
+
+PARALLEL_CALLEE = r'''
+import sys
+import numpy as np
+from numba import njit, prange
+from games import numba_cache
+
+
+@njit(cache=True, parallel=True)
+def inner(x, n):
+    per = (x.size + n - 1) // n
+    for c in prange(n):
+        for i in range(c * per, min(x.size, (c + 1) * per)):
+            x[i] += 1.0
+
+
+@njit(cache=True)
+def outer(x, n):
+    inner(x, n)
+    return x.sum()
+
+
+x = np.zeros(1000)
+if sys.argv[1] == "inner":
+    inner(x, 2)
+    print("inner", x.sum(), flush=True)
+else:
+    print("outer", outer(x, 2), sum(outer._cache_hits.values()), flush=True)
+'''
+
+
+def test_a_kernel_compiled_against_a_cached_parallel_callee_runs_from_the_cache(tmp_path):
+    """The parallel callee compiled and cached alone; the caller compiled in a second process, which loads the callee
+    from the cache; a third process loads the caller (numba alone segfaults there: numba#8578)."""
+    src = tmp_path / "parallel_callee.py"
+    src.write_text(PARALLEL_CALLEE)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, str(src), step], capture_output=True, text=True, env=env, timeout=120)
+            for step in ("inner", "outer", "outer")]
+    assert [r.returncode for r in runs] == [0, 0, 0], runs[-1].stderr[-2000:]
+    assert [r.stdout.split() for r in runs] == [["inner", "1000.0"], ["outer", "1000.0", "0"],
+                                                ["outer", "1000.0", "1"]]
 
 
 def _caches_a_kernel(tree: ast.Module) -> bool:
