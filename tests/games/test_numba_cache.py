@@ -1,5 +1,6 @@
-"""games.numba_cache: a cached kernel compiled against a cached parallel callee runs when loaded; a process compiling a kernel holds the cache's compile lock, nested compiles included, a
-process loading a cached kernel does not wait for it, and every module that caches a kernel installs it."""
+"""games.numba_cache: a cached kernel compiled against a cached parallel callee runs when loaded; a process saving
+an entry holds the lock beside the kernel's index, a process loading one does not wait for it; every module that
+caches a kernel installs it."""
 from __future__ import annotations
 
 import ast
@@ -9,24 +10,25 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-COMPILER = r'''
+SAVER = r'''
 import sys
 from numba import njit
-from numba.core import event
+from numba.core.caching import IndexDataCacheFile
 from games import numba_cache
 
+save_data = IndexDataCacheFile._save_data
 
-class Pause(event.Listener):
-    def on_start(self, ev):
-        print("compiling", ev.data["dispatcher"].py_func.__name__, flush=True)
-        sys.stdin.readline()
 
-    def on_end(self, ev):
-        pass
+def paused_save_data(self, name, data):
+    print("saving", numba_cache.lock_path(self), flush=True)
+    sys.stdin.readline()
+    return save_data(self, name, data)
+
+
+IndexDataCacheFile._save_data = paused_save_data
 
 
 @njit(cache=True)
@@ -39,8 +41,7 @@ def outer(x):
     return inner(x) * 2
 
 
-with event.install_listener("numba:compile", Pause()):
-    print("result", outer(20), flush=True)
+print("result", outer(20), flush=True)
 '''
 
 
@@ -56,32 +57,25 @@ def _lock_is_free(path: Path) -> bool:
         os.close(fd)
 
 
-@pytest.mark.parametrize("cache", ["set", "unset"])
-def test_compiling_process_holds_the_lock_through_nested_compiles(tmp_path, cache):
-    src = tmp_path / "compiler.py"
-    src.write_text(COMPILER)
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env["PYTHONPATH"] = str(ROOT)
-    if cache == "set":
-        env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
-        lock = tmp_path / "cache" / ".compile.lock"
-    else:
-        env["TMPDIR"] = str(tmp_path)
-        lock = tmp_path / f"gamestrategy-numba-{os.getuid()}.compile.lock"
+def test_a_process_saving_an_entry_holds_the_lock(tmp_path):
+    src = tmp_path / "saver.py"
+    src.write_text(SAVER)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     p = subprocess.Popen([sys.executable, str(src)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                          env=env, cwd=tmp_path)
     try:
-        seen = []
-        for _ in ("outer", "inner"):
-            line = p.stdout.readline().split()
-            seen.append(line[1])
-            assert lock.exists() and not _lock_is_free(lock), f"{line}: the lock is free while compiling"
+        locks = []
+        for _ in ("inner", "outer"):       # a callee's entry is saved before its caller's
+            word, path = p.stdout.readline().split()
+            assert word == "saving"
+            locks.append(Path(path))
+            assert locks[-1].exists() and not _lock_is_free(locks[-1]), "the lock is free while saving"
             p.stdin.write("\n")
             p.stdin.flush()
-        assert seen == ["outer", "inner"]
         assert p.stdout.readline().split() == ["result", "42"]
         assert p.wait(timeout=120) == 0
-        assert _lock_is_free(lock)
+        assert all(_lock_is_free(lock) for lock in locks)
+        assert locks[0].parent.parent == tmp_path / "cache"
     finally:
         p.kill()
         p.wait()
@@ -112,7 +106,7 @@ def test_a_cached_kernel_loads_while_another_process_holds_the_lock(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     first = subprocess.run([sys.executable, str(src)], capture_output=True, text=True, env=env, timeout=120)
     assert first.stdout.split() == ["result", "42", "0"], first.stderr[-2000:]   # compiled, and cached
-    lock = tmp_path / "cache" / ".compile.lock"
+    (lock,) = (tmp_path / "cache").rglob(".save.lock")
     fd = os.open(lock, os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
