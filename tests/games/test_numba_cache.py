@@ -13,6 +13,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
+KERNELS = r'''
+
+@njit(cache=True)
+def inner(x):
+    return x + 1
+
+
+@njit(cache=True)
+def outer(x):
+    return inner(x) * 2
+'''
+
 SAVER = r'''
 import sys
 from numba import njit
@@ -29,18 +41,7 @@ def paused_save_data(self, name, data):
 
 
 IndexDataCacheFile._save_data = paused_save_data
-
-
-@njit(cache=True)
-def inner(x):
-    return x + 1
-
-
-@njit(cache=True)
-def outer(x):
-    return inner(x) * 2
-
-
+''' + KERNELS + r'''
 print("result", outer(20), flush=True)
 '''
 
@@ -84,18 +85,7 @@ def test_a_process_saving_an_entry_holds_the_lock(tmp_path):
 LOADER = r'''
 from numba import njit
 from games import numba_cache
-
-
-@njit(cache=True)
-def inner(x):
-    return x + 1
-
-
-@njit(cache=True)
-def outer(x):
-    return inner(x) * 2
-
-
+''' + KERNELS + r'''
 print("result", outer(20), outer._cache_hits[outer.signatures[0]], flush=True)
 '''
 
