@@ -1189,9 +1189,9 @@ def test_the_23_05_make_serve_replays_through_this_code_to_what_the_build_said(m
 RECORDED_SERVE_G = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes_build_0145.json"
 
 
-def _recorded_serve_g(monkeypatch):
-    """The 01:45 trace (dbfc5ff: this code; its Dudo store's search tables store first replies, as this code weighs
-    them)."""
+def _recorded_serve_as_this_code(monkeypatch, path: Path):
+    """A recorded make serve trace as this code replays it (its Dudo store's search tables store first replies, as
+    this code weighs them): its rows and each store's wall from its log."""
     import builder.dudo_estimate as dudo_estimate
     import builder.dudo_progress as dudo_progress
     import builder.step_seconds as step_seconds
@@ -1199,9 +1199,14 @@ def _recorded_serve_g(monkeypatch):
     monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", THIS_CODES_SHARES)
     for module in (dudo_estimate, dudo_progress):
         monkeypatch.setattr(module, "FIRST_REPLY_CPU", THIS_CODES_FIRST_REPLIES)
-    data = json.loads(RECORDED_SERVE_G.read_text())
+    data = json.loads(path.read_text())
     rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
     return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
+
+
+def _recorded_serve_g(monkeypatch):
+    """The 01:45 trace (dbfc5ff: this code)."""
+    return _recorded_serve_as_this_code(monkeypatch, RECORDED_SERVE_G)
 
 
 def test_the_01_45_make_serve_replays_through_this_code_to_what_the_build_said(monkeypatch):
@@ -1321,16 +1326,7 @@ RECORDED_SERVE_H = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes
 
 def _recorded_serve_h(monkeypatch):
     """The 04:55 trace (aa74581: this code, numba's compiles one at a time among the build's processes)."""
-    import builder.dudo_estimate as dudo_estimate
-    import builder.dudo_progress as dudo_progress
-    import builder.step_seconds as step_seconds
-
-    monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", THIS_CODES_SHARES)
-    for module in (dudo_estimate, dudo_progress):
-        monkeypatch.setattr(module, "FIRST_REPLY_CPU", THIS_CODES_FIRST_REPLIES)
-    data = json.loads(RECORDED_SERVE_H.read_text())
-    rows = [dict(zip(data["fields"], r)) for r in data["rows"]]
-    return rows, store_walls("\n".join(data["log"]), rows[0]["t"])
+    return _recorded_serve_as_this_code(monkeypatch, RECORDED_SERVE_H)
 
 
 def test_the_04_55_make_serve_replays_through_this_code_to_what_the_build_said(monkeypatch):
