@@ -234,7 +234,8 @@ def as_json(message) -> str:
 
 # a Dudo round's `served` label, shortly (the legend under the table gives it whole)
 SERVED_SHORT = {"stored rows": "book", "stored rows, endgames re-solved live": "re-solved",
-                "continual re-solving on the stored rows": "searched"}
+                "continual re-solving on the stored rows": "searched",
+                "depth-limited continual re-solving on the stored rows": "searched"}
 GLOSSARY = "docs/glossary.md"
 
 
@@ -273,6 +274,16 @@ def _units(v: pb.VariantStats, keys) -> list[str]:
     return [f"  units: " + "; ".join(f"{u}: {', '.join(ks)}" for u, ks in by_unit.items())] if by_unit else []
 
 
+def _rows_figures(v: pb.VariantStats) -> list[str]:
+    """Which columns of which searched rounds are the stored rows' figures, not the served policy's (the rounds'
+    ``rows_figures`` label), the rounds listed after each."""
+    rounds: dict[str, list[str]] = {}
+    for s in v.strategies:
+        if "rows_figures" in s.labels:
+            rounds.setdefault(s.labels["rows_figures"], []).append(s.strategy.removeprefix("round "))
+    return [f"  rows' figures: {label} in {', '.join(names)}" for label, names in rounds.items()]
+
+
 def stats_lines(v: pb.VariantStats, every: bool = False) -> list[str]:
     """One variant's figures: each strategy's (round's) headline figure and its kind, a table of its game's main
     figures (those its strategies have), their units, the names of the others; or `every` figure and label of
@@ -302,9 +313,14 @@ def stats_lines(v: pb.VariantStats, every: bool = False) -> list[str]:
     if certified is not None:   # the proven value of the game beside the greedy-oracle epsilons, which only bound theirs
         out.append(f"  game value bracket (certified): {certified.labels['value_bracket']}")
     out += legend + _units(v, cols[1:])
-    served = {_cell(s, "served"): s.labels["served"] for s in v.strategies if "served" in s.labels}
+    served: dict[str, list[str]] = {}
+    for s in v.strategies:
+        if "served" in s.labels:
+            served.setdefault(_cell(s, "served"), []).append(s.labels["served"])
     if served:
-        out.append("  served: " + "; ".join(f"{short} = {long}" for short, long in served.items()))
+        out.append("  served: " + "; ".join(f"{short} = {' or '.join(dict.fromkeys(longs))}"
+                                            for short, longs in served.items()))
+    out += _rows_figures(v)
     rest = sorted(keys - set(cols))
     if rest:
         out.append(f"  also: {', '.join(rest)} (stats --all)")

@@ -340,3 +340,22 @@ def test_every_option_says_what_it_does_and_the_seed_its_default(capsys):
     assert "--strategy STRATEGY one of the variant's strategies (`gamestrategy variants` lists them; default: the one " \
            "it serves)" in out
     assert "variant a served variant (`gamestrategy variants` lists them)" in out
+
+
+def test_dudo_stats_shortens_each_served_label_and_names_the_columns_that_are_the_rows():
+    """A searched round's `served` cell is short ("searched"), the legend gives the long label once, and the rounds
+    whose columns are the stored rows' figures (their `rows_figures` label) are listed under the table."""
+    from clients.cli import stats_lines
+    from games.dudo.policy.served import SERVED_BOOK, SERVED_SEARCH_LARGE
+    rows = "exploitability, br_opener: of the stored rows (strategy fsicfr)"
+    v = pb.VariantStats(variant=DUDO.variant, store_version="s", served_strategy="search", strategies=[
+        pb.StrategyStats(strategy="round 1v1", figures={"exploitability": 0.001}, labels={"served": SERVED_BOOK}),
+        pb.StrategyStats(strategy="round 4v4", figures={"exploitability": 0.2},
+                         labels={"served": SERVED_SEARCH_LARGE, "rows_figures": rows}),
+        pb.StrategyStats(strategy="round 5v5", figures={"exploitability": 0.2},
+                         labels={"served": SERVED_SEARCH_LARGE, "rows_figures": rows})])
+    lines = stats_lines(v)
+    table = {line.split()[1]: line.split() for line in lines[2:5]}
+    assert table["1v1"][3] == "book" and table["4v4"][3] == table["5v5"][3] == "searched"
+    assert f"  served: book = {SERVED_BOOK}; searched = {SERVED_SEARCH_LARGE}" in lines
+    assert f"  rows' figures: {rows} in 4v4, 5v5" in lines
