@@ -110,7 +110,7 @@ async function variants() {
     const named = (k) => (unit(k) ? `${k} (${unit(k)})` : k);
     if (v.game === "dudo") {
       const rows = strategies.map((r) => [r.strategy.replace("round ", ""), r.figures[r.headline], r.headlineKind,
-        r.labels.served || "-", r.labels.br_kind || "-", r.figures.exploitability,
+        servedCell(r), r.labels.br_kind || "-", r.figures.exploitability,
         r.figures.improved_exploitability, r.figures.improved_stderr,
         r.figures.value, r.labels.memory || r.figures.memory, r.figures.iterations, r.figures.train_seconds]);
       sec.append(table(`Rounds of ${v.variant}`, ["round (opener v other)",
@@ -144,6 +144,13 @@ async function variants() {
   }
   await Promise.all(pending);
   document.body.dataset.ready = "1";
+}
+
+// a round's served policy, and where the figures beside it are the stored rows' rather than the served policy's
+// (a searched round's rows_figures label), which of them
+function servedCell(r) {
+  const served = r.labels.served || "-";
+  return r.labels.rows_figures ? `${served}; ${r.labels.rows_figures}` : served;
 }
 
 let last = null;

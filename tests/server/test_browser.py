@@ -402,6 +402,29 @@ def test_operations_page_renders_every_variant(page, site):
     shot(pg, "ops")
 
 
+def test_a_searched_rounds_served_cell_says_its_figures_are_the_stored_rows(page, site):
+    """A round served by search whose figures beside are the stored rows' (its rows_figures label, as GetStats gives
+    it for the large searched rounds) says so in its served cell; a round without the label shows its served label
+    alone. The one-die store has no searched round, so the page's GetStats gets the label added on the way."""
+    rows = "exploitability, improved_exploitability, br_opener, br_other: of the stored rows (strategy fsicfr)"
+
+    def with_rows_figures(route):
+        reply = route.fetch()
+        body = reply.json()
+        for v in body["variants"]:
+            for s in v["strategies"]:
+                if v["variant"] == DUDO and s["strategy"] == "round 1v1":
+                    s["labels"]["rows_figures"] = rows
+        route.fulfill(response=reply, json=body)
+
+    page.route("**/v1/GetStats", with_rows_figures)
+    page.goto(site + "/ops")
+    page.wait_for_selector("body[data-ready='1']")
+    cells = page.eval_on_selector_all(f"section[aria-label='{DUDO}'] table[aria-label^='Rounds'] tr",
+                                      "rs => rs.slice(1).map(r => [r.cells[0].textContent, r.cells[3].textContent])")
+    assert dict(cells)["1v1"].endswith(f"; {rows}") and dict(cells)["1v1"] != f"; {rows}", cells
+
+
 def test_the_page_and_its_token_form_work_over_https(browser, web_root, tmp_path):
     """With TLS and a token, the play page loads over HTTPS, asks for the token, and plays with it."""
     from bench.abuse import start_server
