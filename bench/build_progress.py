@@ -429,7 +429,7 @@ def replay(rows: list[dict], build_nice: int = 10, cores: float = 2.0) -> list[S
             counts.count(lane, v, t, r["cpu_seconds"] or 0.0)
             forecast.observe_lane(lane, counts.lane(lane), _nice(r, lanes, first_store, build_nice), cores)
             running.append(Counted(v, lane, r["seconds"], r["counted"], r["cpu_seconds"],
-                                   own[v](r["seconds"], r["counted"]), r.get("cores_ahead")))
+                                   own[v](r["seconds"], r["counted"]), r.get("cores_ahead"), own[v].expected))
         forecast.observe_machine(written[0].get("idle_seconds"))
         planned = set(plan) - counts.started - {c.variant for c in running}
         said = forecast.estimate(running, planned)

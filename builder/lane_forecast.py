@@ -14,7 +14,11 @@ counted and the CPU seconds its lane has spent on it, each lane's CPU rate (meas
 - **A Jotto store's steps run one task or several** (its tree steps on both workers): its CPU seconds left are shared
   among its steps still to go (``builder.jotto.rest_by_tasks``). The schedule weighs each lane by its running part's
   tasks (Dudo's by its groups), as the kernel weighs each busy task.
-- **A store to come** in a lane costs its expected CPU seconds (else its expected time at its lane's rate).
+- **The machine's pace**: Dudo's own time left against the seconds it expected; beyond ``SAME_MACHINE`` of them
+  (a slower or faster machine than the measured one) each store's expected CPU seconds are read at it when the store
+  starts.
+- **A store to come** in a lane costs its expected CPU seconds at the machine's pace (else its expected time at its
+  lane's rate).
 - **A lane that has just ended** leaves the cores it held over the window to the lanes left at once (the build's CPU
   rate, every lane's together, less the running lanes').
 - **Its time left**: when the schedule says its store ends; **its fraction**: the share of its build's time that has
@@ -34,6 +38,10 @@ from builder.time_left import TimeLeft
 # the window a lane's rate and the machine's idle cores are measured over: long enough that a count every 2 s is
 # many counts, short enough that a change (another lane's store ending, Dudo's level of one group) is seen in it
 WINDOW_SECONDS = 30.0
+# the machine's pace (``LaneForecast._machine_speed``) within which it is taken for the machine the expected seconds
+# were measured on: the eight make serve traces of that machine (14:19 to 04:55, tests/builder/data/) built Dudo in
+# 0.98-1.09 of the wall it expects, and the estimates are judged within 0.10; the 06:34 trace's machine took 1.23
+SAME_MACHINE = 0.10
 # a rate is read from at least this long a span of counts: the progress file's heartbeat is 2 s, and a store of a few
 # seconds (Guess Who, Hangman beside Dudo) needs a rate from its lane's first counts
 MIN_SPAN_SECONDS = 1.5
@@ -86,6 +94,7 @@ class Counted:
     wall_left: float | None = None  # its time left from its own wall pace (``builder.time_left``), None: none
     # [(expected seconds, tasks side by side)] of its build still to go, where its steps know it (Dudo's groups)
     cores_ahead: list | None = None
+    expected: float | None = None   # the expected seconds its own time left (``wall_left``) starts from, None: none
 
 
 @dataclass
@@ -119,6 +128,7 @@ class LaneForecast:
         self._tasks: dict[str, collections.deque] = {}
         self._lane_tasks: dict[int, collections.deque] = {}    # each lane's tasks side by side, likewise
         self.coming: dict[str, float] = {}      # the last estimate's stores to come: seconds until each ends
+        self.speed = 1.0        # the machine's pace against the expected seconds (``_machine_speed``)
 
     def observe_lane(self, lane: int, cpu_seconds: float | None, nice: int | None, cap: float) -> None:
         """The lane's CPU count now (its thread and workers: ``builder.lane_cpu.LaneCpu``), niceness and cores. A
@@ -148,6 +158,7 @@ class LaneForecast:
         """{variant: (fraction, seconds left)} of the running stores; {} while no lane's rate or a store's CPU left
         is known yet (the builder's own estimates stand then)."""
         lanes, order, known, own = [], [], True, {}
+        self.speed = self._machine_speed(running)
         rates, idle = self._rates(running)
         measured = self._measured(running)
         if measured:
@@ -353,10 +364,28 @@ class LaneForecast:
         parts = [c.wall_left * w / total * x for (w, _), x in zip(ahead, cores)]
         return parts, [None] + cores[1:]
 
+    def _machine_speed(self, running: list[Counted]) -> float:
+        """The machine's pace against the expected seconds, read from the stores counted in wall seconds that keep the
+        cores they ask for (Dudo at nice 10): their whole time as their own time left says it now (the expected
+        seconds at first, the pace they keep as they go: ``builder.time_left``) over their expected seconds, pooled by
+        those; 1.0 within ``SAME_MACHINE`` of them; the last one read where none runs now."""
+        walls = [(c.seconds + c.wall_left, c.expected) for c in running
+                 if not self.cpu_expected.get(c.variant) and c.wall_left is not None and c.expected]
+        if not walls:
+            return self.speed
+        pace = sum(w for w, _ in walls) / sum(e for _, e in walls)
+        return pace if abs(pace - 1.0) > SAME_MACHINE else 1.0
+
     def _cpu_seconds_left(self, c: Counted, rate: float | None) -> float | None:
+        """A store's CPU seconds left: its own time left in CPU seconds, from its expected CPU seconds read at the
+        machine's pace when it started (``_machine_speed``: a slower machine takes longer over every store, and the
+        store's own pace moves from what it expects only as it goes); a store without them, its wall time left at its
+        lane's rate."""
         expected = self.cpu_expected.get(c.variant)
         if expected and c.cpu_seconds is not None:
-            return self._cpu_left.setdefault(c.variant, TimeLeft(expected))(c.cpu_seconds, c.counted)
+            if c.variant not in self._cpu_left:
+                self._cpu_left[c.variant] = TimeLeft(expected * self.speed)
+            return self._cpu_left[c.variant](c.cpu_seconds, c.counted)
         if c.wall_left is not None and rate is not None:
             return c.wall_left * rate
         return None
@@ -366,4 +395,5 @@ class LaneForecast:
         return [v for v in order[order.index(running) + 1:] if v in planned]
 
     def _coming_cpu(self, variant: str, rate: float) -> float:
-        return self.cpu_expected.get(variant) or (self.wall_expected.get(variant) or 0.0) * rate
+        expected = self.cpu_expected.get(variant)
+        return expected * self.speed if expected else (self.wall_expected.get(variant) or 0.0) * rate

@@ -181,8 +181,9 @@ class ProgressReporter:
                 return
             v.nice = cpu.nice()
             self._forecast.observe_lane(v.lane, cpu.seconds(), v.nice, cpu.executor.local_cores)
+            own = self._time_left.get(variant)
             running.append(Counted(variant, v.lane, v.seconds, v.counted, v.cpu_seconds, self._own_left.get(variant),
-                                   v.cores_ahead))
+                                   v.cores_ahead, own.expected if own is not None else None))
         if not running:
             return
         self.progress.idle_seconds = machine_idle_seconds()

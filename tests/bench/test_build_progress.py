@@ -122,9 +122,23 @@ def _with_the_lanes_builds_2_letter_cpu(monkeypatch):
     monkeypatch.setitem(step_seconds.MEASURED_CPU_SECONDS, "jotto-en_US80-2-ganzfried", 122.0)
 
 
+def _without_machine_speed(monkeypatch):
+    """The forecast before each store's expected CPU seconds were read at the machine's pace Dudo keeps
+    (``LaneForecast._machine_speed``): every store at its measured CPU seconds."""
+    import builder.lane_forecast as lane_forecast
+
+    monkeypatch.setattr(lane_forecast.LaneForecast, "_machine_speed", lambda self, running: 1.0)
+
+
+def _as_the_06_34_builds_code(monkeypatch):
+    """The code of the 04:55 and 06:34 builds (aa74581, b086b47): no machine's pace."""
+    _without_machine_speed(monkeypatch)
+
+
 def _as_the_01_45_builds_code(monkeypatch):
     """The code of the 01:45 build (dbfc5ff): neither a lane's tasks' share of its niceness, the 2-letter store's CPU
-    at 125 nor the lanes' capacity capped at their cores."""
+    at 125, the lanes' capacity capped at their cores nor the machine's pace."""
+    _as_the_06_34_builds_code(monkeypatch)
     _without_more_tasks_share(monkeypatch)
     _without_cores_cap(monkeypatch)
     _with_the_lanes_builds_2_letter_cpu(monkeypatch)
@@ -133,6 +147,7 @@ def _as_the_01_45_builds_code(monkeypatch):
 def _as_the_recorded_builds_code(monkeypatch):
     """The code of every recorded build: neither the rate per task, the short stores' mends nor a changed lane's
     rate (nor what came after them)."""
+    _without_machine_speed(monkeypatch)
     _without_changed_lane_rate(monkeypatch)
     _without_rates_by_tasks_now(monkeypatch)
     _without_short_stores_mends(monkeypatch)
@@ -1339,6 +1354,7 @@ def test_the_04_55_make_serve_replays_through_this_code_to_what_the_build_said(m
     said within one. As /readyz said: Dudo's fraction and time left within 0.10 at all 107 samples, the 2 and
     4-letter stores' fraction at every one; the 5-letter store's at 60 of 62, the 3-letter store's at 6 of 9 (44 s
     here, 31-35 s in the seven builds before with every compile at once)."""
+    _as_the_06_34_builds_code(monkeypatch)
     rows, walls = _recorded_serve_h(monkeypatch)
     same, live, again = _replayed_as_read(rows, walls)
     assert same >= 299
@@ -1371,6 +1387,7 @@ def test_the_06_34_make_serve_on_a_slower_machine_replays_through_this_code_to_w
     the fraction within 0.10 at every sample of the 3 and 2-letter stores, Hangman and Dudo, at 49 of 53 of the
     4-letter store's, 94 of 97 of the 5-letter store's, 4 of 5 of Guess Who's; the time left at 175 of Dudo's 206, 137
     of the 2-letter store's 186, 22 of the 4-letter store's 53."""
+    _as_the_06_34_builds_code(monkeypatch)
     rows, walls = _recorded_serve_i(monkeypatch)
     same, live, again = _replayed_as_read(rows, walls)
     assert same >= 564
@@ -1382,3 +1399,73 @@ def test_the_06_34_make_serve_on_a_slower_machine_replays_through_this_code_to_w
     assert said == {"jotto-en_US80-3-ganzfried": (16, 16, 12), "guesswho-24": (5, 4, 3), "hangman-en_US50-5": (3, 3, 3),
                     "jotto-en_US80-4-ganzfried": (53, 49, 22), "jotto-en_US80-5-ganzfried": (97, 94, 79),
                     "jotto-en_US80-2-ganzfried": (186, 186, 137), "dudo-5dice-default": (206, 206, 175)}
+
+
+def _all_traces_gaps(monkeypatch) -> dict:
+    """{trace: {variant: its StoreGaps}} of every recorded trace, the 06:34 one too, each counted as its test reads
+    it, replayed through this code."""
+    import builder.step_seconds as step_seconds
+
+    out = {}
+    for name, rows, walls, since, shares in _every_trace(monkeypatch):
+        monkeypatch.setattr(step_seconds, "RESTRICTED_GAMES_SHARES", shares)
+        samples = [s for s in replay(rows) if since is None or s.t >= since]
+        out[name] = {g.variant: g for g in compare(samples, walls)}
+    for name, load in (("01:45", _recorded_serve_g), ("04:55", _recorded_serve_h), ("06:34", _recorded_serve_i)):
+        with monkeypatch.context() as m:
+            rows, walls = load(m)
+            out[name] = {g.variant: g for g in compare(replay(rows), walls)}
+    return out
+
+
+def _all_traces_counts(monkeypatch) -> dict:
+    """{trace: {variant: (samples whose fraction, whose time left is within 0.10)}} of ``_all_traces_gaps``."""
+    return {name: {v: (g.fraction_within, g.eta_within) for v, g in gaps.items()}
+            for name, gaps in _all_traces_gaps(monkeypatch).items()}
+
+
+def _stated_totals(doc: str, heading: str) -> dict:
+    """{trace: (samples, fraction within before, after, time left within before, after)} of the first table after
+    ``heading`` in the doc."""
+    import re
+
+    out = {}
+    for line in doc[doc.index(heading):].splitlines():
+        m = re.match(r"^\| (\d\d:\d\d) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|", line)
+        if m:
+            out[m[1]] = tuple(int(x) for x in m.groups()[1:])
+        elif out:
+            return out
+    return out
+
+
+def test_the_docs_state_every_traces_samples_within_before_and_after_the_machines_pace(monkeypatch):
+    """docs/operations.md's table of every trace's samples within 0.10, replayed without and with each store's
+    expected CPU seconds read at the machine's pace."""
+    def totals(gaps):
+        return {name: (sum(g.samples for g in by.values()), sum(g.fraction_within for g in by.values()),
+                       sum(g.eta_within for g in by.values())) for name, by in gaps.items()}
+
+    doc = (Path(__file__).parents[2] / "docs" / "operations.md").read_text()
+    now = totals(_all_traces_gaps(monkeypatch))
+    with monkeypatch.context() as m:
+        _without_machine_speed(m)
+        before = totals(_all_traces_gaps(m))
+    assert _stated_totals(doc, "**A slower machine followed from Dudo's pace.**") == {
+        name: (n, before[name][1], f, before[name][2], e) for name, (n, f, e) in now.items()}
+
+
+def test_each_store_expecting_its_cpu_seconds_at_the_machines_pace_gains_on_the_slower_machine_and_loses_nowhere(
+        monkeypatch):
+    """Each store's expected CPU seconds read at the pace Dudo keeps against its expected seconds when the store
+    starts, that pace beyond 0.10 of them (``LaneForecast._machine_speed``): on the 06:34 trace's slower machine
+    (Dudo 1.23 times its expected wall) the 2-letter store's time left within 0.10 at 11 more samples, the 4-letter
+    store's at 3 more and its fraction at 2, the 5-letter store's time left at 4; the 04:55 trace's 5-letter store's at
+    3 more (Dudo's pace beyond 1.10 as it started); no store of any trace fewer."""
+    now = _all_traces_counts(monkeypatch)
+    with monkeypatch.context() as m:
+        _without_machine_speed(m)
+        before = _all_traces_counts(m)
+    two, four, five = "jotto-en_US80-2-ganzfried", "jotto-en_US80-4-ganzfried", "jotto-en_US80-5-ganzfried"
+    assert _changed(now, before) == {("06:34", two): (0, 11), ("06:34", four): (2, 3), ("06:34", five): (0, 4),
+                                     ("04:55", five): (0, 3)}

@@ -279,6 +279,23 @@ def test_the_forecast_is_given_the_stores_own_time_left_not_its_own_last_answer(
     assert forecast.given[-1].wall_left == own and (v.fraction, v.work_remaining) == (0.5, 1.0)
 
 
+def test_the_forecast_is_given_the_expected_seconds_the_stores_own_time_left_starts_from(tmp_path):
+    """The lanes' forecast reads the machine's pace from Dudo's own time left against the seconds it expected
+    (``LaneForecast._machine_speed``): the reporter gives it those seconds with each count."""
+    from builder.steps import StoreSteps
+
+    dudo = "dudo-5dice-default"
+    rep = ProgressReporter(tmp_path, {dudo: DEFAULT[dudo]}, heartbeat=60, lanes=[[dudo]])
+    rep._forecast = forecast = _Forecast()
+    with rep:
+        rep.started(dudo, lane=0, cpu=_LaneCount())
+        with StoreSteps(dudo, {"train": 1.0}) as steps:
+            steps.set_done("train", 0.5)
+            rep._write()
+    given = forecast.given[-1]
+    assert given.expected is not None and given.expected == rep._time_left[dudo].expected
+
+
 def test_a_stores_log_lines_say_the_fraction_the_progress_file_says(tmp_path):
     import io
 

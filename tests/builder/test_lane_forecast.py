@@ -266,3 +266,47 @@ def test_a_lane_whose_niceness_changes_reads_its_rate_from_then_on():
     # 4 CPU s expected, 3.2 spent at 0.4 a second, as counted: 0.8 CPU s left at 0.4, 2 s (at the window's rate, 1.6
     # cores over its first 20 s: under 1 s)
     assert said["hangman"][1] == pytest.approx(2.0, rel=0.1)
+
+
+def _paced(dudo_expected: float, later_expected: float | None = None):
+    """The forecast's figures beside a Dudo store whose own time left says 240 s in all (100 s done, 140 left) against
+    ``dudo_expected``; with ``later_expected``, those of a second estimate 10 s on, Dudo's expected seconds then."""
+    forecast, now = _forecast()
+    _observe(forecast, now, 0.0, 0.0, 0.0)
+    _observe(forecast, now, 10.0, 4.0, 16.0)      # the Jotto lane at 0.4 cores, Dudo at 1.6; no core idle
+    said = forecast.estimate([Counted("jotto-4", 0, 10.0, 0.1, 4.0),
+                              Counted("dudo", 1, 100.0, 0.2, None, wall_left=140.0, expected=dudo_expected)],
+                             {"jotto-5"})
+    if later_expected is not None:
+        _observe(forecast, now, 20.0, 8.0, 32.0)
+        said = forecast.estimate([Counted("jotto-4", 0, 20.0, 0.2, 8.0),
+                                  Counted("dudo", 1, 110.0, 0.22, None, wall_left=130.0, expected=later_expected)],
+                                 {"jotto-5"})
+    return said, dict(forecast.coming)
+
+
+def test_a_store_starting_on_a_slower_machine_expects_its_cpu_seconds_at_the_pace_dudo_keeps():
+    """Dudo's own time left says 240 s where it expects 200 s: the machine takes 1.2 times the expected seconds, and a
+    store starting then (Jotto 4) or still to come (Jotto 5) expects 1.2 times its CPU seconds. Jotto 4: 48 expected,
+    0.1 counted at 4 CPU s: builder.time_left's mean of 0.9 x (4.8 + 4) / 0.2 and 0.9 x 48, 41.4 left, 103.5 s at 0.4
+    cores; Jotto 5's 72 from then, 0.4 cores until Dudo ends at 140 s, then the 2 cores."""
+    said, coming = _paced(200.0)
+    assert said["jotto-4"][1] == pytest.approx(41.4 / 0.4)
+    assert coming["jotto-5"] == pytest.approx(140.0 + (72.0 - 0.4 * (140.0 - 103.5)) / 2.0)
+
+
+def test_a_pace_within_a_tenth_of_the_expected_is_the_machine_they_were_measured_on():
+    """Dudo at 1.05 times its expected seconds (the eight make serve traces of the measured machine: 0.98-1.09): every
+    store expects its measured CPU seconds, as beside a Dudo on its expected time."""
+    assert _paced(240.0 / 1.05) == _paced(240.0)
+    said, coming = _paced(240.0)
+    assert said["jotto-4"][1] == pytest.approx(36.0 / 0.4)
+
+
+def test_a_running_store_keeps_the_cpu_seconds_it_expected_when_it_started():
+    """A store's expected CPU seconds are read at the machine's pace when it starts; its own pace moves it from there
+    (Jotto 4 started beside Dudo on its expected time: a later pace of 1.2 changes the stores to come only)."""
+    same, same_coming = _paced(240.0, later_expected=240.0)
+    slow, slow_coming = _paced(240.0, later_expected=200.0)
+    assert slow["jotto-4"] == pytest.approx(same["jotto-4"])
+    assert slow_coming["jotto-5"] > same_coming["jotto-5"]
