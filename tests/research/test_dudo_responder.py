@@ -1,6 +1,8 @@
 """research.dudo_responder validate and cost, small (1v1), the commands docs/dudo-search-serving.md section 7 shows:
 a row per policy and responder, each responder's exact figure at most the exact one; a row per seat and responder
 with the re-solves made; a bad argument exits 2 with argparse's line naming it."""
+import contextlib
+import io
 import re
 
 import pytest
@@ -21,23 +23,36 @@ def test_validate_prints_the_table_on_1v1(capsys):
     assert "sampled plainly (200 games a seat, seed 0)" in rows[3]
 
 
-def test_validate_takes_the_served_regret_scheme(capsys):
+@pytest.fixture(scope="module")
+def validate_1v1():
+    """``validate --group 1v1 --games 20 --widths 4`` and the given arguments: its output, each command run once for
+    the tests that read it."""
+    outputs = {}
+
+    def output(*argv):
+        if argv not in outputs:
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                main(["validate", "--group", "1v1", "--games", "20", "--widths", "4", *argv])
+            outputs[argv] = printed.getvalue()
+        return outputs[argv]
+    return output
+
+
+def test_validate_takes_the_served_regret_scheme(validate_1v1):
     """``--regrets dcfr`` validates against the search the profiles serve: another policy, another exact figure."""
     figures = {}
     for regrets in ("cfr+", "dcfr"):
-        main(["validate", "--group", "1v1", "--games", "20", "--widths", "4", "--regrets", regrets])
-        out = capsys.readouterr().out
+        out = validate_1v1("--regrets", regrets)
         assert f"100 {regrets.upper()} iterations a re-solve" in out
         figures[regrets] = float(out.split("| 1v1 | search | ")[1].split(" | ")[0])
     assert figures["cfr+"] != figures["dcfr"]
 
 
-def test_validate_brackets_the_searched_figure_when_it_skips_rare_histories(capsys):
+def test_validate_brackets_the_searched_figure_when_it_skips_rare_histories(validate_1v1):
     """With ``--min-reach`` the searched policy's figure is a bracket holding the exact one, its shares a range."""
-    main(["validate", "--group", "1v1", "--games", "20", "--widths", "4"])
-    exact = float(capsys.readouterr().out.split("| 1v1 | search | ")[1].split(" | ")[0])
-    main(["validate", "--group", "1v1", "--games", "20", "--widths", "4", "--min-reach", "1e-3"])
-    row = capsys.readouterr().out.split("| 1v1 | search | ")[1].split(" | ")
+    exact = float(validate_1v1("--regrets", "cfr+").split("| 1v1 | search | ")[1].split(" | ")[0])   # the default
+    row = validate_1v1("--min-reach", "1e-3").split("| 1v1 | search | ")[1].split(" | ")
     lo, hi = (float(x) for x in re.fullmatch(r"\[([0-9.]+), ([0-9.]+)\]", row[0]).groups())
     assert lo < hi and lo <= exact <= hi
     assert re.fullmatch(r"[0-9.]+-[0-9.]+", row[3])
