@@ -1469,3 +1469,27 @@ def test_each_store_expecting_its_cpu_seconds_at_the_machines_pace_gains_on_the_
     two, four, five = "jotto-en_US80-2-ganzfried", "jotto-en_US80-4-ganzfried", "jotto-en_US80-5-ganzfried"
     assert _changed(now, before) == {("06:34", two): (0, 11), ("06:34", four): (2, 3), ("06:34", five): (0, 4),
                                      ("04:55", five): (0, 3)}
+
+
+RECORDED_SERVE_J = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes_build_0758.json"
+
+
+def test_the_07_58_make_serve_with_the_machines_pace_replays_through_this_code_to_what_the_build_said(monkeypatch):
+    """The 07:58 make serve (9f11ed8: the machine's pace read from Dudo's, ``LaneForecast._machine_speed``) on the
+    06:34 trace's machine: the 3-letter store 50 s, Dudo 613 s, the 2-letter store 560 s. As /readyz said: the
+    fraction within 0.10 at every sample of the 3, 5 and 2-letter stores and Dudo, at 50 of 52 of the 4-letter
+    store's, 4 of 5 of Guess Who's, 2 of 3 of Hangman's; the time left at 175 of Dudo's 204, 156 of the 2-letter
+    store's 187, 62 of the 5-letter store's 89, 29 of the 4-letter store's 52. Replayed: each sample's figures are
+    the build's at 548 of its 556; the other 8 are the 2-letter store's first 24 s, where the replay's time left is
+    up to 80 s shorter than the build's (not yet explained), so its time left is within at 148 replayed."""
+    rows, walls = _recorded_serve_as_this_code(monkeypatch, RECORDED_SERVE_J)
+    same, live, again = _replayed_as_read(rows, walls)
+    assert same >= 548
+    assert set(again) == set(live)
+    for v, g in again.items():
+        assert g.fraction_within == live[v].fraction_within, v
+        assert abs(g.eta_within - live[v].eta_within) <= (8 if v == "jotto-en_US80-2-ganzfried" else 2), v
+    said = {v: (g.samples, g.fraction_within, g.eta_within) for v, g in live.items()}
+    assert said == {"jotto-en_US80-3-ganzfried": (16, 16, 15), "guesswho-24": (5, 4, 2), "hangman-en_US50-5": (3, 2, 2),
+                    "jotto-en_US80-4-ganzfried": (52, 50, 29), "jotto-en_US80-5-ganzfried": (89, 89, 62),
+                    "jotto-en_US80-2-ganzfried": (187, 187, 156), "dudo-5dice-default": (204, 204, 175)}
