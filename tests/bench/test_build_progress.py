@@ -1190,6 +1190,20 @@ def _replayed_as_read(rows, walls):
     return same, {g.variant: g for g in compare(read, walls)}, {g.variant: g for g in compare(said, walls)}
 
 
+def _replay_agrees(rows, walls, same: int, fraction: int = 1, eta: int = 1, eta_of: dict | None = None) -> dict:
+    """A /readyz-read trace replayed through this code says what the build said: at least ``same`` samples with the
+    build's figures (``_replayed_as_read``), and each store's samples within 0.10 those /readyz said within
+    ``fraction`` (its fraction) and ``eta`` (its time left; ``eta_of``: another slack for the stores it names).
+    Returns each store's gaps as read."""
+    agreed, live, again = _replayed_as_read(rows, walls)
+    assert agreed >= same
+    assert set(again) == set(live)
+    for v, g in again.items():
+        assert abs(g.fraction_within - live[v].fraction_within) <= fraction, v
+        assert abs(g.eta_within - live[v].eta_within) <= (eta_of or {}).get(v, eta), v
+    return live
+
+
 def test_the_23_05_make_serve_replays_through_this_code_to_what_the_build_said(monkeypatch):
     """The 23:05 make serve (ceae6f5, this code but a changed lane's rate) replayed: each sample's figures are the build's at 304 of its 307
     (the fraction within 0.01, the time left within 5 % of the store's time) and each store's samples within 0.10 what
@@ -1197,12 +1211,7 @@ def test_the_23_05_make_serve_replays_through_this_code_to_what_the_build_said(m
     _without_changed_lane_rate(monkeypatch)
     _as_the_01_45_builds_code(monkeypatch)
     rows, walls = _recorded_serve_f(monkeypatch)
-    same, live, again = _replayed_as_read(rows, walls)
-    assert same >= 304
-    assert set(again) == set(live)
-    for v, g in again.items():
-        assert abs(g.fraction_within - live[v].fraction_within) <= 1, v
-        assert abs(g.eta_within - live[v].eta_within) <= 1, v
+    _replay_agrees(rows, walls, 304)
 
 
 RECORDED_SERVE_G = Path(__file__).parents[1] / "builder" / "data" / "serve_lanes_build_0145.json"
@@ -1236,12 +1245,7 @@ def test_the_01_45_make_serve_replays_through_this_code_to_what_the_build_said(m
     /readyz said: every store's fraction within 0.10 at every sample, Dudo's time left at all 104."""
     _as_the_01_45_builds_code(monkeypatch)
     rows, walls = _recorded_serve_g(monkeypatch)
-    same, live, again = _replayed_as_read(rows, walls)
-    assert same >= 294
-    assert set(again) == set(live)
-    for v, g in again.items():
-        assert abs(g.fraction_within - live[v].fraction_within) <= 1, v
-        assert abs(g.eta_within - live[v].eta_within) <= (2 if v == "jotto-en_US80-2-ganzfried" else 1), v
+    live = _replay_agrees(rows, walls, 294, eta_of={"jotto-en_US80-2-ganzfried": 2})
     assert all(g.fraction_within == g.samples for g in live.values())
     assert live["dudo-5dice-default"].eta_within == live["dudo-5dice-default"].samples == 104
 
@@ -1356,12 +1360,7 @@ def test_the_04_55_make_serve_replays_through_this_code_to_what_the_build_said(m
     here, 31-35 s in the seven builds before with every compile at once)."""
     _as_the_06_34_builds_code(monkeypatch)
     rows, walls = _recorded_serve_h(monkeypatch)
-    same, live, again = _replayed_as_read(rows, walls)
-    assert same >= 299
-    assert set(again) == set(live)
-    for v, g in again.items():
-        assert abs(g.fraction_within - live[v].fraction_within) <= 1, v
-        assert abs(g.eta_within - live[v].eta_within) <= 1, v
+    live = _replay_agrees(rows, walls, 299)
     dudo = live["dudo-5dice-default"]
     assert dudo.fraction_within == dudo.eta_within == dudo.samples == 107
     for v in ("jotto-en_US80-2-ganzfried", "jotto-en_US80-4-ganzfried"):
@@ -1389,12 +1388,7 @@ def test_the_06_34_make_serve_on_a_slower_machine_replays_through_this_code_to_w
     of the 2-letter store's 186, 22 of the 4-letter store's 53."""
     _as_the_06_34_builds_code(monkeypatch)
     rows, walls = _recorded_serve_i(monkeypatch)
-    same, live, again = _replayed_as_read(rows, walls)
-    assert same >= 564
-    assert set(again) == set(live)
-    for v, g in again.items():
-        assert abs(g.fraction_within - live[v].fraction_within) <= 1, v
-        assert abs(g.eta_within - live[v].eta_within) <= 2, v
+    live = _replay_agrees(rows, walls, 564, eta=2)
     said = {v: (g.samples, g.fraction_within, g.eta_within) for v, g in live.items()}
     assert said == {"jotto-en_US80-3-ganzfried": (16, 16, 12), "guesswho-24": (5, 4, 3), "hangman-en_US50-5": (3, 3, 3),
                     "jotto-en_US80-4-ganzfried": (53, 49, 22), "jotto-en_US80-5-ganzfried": (97, 94, 79),
@@ -1483,12 +1477,7 @@ def test_the_07_58_make_serve_with_the_machines_pace_replays_through_this_code_t
     the build's at 548 of its 556; the other 8 are the 2-letter store's first 24 s, where the replay's time left is
     up to 80 s shorter than the build's (not yet explained), so its time left is within at 148 replayed."""
     rows, walls = _recorded_serve_as_this_code(monkeypatch, RECORDED_SERVE_J)
-    same, live, again = _replayed_as_read(rows, walls)
-    assert same >= 548
-    assert set(again) == set(live)
-    for v, g in again.items():
-        assert g.fraction_within == live[v].fraction_within, v
-        assert abs(g.eta_within - live[v].eta_within) <= (8 if v == "jotto-en_US80-2-ganzfried" else 2), v
+    live = _replay_agrees(rows, walls, 548, fraction=0, eta=2, eta_of={"jotto-en_US80-2-ganzfried": 8})
     said = {v: (g.samples, g.fraction_within, g.eta_within) for v, g in live.items()}
     assert said == {"jotto-en_US80-3-ganzfried": (16, 16, 15), "guesswho-24": (5, 4, 2), "hangman-en_US50-5": (3, 2, 2),
                     "jotto-en_US80-4-ganzfried": (52, 50, 29), "jotto-en_US80-5-ganzfried": (89, 89, 62),
