@@ -1,5 +1,6 @@
 """The builder's order (smallest first) and its progress file while it builds."""
 import argparse
+import contextlib
 import time
 
 import pytest
@@ -261,7 +262,10 @@ class _Forecast:
         return {c.variant: (0.5, 1.0) for c in running}
 
 
-def test_the_forecast_is_given_the_stores_own_time_left_not_its_own_last_answer(tmp_path):
+@contextlib.contextmanager
+def _dudo_counted_half_done(tmp_path):
+    """A reporter of the default Dudo store whose forecast keeps what it is given, the store's one step counted half
+    done: (the reporter, its forecast), the reporter still open and the step's count ended."""
     from builder.steps import StoreSteps
 
     dudo = "dudo-5dice-default"
@@ -272,6 +276,11 @@ def test_the_forecast_is_given_the_stores_own_time_left_not_its_own_last_answer(
         with StoreSteps(dudo, {"train": 1.0}) as steps:
             steps.set_done("train", 0.5)
             rep._write()
+        yield rep, forecast
+
+
+def test_the_forecast_is_given_the_stores_own_time_left_not_its_own_last_answer(tmp_path):
+    with _dudo_counted_half_done(tmp_path) as (rep, forecast):
         own = forecast.given[-1].wall_left
         rep._write()                    # its steps are done counting: its last count stands until it is published
         v = read_progress(tmp_path).variants[0]
@@ -282,18 +291,10 @@ def test_the_forecast_is_given_the_stores_own_time_left_not_its_own_last_answer(
 def test_the_forecast_is_given_the_expected_seconds_the_stores_own_time_left_starts_from(tmp_path):
     """The lanes' forecast reads the machine's pace from Dudo's own time left against the seconds it expected
     (``LaneForecast._machine_speed``): the reporter gives it those seconds with each count."""
-    from builder.steps import StoreSteps
-
-    dudo = "dudo-5dice-default"
-    rep = ProgressReporter(tmp_path, {dudo: DEFAULT[dudo]}, heartbeat=60, lanes=[[dudo]])
-    rep._forecast = forecast = _Forecast()
-    with rep:
-        rep.started(dudo, lane=0, cpu=_LaneCount())
-        with StoreSteps(dudo, {"train": 1.0}) as steps:
-            steps.set_done("train", 0.5)
-            rep._write()
+    with _dudo_counted_half_done(tmp_path) as (rep, forecast):
+        pass
     given = forecast.given[-1]
-    assert given.expected is not None and given.expected == rep._time_left[dudo].expected
+    assert given.expected is not None and given.expected == rep._time_left["dudo-5dice-default"].expected
 
 
 def test_a_stores_log_lines_say_the_fraction_the_progress_file_says(tmp_path):
