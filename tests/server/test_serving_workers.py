@@ -42,9 +42,10 @@ def test_workers_share_the_port_refresh_on_sighup_and_stop_on_sigterm(tmp_path):
     root = tmp_path / "stores"
     params = dict(do_iterations=2, book_threshold=6)
     v1 = build_jotto_store(SMALL_VARIANT, JottoParams(fp_iterations=20, **params), root).name
-    ports, log = tmp_path / "ports.json", tmp_path / "server.log"
+    ports, log, scratch = tmp_path / "ports.json", tmp_path / "server.log", tmp_path / "tmp"
+    scratch.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    env.update(PYTHONPATH=str(REPO), GAMESTRATEGY_TOKEN=TOKEN)
+    env.update(PYTHONPATH=str(REPO), GAMESTRATEGY_TOKEN=TOKEN, TMPDIR=str(scratch))
     with open(log, "wb") as fh:
         p = subprocess.Popen([sys.executable, "-m", "server", "--root", str(root), "--port", "0", "--workers", "2",
                               "--metrics-port", "0", "--http-port", "0", "--port-file", str(ports), "--refresh-seconds", "0",
@@ -116,6 +117,8 @@ def test_workers_share_the_port_refresh_on_sighup_and_stop_on_sigterm(tmp_path):
     records = _logs(log)
     assert sum(r.get("message") == "stopping" for r in records) == 2
     assert TOKEN not in log.read_text()
+    # the shared metrics, the store verdicts and the live workers' scratch go with the server
+    assert sorted(p.name for p in scratch.iterdir()) == []
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="workers fork")
