@@ -25,6 +25,15 @@ from games.parent_death import die_with_parent
 
 log = logging.getLogger("gamestrategy.server")
 
+
+def _forget_live_gauges(pid: int) -> None:
+    """A dead worker's gauges leave the workers' shared metrics, or its last values would stand beside the live
+    workers' for good (a store version it served, say); its counters stay, as counters never go back."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid)
+
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 RESPAWN_FIRST_SECONDS = 0.5  # a worker that died is replaced after this, doubled while it dies young
 RESPAWN_MAX_SECONDS = 30.0
@@ -173,6 +182,7 @@ class Supervisor:
             if pid not in self.children:  # a child of the parent's own, not a worker
                 continue
             worker, started = self.children.pop(pid)
+            _forget_live_gauges(pid)
             code = os.waitstatus_to_exitcode(status)
             if self.stopping:
                 if code:

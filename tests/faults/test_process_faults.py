@@ -252,9 +252,12 @@ def test_a_served_file_truncated_under_the_workers_is_refused_and_the_rest_serve
 
 
 def test_a_worker_that_dies_is_replaced(root, tmp_path):
-    with Server(root, tmp_path) as s:
+    metrics = tmp_path / "metrics"
+    metrics.mkdir()
+    with Server(root, tmp_path, env={"PROMETHEUS_MULTIPROC_DIR": str(metrics)}) as s:
         info = s.wait_ready()
         victim = s.records("listening")[0]["pid"]
+        assert list(metrics.glob(f"gauge_live*_{victim}.db"))  # the store version it serves, say
         os.kill(victim, signal.SIGBUS)  # what a page of a truncated file does under a memory map
         assert _wait(lambda: len({r["pid"] for r in s.records("listening")} - {victim}) == 2, 30), \
             s.log.read_text()[-3000:]
@@ -263,6 +266,9 @@ def test_a_worker_that_dies_is_replaced(root, tmp_path):
         for seed in range(8):  # fresh connections land on either worker
             with GameStrategyClient(f"127.0.0.1:{info['port']}", timeout=20) as c:
                 assert c.jotto_move(JOTTO, "guesser", seed=seed).store_version
+        # the dead worker's gauges no longer stand beside the live ones; what it counted still counts
+        assert not list(metrics.glob(f"*live*_{victim}.db"))
+        assert list(metrics.glob(f"counter_{victim}.db"))
 
 
 def test_made_up_method_names_from_callers_without_a_token_add_one_label_and_no_log_flood(root, tmp_path):
