@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -63,6 +64,12 @@ def words(server):
 
 
 DATA_HOME = tempfile.mkdtemp(prefix="play-data-")  # where the games save their transcripts by default
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_data_home():
+    yield
+    shutil.rmtree(DATA_HOME, ignore_errors=True)
 
 
 def spawn(port: int, *args: str, color: bool = False, sigint_ignored: bool = False) -> pexpect.spawn:
