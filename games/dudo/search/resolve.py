@@ -210,11 +210,14 @@ def _leaf_opp(V, base, req_moves, rR, nR, nO, out, scratch):
 
 
 @njit(cache=True, nogil=True)
-def _strategies(reg, sig, last, nch, mover, leaf, off, ns, C):
+def _strategies(reg, sig, last, nch, mover, leaf, off, ns, C, seat=-1):
+    """Regret matching at every node, or (``seat`` >= 0) at that seat's only (a leaf's continuations are the
+    opponent's choice)."""
     for i in range(last.size):
         if leaf[i]:
-            regret_match(reg, sig, off[i], C, ns[OPP], 0)
-        else:
+            if seat != REQ:
+                regret_match(reg, sig, off[i], C, ns[OPP], 0)
+        elif seat < 0 or mover[i] == seat:
             regret_match(reg, sig, off[i], nch[i] + 1, ns[mover[i]], 1 if last[i] < 0 else 0)
 
 
@@ -397,6 +400,7 @@ def cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, 
     cnt = np.zeros(D + 2)
     g = np.zeros((max(C, 2), m))
     leaves = np.nonzero(leaf)[0]
+    _strategies(reg, sig, last, nch, mover, leaf, off, ns, C)
     for t in range(1, iters + 1):
         dpos = t ** 1.5 / (t ** 1.5 + 1.0)
         wavg = float(t) if scheme == CFR_PLUS else float(t) * t
@@ -406,7 +410,8 @@ def cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, 
             for y in range(nO):
                 qroot[y] = prior_opp[y]
         for u in range(2):
-            _strategies(reg, sig, last, nch, mover, leaf, off, ns, C)
+            if t > 1 or u > 0:  # the seat the last pass updated: the other's regrets are as they were
+                _strategies(reg, sig, last, nch, mover, leaf, off, ns, C, 1 - u)
             for x in range(nR):
                 rR[0, x] = reach_req[x]
             for y in range(nO):
