@@ -63,11 +63,13 @@ def words(server):
     return list(r.words), list(r.common)
 
 
-DATA_HOME = tempfile.mkdtemp(prefix="play-data-")  # where the games save their transcripts by default
+DATA_HOME = ""  # where the games save their transcripts by default; short, as the games print it on one line
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _remove_data_home():
+def _data_home():
+    global DATA_HOME
+    DATA_HOME = tempfile.mkdtemp(prefix="play-data-")  # made here, not at import: xdist imports the module per worker
     yield
     shutil.rmtree(DATA_HOME, ignore_errors=True)
 

@@ -111,7 +111,9 @@ class Server:
         self.root, self.log, self.port_file = root, tmp_path / f"{name}.log", tmp_path / f"{name}.ports"
         environ = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
         pythonpath = os.pathsep.join(str(p) for p in (path_first, REPO) if p is not None)
-        environ.update(PYTHONPATH=pythonpath, GAMESTRATEGY_TOKEN=token or "", **(env or {}))
+        scratch = tmp_path / f"{name}-tmpdir"  # what a server killed by a test leaves behind stays in pytest's directory
+        scratch.mkdir(exist_ok=True)
+        environ.update(PYTHONPATH=pythonpath, GAMESTRATEGY_TOKEN=token or "", TMPDIR=str(scratch), **(env or {}))
         env = environ
         with open(self.log, "wb") as fh:
             self.p = subprocess.Popen(
