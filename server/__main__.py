@@ -13,7 +13,6 @@ import argparse
 import json
 import logging
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -178,14 +177,11 @@ def warm_kernels(root: Path, log) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        metrics_dir = tempfile.mkdtemp(prefix="gamestrategy-metrics-")  # ours: removed when the server stops
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
-        try:
-            return _serve(args)
-        finally:
-            shutil.rmtree(metrics_dir, ignore_errors=True)
-    return _serve(args)
+    with ExitStack() as stack:
+        if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # ours: removed when the server stops
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="gamestrategy-metrics-", ignore_cleanup_errors=True))
+        return _serve(args)
 
 
 def _serve(args) -> int:

@@ -25,6 +25,11 @@ from games.parent_death import die_with_parent
 
 log = logging.getLogger("gamestrategy.server")
 
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+RESPAWN_FIRST_SECONDS = 0.5  # a worker that died is replaced after this, doubled while it dies young
+RESPAWN_MAX_SECONDS = 30.0
+YOUNG_SECONDS = 30.0  # a worker that lived less than this counts as dying young
+
 
 def _forget_live_gauges(pid: int) -> None:
     """A dead worker's gauges leave the workers' shared metrics, or its last values would stand beside the live
@@ -33,11 +38,6 @@ def _forget_live_gauges(pid: int) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(pid)
-
-FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-RESPAWN_FIRST_SECONDS = 0.5  # a worker that died is replaced after this, doubled while it dies young
-RESPAWN_MAX_SECONDS = 30.0
-YOUNG_SECONDS = 30.0  # a worker that lived less than this counts as dying young
 
 
 @contextmanager
