@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import shutil
 import signal
@@ -67,6 +68,7 @@ NICE = 19  # live workers yield the cores to the serving threads (and to anythin
 # (bench/deadline_edge.py measures it; docs/serving.md)
 DEFAULT_MARGIN = 0.05
 WORKER_NAME = "gamestrategy-live"
+CLOSE_WAIT_SECONDS = 5.0  # how long closing waits for a killed worker to end
 
 
 def _preparation_data(name, _inner=spawn.get_preparation_data):
@@ -141,8 +143,8 @@ def _worker_main(conn, scratch: str, nice: int) -> None:
 class _Worker:
     __slots__ = ("proc", "conn", "scratch")
 
-    def __init__(self, ctx, nice: int):
-        self.scratch = tempfile.mkdtemp(prefix="gamestrategy-live-")
+    def __init__(self, ctx, nice: int, parent: str):
+        self.scratch = tempfile.mkdtemp(prefix="worker-", dir=parent)
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child, self.scratch, nice), daemon=True,
                                 name=WORKER_NAME)
@@ -232,6 +234,7 @@ class LivePool:
         self._busy: dict[int, _Worker] = {}  # pid -> worker, for the bench and tests
         self._closed = False
         self._starting = False  # a background start of idle workers is under way
+        self._scratch: str | None = None  # the workers' scratch directories' parent, made with the first worker
         self.killed = 0  # workers killed at a deadline, a cancellation or the memory cap
         self.cache = LiveCache(cache_bytes)
 
@@ -269,13 +272,19 @@ class LivePool:
         """A started worker; Refused(UNAVAILABLE) when none can be started, the cause in the log. The usual cause is
         the forkserver dying as it imports ``preload``: at the next start multiprocessing starts a new one."""
         try:
-            return _Worker(self._ctx, self.nice)
+            return _Worker(self._ctx, self.nice, self._scratch_parent())
         except Exception as e:  # noqa: BLE001 - any cause; the caller may retry
             log.error("cannot start a live worker", extra={"fields": {
                 "error": f"{type(e).__name__}: {e}"[:300], "preload": ",".join(self._preload),
                 "numba_cache_dir": os.environ.get("NUMBA_CACHE_DIR", "")}})
             raise Refused("UNAVAILABLE", "live work refused: this server could not start a live worker (its "
                                          "log says why); retry later") from None
+
+    def _scratch_parent(self) -> str:
+        with self._lock:
+            if self._scratch is None:
+                self._scratch = tempfile.mkdtemp(prefix=f"{WORKER_NAME}-")
+            return self._scratch
 
     def _take_worker(self) -> _Worker:
         with self._lock:
@@ -418,11 +427,13 @@ class LivePool:
 
     # ------------------------------------------------------------------ shutdown
     def close(self) -> None:
-        """Stop every worker (busy ones are killed: their callers get Stopped or LiveError)."""
+        """Stop every worker (busy ones are killed: their callers get Stopped or LiveError) and remove their scratch
+        directories, those of workers killed earlier too (their reaping threads end with the process)."""
         with self._lock:
             self._closed = True
             idle, busy = self._idle, list(self._busy.values())
             self._idle = []
+            scratch = self._scratch
         for w in idle:
             w.stop()
         for w in busy:
@@ -430,6 +441,10 @@ class LivePool:
                 os.kill(w.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        for w in busy:  # ended, so that nothing writes in the scratch as it goes
+            multiprocessing.connection.wait([w.proc.sentinel], timeout=CLOSE_WAIT_SECONDS)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def others_running(loadavg: str = "/proc/loadavg") -> int | None:

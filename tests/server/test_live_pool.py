@@ -4,6 +4,7 @@ No timing asserts: only what happened (statuses, which processes exist)."""
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from server.live import Cost, LiveCache, LiveError, LivePool, Refused, Stopped
+from server.live import WORKER_NAME, Cost, LiveCache, LiveError, LivePool, Refused, Stopped
 
 
 def spin(seconds: float) -> int:
@@ -218,6 +219,21 @@ def test_close_stops_the_workers():
     pid = p.submit(spin, 0.01, deadline=None, cost=CHEAP)
     p.close()
     assert gone(pid)
+
+
+def test_close_removes_every_workers_scratch(tmp_path, monkeypatch):
+    """Once close returns, no scratch directory is left: neither that of a worker busy at close nor that of one
+    killed at a deadline before (whose reaping thread a server's exit could cut short)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    p = LivePool(slots=2, default_seconds=30)
+    with pytest.raises(Stopped):
+        p.submit(spin, 600, deadline=time.monotonic() + 0.5, cost=CHEAP)
+    t, box = in_thread(p.submit, spin, 600, deadline=time.monotonic() + 30, cost=CHEAP)
+    pid = busy_pid(p)
+    p.close()
+    assert [d.name for d in tmp_path.iterdir() if d.name.startswith(WORKER_NAME)] == []
+    t.join(30)
+    assert gone(pid) and isinstance(box.get("error"), (Stopped, LiveError))
 
 
 def test_cache_keeps_within_its_bound():
