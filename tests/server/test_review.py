@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 from builder.dudo import build_dudo_store
-from games.dudo.serving.move_scoring import review_from_store
+from games.dudo.serving.endgame_store import store_W
+from games.dudo.serving.move_scoring import RoundValues, StoreTables, decision, parse_rounds, review_from_store
 from games.dudo.rules import claim_table, roll_arrays, rolls, strength
 from games.dudo.build.params import DudoParams
 from games.dudo.store import lookup_row, store_memories
@@ -144,12 +145,17 @@ def test_dudo_loss_of_the_strategys_own_moves_is_within_its_exploitability(dudo_
     best-response gain; since best - before >= sigma(a) (best - v(a)), every move the strategy plays has
     reach x sigma(a) x loss(a) <= the round's exact exploitability (manifest ``exploitability``, +-1/65536
     quantisation slack). Checked at every information set of the first three claims whose reach weight
-    exceeds the exploitability (below it the bound holds for any move: probability x loss <= 1)."""
+    exceeds the exploitability (below it the bound holds for any move: probability x loss <= 1). Each move's
+    loss is the review's ``decision``, with one round's values a roll shared by every decision reviewed, as
+    ``review_rounds`` shares them within a round."""
     row, st = rows
     eps = st["exploitability"]
     assert st["br_kind"] == "exact-perfect-recall" and 0 < eps < 0.01  # the stated figure: 0.0015 at 200 iterations
+    store = Store(dudo_root[1])
+    tables, W = StoreTables.of_store(store), store_W(store.manifest)
     worst = 0.0
     for x in range(1, 7):
+        rv = RoundValues(tables, W, 1, 1, (x,))
         stack = [((), True), ((), False)]
         while stack:
             hist, opened = stack.pop()
@@ -169,14 +175,15 @@ def test_dudo_loss_of_the_strategys_own_moves_is_within_its_exploitability(dudo_
             mine = row(x, hist)
             for a, p in mine.items():
                 moves = [claim_table(2)[c] for c in hist] + ([] if a < 0 else [claim_table(2)[a]])
-                m = review_from_store(str(dudo_root[1]), _round(x, moves, opened, a < 0))["moves"][-1]
-                weighted = float(r * opp) * p * m["loss"]
+                rnd = parse_rounds(_round(x, moves, opened, a < 0), 1)[0]
+                weighted = float(r * opp) * p * decision(tables, W, rnd, hist, a, rv=rv).loss
                 worst = max(worst, weighted)
                 assert weighted <= eps + 1e-4
                 if a >= 0:
                     replies = {b for y in range(1, 7) for b in row(y, hist + (a,)) if b >= 0}
                     stack.extend((hist + (a, b), opened) for b in replies)  # every opponent reply explored
     assert worst <= eps + 1e-4
+    store.close()
 
 
 def test_challenging_a_claim_your_own_dice_make_true_is_a_blunder(dudo_stub, rows):
