@@ -10,19 +10,6 @@ import pytest
 from research.dudo_responder import main
 
 
-def test_validate_prints_the_table_on_1v1(capsys):
-    main(["validate", "--group", "1v1", "--games", "200", "--widths", "4"])
-    rows = [r for r in capsys.readouterr().out.splitlines() if r.startswith("| 1v1 |")]
-    assert [r.split(" | ")[1] for r in rows] == ["search"] * 4 + ["rows"] * 4
-    for r in rows:
-        exact = float(r.split(" | ")[2])
-        figure = float(re.match(r"[-0-9.]+", r.split(" | ")[4]).group())
-        if "sampled" not in r:
-            assert 0 < figure <= exact + 1e-9
-    assert "sampled with AIVAT's control variates (200 games a seat, seed 0)" in rows[2] and "+-" in rows[2]
-    assert "sampled plainly (200 games a seat, seed 0)" in rows[3]
-
-
 @pytest.fixture(scope="module")
 def validate_1v1():
     """``validate --group 1v1 --games 20 --widths 4`` and the given arguments: its output, each command run once for
@@ -39,11 +26,23 @@ def validate_1v1():
     return output
 
 
+def test_validate_prints_the_table_on_1v1(validate_1v1):
+    rows = [r for r in validate_1v1().splitlines() if r.startswith("| 1v1 |")]
+    assert [r.split(" | ")[1] for r in rows] == ["search"] * 4 + ["rows"] * 4
+    for r in rows:
+        exact = float(r.split(" | ")[2])
+        figure = float(re.match(r"[-0-9.]+", r.split(" | ")[4]).group())
+        if "sampled" not in r:
+            assert 0 < figure <= exact + 1e-9
+    assert "sampled with AIVAT's control variates (20 games a seat, seed 0)" in rows[2] and "+-" in rows[2]
+    assert "sampled plainly (20 games a seat, seed 0)" in rows[3]
+
+
 def test_validate_takes_the_served_regret_scheme(validate_1v1):
     """``--regrets dcfr`` validates against the search the profiles serve: another policy, another exact figure."""
     figures = {}
-    for regrets in ("cfr+", "dcfr"):
-        out = validate_1v1("--regrets", regrets)
+    for regrets, argv in (("cfr+", ()), ("dcfr", ("--regrets", "dcfr"))):   # CFR+ is the command's default
+        out = validate_1v1(*argv)
         assert f"100 {regrets.upper()} iterations a re-solve" in out
         figures[regrets] = float(out.split("| 1v1 | search | ")[1].split(" | ")[0])
     assert figures["cfr+"] != figures["dcfr"]
@@ -51,7 +50,7 @@ def test_validate_takes_the_served_regret_scheme(validate_1v1):
 
 def test_validate_brackets_the_searched_figure_when_it_skips_rare_histories(validate_1v1):
     """With ``--min-reach`` the searched policy's figure is a bracket holding the exact one, its shares a range."""
-    exact = float(validate_1v1("--regrets", "cfr+").split("| 1v1 | search | ")[1].split(" | ")[0])   # the default
+    exact = float(validate_1v1().split("| 1v1 | search | ")[1].split(" | ")[0])
     row = validate_1v1("--min-reach", "1e-3").split("| 1v1 | search | ")[1].split(" | ")
     lo, hi = (float(x) for x in re.fullmatch(r"\[([0-9.]+), ([0-9.]+)\]", row[0]).groups())
     assert lo < hi and lo <= exact <= hi
