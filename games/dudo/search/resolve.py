@@ -400,6 +400,9 @@ def cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, 
     cnt = np.zeros(D + 2)
     g = np.zeros((max(C, 2), m))
     leaves = np.nonzero(leaf)[0]
+    # the seat and the flag the passes take, as values numba does not fold: it compiles a callee again for each
+    # literal argument, so the iterations' passes and the last one share one compiled pass this way
+    not_best, best, opp = OPP < 0, OPP > 0, OPP + 0
     _strategies(reg, sig, last, nch, mover, leaf, off, ns, C)
     for t in range(1, iters + 1):
         dpos = t ** 1.5 / (t ** 1.5 + 1.0)
@@ -417,7 +420,7 @@ def cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, 
             for y in range(nO):
                 rO[0, y] = qroot[y]
             vu = vR if u == REQ else vO
-            _pass(u, False, float(t), scheme, dpos, wavg, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg,
+            _pass(u, not_best, float(t), scheme, dpos, wavg, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg,
                   ssum, sig, rR, rO, vu, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks)
         if use_gadget:
             _gadget_update(gadget, greg, vO[0, :nO].copy(), target, qroot)
@@ -439,7 +442,7 @@ def cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, 
         rR[0, x] = reach_req[x]
     for y in range(nO):
         rO[0, y] = 1.0
-    _pass(OPP, True, 0.0, scheme, 1.0, 0.0, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig,
+    _pass(opp, best, 0.0, scheme, 1.0, 0.0, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig,
           rR, rO, vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks)
 
 
