@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 from games import numba_cache  # noqa: F401  (one compile at a time across processes)
 
-from games.dudo.search.resolve import cfr_resolve, leaf_bases, leaf_windows, subgame_layout
+from games.dudo.search.resolve import CFR_PLUS, cfr_resolve, leaf_bases, leaf_windows, subgame_layout
 from games.dudo.search.endgame import GADGETS, OPP, REQ
 
 RESOLVE, TABLE = 0, 1   # the walk's modes: the requester re-solves, or answers a fixed table
@@ -75,8 +75,8 @@ def resolve_at(L0, p0, w0, depth, iters, gadget, use_gadget, K, D, ns, rc, claim
     greg = np.zeros((2, nO))
     qroot = np.zeros(nO)
     cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, lbase, reg, ssum, sig, rR,
-                     rO, vR, vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, reach_req, prior_opp, target,
-                     greg, qroot, 1)
+                rO, vR, vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, reach_req, prior_opp, target,
+                greg, qroot, np.int64(1), np.int64(CFR_PLUS))
     if p0 == REQ:
         for j in range(K - L0):
             for x in range(nR):
@@ -137,8 +137,9 @@ def search_best_response_walk(mode, req_first, w_root, depth, iters, gadget, K, 
     hist = np.empty(K + 2, dtype=np.int64)
     pre = np.zeros((K + 1, K + 1, nO))            # the round's root re-solve when the opponent opens
     if mode == RESOLVE and not req_first:
-        resolve_at(-1, OPP, w_root, depth, iters, gadget, False, K, D, ns, rc, claim_r, U, V, cidx, vscale,
-                   acc_type, voff, side, act_off, child, prior_req, prior_opp, zero_t, P[0], pre)
+        # typed values, not literals (numba compiles a callee again for each literal argument): one resolve_at
+        resolve_at(np.int64(-1), np.int64(OPP), w_root, depth, iters, gadget, np.bool_(False), K, D, ns, rc, claim_r,
+                   U, V, cidx, vscale, acc_type, voff, side, act_off, child, prior_req, prior_opp, zero_t, P[0], pre)
         stats[0] += 1
         stats[1] += _subgame_nodes(K, depth)
     k = 0
@@ -165,15 +166,14 @@ def search_best_response_walk(mode, req_first, w_root, depth, iters, gadget, K, 
             elif isreq[k]:
                 if mode == RESOLVE:
                     if k == 0:
-                        resolve_at(L, REQ, wk[k], depth, iters, gadget, False, K, D, ns, rc, claim_r, U, V,
-                                   cidx, vscale, acc_type, voff, side, act_off, child, rr[k], prior_opp, zero_t, P[k], T2[k])
+                        target = zero_t
                     elif k == 1:
-                        resolve_at(L, REQ, wk[k], depth, iters, gadget, True, K, D, ns, rc, claim_r, U, V,
-                                   cidx, vscale, acc_type, voff, side, act_off, child, rr[k], prior_opp, pre[hist[0], K], P[k], T2[k])
+                        target = pre[hist[0], K]
                     else:
-                        resolve_at(L, REQ, wk[k], depth, iters, gadget, True, K, D, ns, rc, claim_r, U, V,
-                                   cidx, vscale, acc_type, voff, side, act_off, child, rr[k], prior_opp,
-                                   T2[k - 2, hist[k - 2], hist[k - 1]], P[k], T2[k])
+                        target = T2[k - 2, hist[k - 2], hist[k - 1]]
+                    resolve_at(L, np.int64(REQ), wk[k], depth, iters, gadget, k > 0, K, D, ns, rc, claim_r, U, V,
+                               cidx, vscale, acc_type, voff, side, act_off, child, rr[k], prior_opp, target, P[k],
+                               T2[k])
                     stats[0] += 1
                     stats[1] += _subgame_nodes(K - 1 - L, depth)
                 else:

@@ -400,9 +400,6 @@ def cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, 
     cnt = np.zeros(D + 2)
     g = np.zeros((max(C, 2), m))
     leaves = np.nonzero(leaf)[0]
-    # the seat and the flag the passes take, as values numba does not fold: it compiles a callee again for each
-    # literal argument, so the iterations' passes and the last one share one compiled pass this way
-    not_best, best, opp = OPP < 0, OPP > 0, OPP + 0
     _strategies(reg, sig, last, nch, mover, leaf, off, ns, C)
     for t in range(1, iters + 1):
         dpos = t ** 1.5 / (t ** 1.5 + 1.0)
@@ -420,8 +417,9 @@ def cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, 
             for y in range(nO):
                 rO[0, y] = qroot[y]
             vu = vR if u == REQ else vO
-            _pass(u, not_best, float(t), scheme, dpos, wavg, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg,
-                  ssum, sig, rR, rO, vu, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks)
+            _pass(u, np.bool_(False), float(t), scheme, dpos, wavg, last, cfirst, nch, mover, leaf, leaves, off,
+                  lbase, reg, ssum, sig, rR, rO, vu, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g,
+                  nchunks)
         if use_gadget:
             _gadget_update(gadget, greg, vO[0, :nO].copy(), target, qroot)
     _strategies(reg, sig, last, nch, mover, leaf, off, ns, C)
@@ -442,8 +440,9 @@ def cfr_resolve(iters, gadget, use_gadget, last, cfirst, nch, mover, leaf, off, 
         rR[0, x] = reach_req[x]
     for y in range(nO):
         rO[0, y] = 1.0
-    _pass(opp, best, 0.0, scheme, 1.0, 0.0, last, cfirst, nch, mover, leaf, leaves, off, lbase, reg, ssum, sig,
-          rR, rO, vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks)
+    # typed values, not literals (numba compiles a callee again for each literal argument): one compiled pass
+    _pass(np.int64(OPP), np.bool_(True), 0.0, scheme, 1.0, 0.0, last, cfirst, nch, mover, leaf, leaves, off, lbase,
+          reg, ssum, sig, rR, rO, vO, ns, rc, claim_r, U, V, cidx, vscale, acc_type, K, D, cnt, g, nchunks)
 
 
 # --------------------------------------------------------------------------------------------
