@@ -39,6 +39,7 @@ Dudo game) per server process, within a memory bound.
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -284,6 +285,8 @@ class LivePool:
         with self._lock:
             if self._scratch is None:
                 self._scratch = tempfile.mkdtemp(prefix=f"{WORKER_NAME}-")
+                # a process that ends without closing its pool (a test's server, a script) leaves none either
+                atexit.register(shutil.rmtree, self._scratch, ignore_errors=True)
             return self._scratch
 
     def _take_worker(self) -> _Worker:

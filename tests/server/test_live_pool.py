@@ -236,6 +236,24 @@ def test_close_removes_every_workers_scratch(tmp_path, monkeypatch):
     assert gone(pid) and isinstance(box.get("error"), (Stopped, LiveError))
 
 
+UNCLOSED_POOL = r'''
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from server.live import Cost, LivePool
+print(LivePool(slots=1).submit(sum, [1, 2], deadline=time.monotonic() + 60, cost=Cost(0.01, 1, "a sum")))
+'''
+
+
+def test_a_process_that_never_closes_its_pool_leaves_no_scratch(tmp_path):
+    """A process that ends without closing its pool (a test's in-process server, a script) removes the
+    workers' scratch directories as it exits."""
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", UNCLOSED_POOL, str(Path(__file__).resolve().parents[2])], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "3", out.stderr[-2000:]
+    assert [d.name for d in tmp_path.iterdir() if d.name.startswith(WORKER_NAME)] == []
+
+
 def test_cache_keeps_within_its_bound():
     c = LiveCache(100)
     assert c.put("a", 1, 60) and c.put("b", 2, 30)
