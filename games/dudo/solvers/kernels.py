@@ -493,9 +493,9 @@ def _block_rolls(x0, x1, s, o, n, no, L, a0, na, w0, P, pw, upd, need_g, Q, Tb, 
                     G[p, j, x] = -dot_fixed(Q, p * no, Vj, x * no, no)
     elif need_g:                    # the same sums, vectorised over x (``_gemm_fixed``)
         if L >= 0:
-            _gemm_fixed(Q, P, no, Tb, x0, x1, np.bool_(False), G, np.int64(0), MT, Acc)
+            _gemm_fixed(Q, P, no, Tb, x0, x1, False, G, 0, MT, Acc)
         for j in range(1, na):
-            _gemm_fixed(Q, P, no, V[vslot[o, child[act_off[w0] + j]]], x0, x1, np.bool_(True), G, j, MT, Acc)
+            _gemm_fixed(Q, P, no, V[vslot[o, child[act_off[w0] + j]]], x0, x1, True, G, j, MT, Acc)
     S = Sr[:P * na].reshape((P, na))
     X = Xr[:na * no].reshape((na, no))
     for x in range(x1):
@@ -637,7 +637,7 @@ def blocked_backward(strat, reg, ssum, V, mreach, oreach, ns, oth, rc, claim_r, 
         L = last[w0]
         a0 = 1 if L < 0 else 0
         need_g = need_g or s == br_side
-        _block_rolls(np.int64(0), ns[s], s, o, ns[s], ns[o], L, a0, act_off[w0 + 1] - act_off[w0], w0, P, pw, upd,
+        _block_rolls(0, ns[s], s, o, ns[s], ns[o], L, a0, act_off[w0 + 1] - act_off[w0], w0, P, pw, upd,
                      need_g, Qb, Tb, G,
                      Sb, Xb, Bout, gbar, strat, reg, ssum, V, mreach, rc, claim_r, terminal, rbase,
                      act_off, child, avg_w, mode, pos_disc, neg_disc, pred, vslot, br_side, choice, MT, Acc, tiled)
