@@ -221,6 +221,11 @@ def test_close_stops_the_workers():
     assert gone(pid)
 
 
+def scratch_left(tmp: Path) -> list[str]:
+    """The pools' scratch directories under ``tmp``."""
+    return [d.name for d in tmp.iterdir() if d.name.startswith(WORKER_NAME)]
+
+
 def test_close_removes_every_workers_scratch(tmp_path, monkeypatch):
     """Once close returns, no scratch directory is left: neither that of a worker busy at close nor that of one
     killed at a deadline before (whose reaping thread a server's exit could cut short)."""
@@ -231,7 +236,7 @@ def test_close_removes_every_workers_scratch(tmp_path, monkeypatch):
     t, box = in_thread(p.submit, spin, 600, deadline=time.monotonic() + 30, cost=CHEAP)
     pid = busy_pid(p)
     p.close()
-    assert [d.name for d in tmp_path.iterdir() if d.name.startswith(WORKER_NAME)] == []
+    assert scratch_left(tmp_path) == []
     t.join(30)
     assert gone(pid) and isinstance(box.get("error"), (Stopped, LiveError))
 
@@ -251,7 +256,7 @@ def test_a_process_that_never_closes_its_pool_leaves_no_scratch(tmp_path):
     out = subprocess.run([sys.executable, "-c", UNCLOSED_POOL, str(Path(__file__).resolve().parents[2])], env=env,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "3", out.stderr[-2000:]
-    assert [d.name for d in tmp_path.iterdir() if d.name.startswith(WORKER_NAME)] == []
+    assert scratch_left(tmp_path) == []
 
 
 def test_cache_keeps_within_its_bound():

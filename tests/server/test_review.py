@@ -49,6 +49,14 @@ def dudo_stub(dudo_root):
 
 
 @pytest.fixture(scope="module")
+def review_tables(dudo_root):
+    """(the store's tables, its round values W) as the review reads them."""
+    store = Store(dudo_root[1])
+    yield StoreTables.of_store(store), store_W(store.manifest)
+    store.close()
+
+
+@pytest.fixture(scope="module")
 def rows(dudo_root):
     """(strategy lookup by full history, the 1v1 round's manifest figures)."""
     store = Store(dudo_root[1])
@@ -140,7 +148,7 @@ def test_dudo_values_equal_the_exhaustive_expectation(dudo_root, rows, x):
         assert m["probability"] == pytest.approx(mine[a], abs=1e-12)
 
 
-def test_dudo_loss_of_the_strategys_own_moves_is_within_its_exploitability(dudo_root, rows):
+def test_dudo_loss_of_the_strategys_own_moves_is_within_its_exploitability(review_tables, rows):
     """Deviating to the best action at one information set gains reach x (best - before) <= the seat's
     best-response gain; since best - before >= sigma(a) (best - v(a)), every move the strategy plays has
     reach x sigma(a) x loss(a) <= the round's exact exploitability (manifest ``exploitability``, +-1/65536
@@ -151,8 +159,7 @@ def test_dudo_loss_of_the_strategys_own_moves_is_within_its_exploitability(dudo_
     row, st = rows
     eps = st["exploitability"]
     assert st["br_kind"] == "exact-perfect-recall" and 0 < eps < 0.01  # the stated figure: 0.0015 at 200 iterations
-    store = Store(dudo_root[1])
-    tables, W = StoreTables.of_store(store), store_W(store.manifest)
+    tables, W = review_tables
     worst = 0.0
     for x in range(1, 7):
         rv = RoundValues(tables, W, 1, 1, (x,))
@@ -183,7 +190,6 @@ def test_dudo_loss_of_the_strategys_own_moves_is_within_its_exploitability(dudo_
                     replies = {b for y in range(1, 7) for b in row(y, hist + (a,)) if b >= 0}
                     stack.extend((hist + (a, b), opened) for b in replies)  # every opponent reply explored
     assert worst <= eps + 1e-4
-    store.close()
 
 
 def test_challenging_a_claim_your_own_dice_make_true_is_a_blunder(dudo_stub, rows):
