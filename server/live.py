@@ -230,6 +230,7 @@ class LivePool:
         self._preload = ("server.live_threading", "server.live", *preload)
         self._ctx.set_forkserver_preload(list(self._preload))
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # notified when a worker turns idle or a start ends
         self._running = 0
         self._idle: list[_Worker] = []
         self._busy: dict[int, _Worker] = {}  # pid -> worker, for the bench and tests
@@ -250,8 +251,9 @@ class LivePool:
         try:
             self._fill_to(n)
         finally:
-            with self._lock:
+            with self._changed:
                 self._starting = False
+                self._changed.notify_all()
 
     def _fill_to(self, n: int) -> None:
         try:
@@ -266,6 +268,7 @@ class LivePool:
                         w.stop()
                         return
                     self._idle.append(w)
+                    self._changed.notify_all()
         except Refused:  # logged; a worker that cannot start is started on demand instead
             pass
 
@@ -306,6 +309,7 @@ class LivePool:
             self._busy.pop(w.pid, None)
             if not self._closed:
                 self._idle.append(w)
+                self._changed.notify_all()
                 return
         w.stop()
 
@@ -354,8 +358,9 @@ class LivePool:
         return deadline
 
     def submit(self, fn, *args, deadline: float | None, cost: Cost, active=None, ready_only: bool = False):
-        """Run ``fn(*args)`` in a worker; its result, or Refused / Stopped / LiveError. ``ready_only``: refuse
-        (RESOURCE_EXHAUSTED) rather than start a worker when none is idle (work with a cheap fallback)."""
+        """Run ``fn(*args)`` in a worker; its result, or Refused / Stopped / LiveError. ``ready_only``: never start
+        a worker on the call's time (work with a cheap fallback): take an idle one, or wait for one already being
+        started while the work would still end before the deadline, else refuse (RESOURCE_EXHAUSTED)."""
         deadline = self.check(cost, deadline)
         with self._lock:
             if self._closed:
@@ -365,22 +370,38 @@ class LivePool:
                               f"live work refused: this server process already runs its maximum of {self.slots} "
                               f"live computation{'s' if self.slots != 1 else ''} ({cost.what}); retry later"
                               + (f", or {cost.serve}" if cost.serve else ""))
-            if ready_only and not self._idle:
-                if not self._starting:
-                    self._starting = True
-                    threading.Thread(target=self._fill, args=(1,), name="live-pool-start", daemon=True).start()
-                raise Refused("RESOURCE_EXHAUSTED", f"live work refused: no live worker is ready yet ({cost.what})")
-            # ready_only: the idle worker seen is taken under the same lock, or two calls that both saw one
-            # could race for it and the loser start a worker on its own time (past its deadline)
-            ready = self._idle.pop() if ready_only else None
-            if ready is not None:
-                self._busy[ready.pid] = ready
             self._running += 1
         try:
+            ready = self._ready_worker(deadline - cost.seconds * self.estimate_scale, cost, active) \
+                if ready_only else None
             return self._run(fn, args, deadline, cost, active, ready)
         finally:
             with self._lock:
                 self._running -= 1
+
+    def _ready_worker(self, latest: float, cost: Cost, active) -> _Worker:
+        """An idle worker, taken under the lock (two calls that both saw one never race for it); when none is idle,
+        one is started in the background and waited for until ``latest`` (when the work would no longer end before
+        the caller's deadline), the start ends without one, or the caller goes: then Refused."""
+        with self._changed:
+            if not self._idle and not self._starting:
+                self._starting = True
+                threading.Thread(target=self._fill, args=(1,), name="live-pool-start", daemon=True).start()
+            while not self._idle:
+                left = latest - time.monotonic()
+                if self._closed:
+                    raise Refused("UNAVAILABLE", "the server is shutting down")
+                if not self._starting:
+                    raise Refused("RESOURCE_EXHAUSTED", "live work refused: no live worker could be started (the "
+                                                        f"server's log says why) ({cost.what})")
+                if left <= 0:
+                    raise Refused("RESOURCE_EXHAUSTED", f"live work refused: no live worker is ready yet ({cost.what})")
+                self._changed.wait(min(POLL_SECONDS, left))
+                if active is not None and not active():
+                    raise Stopped("CANCELLED", f"live work stopped: the caller went away ({cost.what})")
+            w = self._idle.pop()
+            self._busy[w.pid] = w
+            return w
 
     def _run(self, fn, args, deadline: float, cost: Cost, active, ready: "_Worker | None" = None):
         if ready is not None and not ready.proc.is_alive():
@@ -432,8 +453,9 @@ class LivePool:
     def close(self) -> None:
         """Stop every worker (busy ones are killed: their callers get Stopped or LiveError) and remove their scratch
         directories, those of workers killed earlier too (their reaping threads end with the process)."""
-        with self._lock:
+        with self._changed:
             self._closed = True
+            self._changed.notify_all()
             idle, busy = self._idle, list(self._busy.values())
             self._idle = []
             scratch = self._scratch

@@ -143,22 +143,60 @@ def ready(pool, wait=120.0) -> bool:
     return bool(pool.pids()["idle"])
 
 
-def test_ready_only_refuses_without_an_idle_worker_and_starts_one(pool):
-    """Work with a cheap fallback never waits for a worker to start: refused at once, a worker started in
-    the background, then taken."""
+def test_ready_only_waits_for_the_worker_it_starts_while_the_work_still_fits(pool):
+    """Work with a cheap fallback never starts a worker on its own time: with none idle, one is started in the
+    background and the call waits for it while the work would still end before the deadline."""
     assert pool.pids() == {"idle": [], "busy": []}
-    with pytest.raises(Refused) as e:
-        pool.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True)
-    assert e.value.status == "RESOURCE_EXHAUSTED" and "no live worker is ready" in str(e.value)
-    assert ready(pool)
+    pid = pool.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True)
+    assert pid != os.getpid() and pool.pids() == {"idle": [pid], "busy": []}
+
+
+def test_ready_only_refuses_once_the_work_would_not_end_before_the_deadline(pool, monkeypatch):
+    release = threading.Event()
+    real_new = pool._new_worker
+    monkeypatch.setattr(pool, "_new_worker", lambda: (release.wait(60), real_new())[1])
+    try:
+        with pytest.raises(Refused) as e:
+            pool.submit(spin, 0.0, deadline=time.monotonic() + 2.0, cost=Cost(1.9, 1, "it"), ready_only=True)
+        assert e.value.status == "RESOURCE_EXHAUSTED" and "no live worker is ready" in str(e.value)
+    finally:
+        release.set()
+    assert ready(pool)      # the worker started for it serves the next call
     idle = pool.pids()["idle"]
     assert pool.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True) in idle
 
 
+def test_ready_only_stops_waiting_when_no_worker_can_be_started(pool, monkeypatch):
+    def cannot_start():
+        raise Refused("UNAVAILABLE", "no")
+    monkeypatch.setattr(pool, "_new_worker", cannot_start)
+    with pytest.raises(Refused) as e:
+        pool.submit(spin, 0.0, deadline=time.monotonic() + 600, cost=CHEAP, ready_only=True)
+    assert e.value.status == "RESOURCE_EXHAUSTED" and "no live worker could be started" in str(e.value)
+
+
+def test_ready_only_stops_waiting_when_the_caller_goes(pool, monkeypatch):
+    starting, release = threading.Event(), threading.Event()
+    real_new = pool._new_worker
+
+    def slow_start():
+        starting.set()
+        release.wait(60)
+        return real_new()
+    monkeypatch.setattr(pool, "_new_worker", slow_start)
+    try:
+        with pytest.raises(Stopped) as e:
+            pool.submit(spin, 0.0, deadline=time.monotonic() + 600, cost=CHEAP, ready_only=True,
+                        active=lambda: not starting.is_set())
+        assert e.value.status == "CANCELLED"
+    finally:
+        release.set()
+
+
 def test_two_ready_only_calls_never_race_for_one_idle_worker():
-    """Two calls that both see the one idle worker: the first takes it as it is admitted, the second is
-    refused at once. (Before, both were admitted, the second took the worker, and the first started a
-    worker on its own time, past its deadline: an endgame re-solve then answered DEADLINE_EXCEEDED
+    """Two calls that both see the one idle worker: the first takes it as it is admitted, the second waits for
+    another, started in the background. (Before, both were admitted, the second took the worker, and the first
+    started a worker on its own time, past its deadline: an endgame re-solve then answered DEADLINE_EXCEEDED
     instead of DEGRADED.)"""
     p = LivePool(slots=2, default_seconds=30, max_bytes=1 << 30)
     try:
@@ -180,14 +218,11 @@ def test_two_ready_only_calls_never_race_for_one_idle_worker():
             p.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True)))
         t.start()
         assert admitted.wait(30)
-        try:
-            second = p.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True)
-        except Refused as e:
-            second = e.status
+        second = p.submit(spin, 0.0, deadline=time.monotonic() + 30, cost=CHEAP, ready_only=True)
         resume.set()
         t.join(60)
-        assert second == "RESOURCE_EXHAUSTED"
         assert first == idle  # the first ran on the worker it saw, none was started on its time
+        assert second not in idle
     finally:
         p.close()
 
