@@ -47,6 +47,7 @@ FIVE_DICE_FULL = DudoParams(max_dice=MAX_DICE, iterations=1, memory_budget=1, la
 
 ENDGAME = EndgamePolicy()  # when and how a late decision is re-solved (games.dudo.search.endgame)
 BOOK, DEGRADED = "book", "degraded"   # the sources of a move answered from the store (server.service.SOURCES)
+NOT_HAD = object()      # live work with a fallback that could not be had in time (``DudoBackend._with_fallback``)
 # a re-solve stops itself this long before its live deadline (``LiveCall.fallback_deadline``), so that its worker
 # answers STOPPED and is kept rather than killed there
 SELF_STOP_SECONDS = 0.025
@@ -168,18 +169,10 @@ class DudoBackend:
         deadline = live.fallback_deadline()
         cost = Cost(seconds, nbytes, f"re-solving the last {remaining} claims of a {own}v{opp} Dudo round with "
                     f"perfect recall ({policy.iterations} CFR+ iterations)")
-        try:
-            out = live.submit(resolve_from_store, str(self.store.path), own, opp, tuple(roll), tuple(history),
-                              opened, policy, deadline - SELF_STOP_SECONDS, cost=cost, deadline=deadline,
-                              ready_only=True)
-        except Refused:
-            return self._not_resolved(own, opp, history, opened)
-        except Stopped as e:
-            if e.status == "CANCELLED":
-                raise
-            return self._not_resolved(own, opp, history, opened)
-        except LiveError as e:  # a fault of the re-solve: the store's answer, and the fault in the log
-            log.warning("endgame re-solve failed", extra={"fields": {"variant": self.variant, "error": str(e)}})
+        out = self._with_fallback(live, "endgame re-solve", resolve_from_store, str(self.store.path), own, opp,
+                                  tuple(roll), tuple(history), opened, policy, deadline - SELF_STOP_SECONDS,
+                                  cost=cost, deadline=deadline)
+        if out is NOT_HAD:
             return self._not_resolved(own, opp, history, opened)
         if out is None:
             return BOOK     # the policy keeps the store's row (its reach is below the policy's floor)
@@ -198,17 +191,9 @@ class DudoBackend:
         cost = Cost(seconds, SEARCH_WORKER_BYTES,
                     f"continual re-solving of a {own}v{opp} Dudo decision ({spec.label()})")
         deadline = live.fallback_deadline()
-        try:
-            out = live.submit(searched_move_from_store, str(self.store.path), own, opp, tuple(roll), tuple(history),
-                              opened, cost=cost, deadline=deadline, ready_only=True)
-        except Refused:
-            return DEGRADED
-        except Stopped as e:
-            if e.status == "CANCELLED":
-                raise
-            return DEGRADED
-        except LiveError as e:
-            log.warning("search failed", extra={"fields": {"variant": self.variant, "error": str(e)}})
+        out = self._with_fallback(live, "search", searched_move_from_store, str(self.store.path), own, opp,
+                                  tuple(roll), tuple(history), opened, cost=cost, deadline=deadline)
+        if out is NOT_HAD:
             return DEGRADED
         return np.array(out[0]), np.array(out[1])
 
@@ -230,25 +215,31 @@ class DudoBackend:
         deadline = live.fallback_deadline()
         others = others_running()
         threads = IDLE_SEARCH_THREADS if live.pool.running == 0 and others is not None and others <= OTHERS_IDLE else 1
-        try:
-            out = live.submit(searched_move, str(self.store.path), own, opp, tuple(roll), tuple(history), opened,
-                              start, threads, cost=cost, deadline=deadline, ready_only=True)
-        except Refused as e:
-            log.info("search refused", extra={"fields": {"variant": self.variant, "status": e.status,
-                                                         "reason": str(e)[:200]}})
-            return DEGRADED
-        except Stopped as e:
-            if e.status == "CANCELLED":
-                raise
-            return DEGRADED
-        except LiveError as e:
-            log.warning("search failed", extra={"fields": {"variant": self.variant, "error": str(e)}})
+        out = self._with_fallback(live, "search", searched_move, str(self.store.path), own, opp, tuple(roll),
+                                  tuple(history), opened, start, threads, cost=cost, deadline=deadline)
+        if out is NOT_HAD:
             return DEGRADED
         if out is None:
             return BOOK
         for st in out["states"]:
             self.chains.put(seat, tuple(history[:st[0]]), st)
         return np.array(out["actions"]), np.array(out["probs"])
+
+    def _with_fallback(self, live: LiveCall, what: str, fn, *args, cost: Cost, deadline: float):
+        """``fn(*args)`` in the live pool, never starting a worker on the caller's time (``ready_only``); NOT_HAD
+        where it cannot be had in time (refused, stopped at the deadline, or failed: logged), for the caller's
+        fallback, the store's row. A caller gone (CANCELLED) raises."""
+        try:
+            return live.submit(fn, *args, cost=cost, deadline=deadline, ready_only=True)
+        except Refused as e:
+            log.info(f"{what} refused", extra={"fields": {"variant": self.variant, "status": e.status,
+                                                          "reason": str(e)[:200]}})
+        except Stopped as e:
+            if e.status == "CANCELLED":
+                raise
+        except LiveError as e:  # a fault of the work: the store's answer, and the fault in the log
+            log.warning(f"{what} failed", extra={"fields": {"variant": self.variant, "error": str(e)}})
+        return NOT_HAD
 
     def _first_claims(self, own: int, opp: int) -> frozenset:
         """The opening claims after which the store keeps the requester's first searched reply (read once a seat)."""
