@@ -3,6 +3,7 @@ whole action distribution (quantised, one entry per window: ``games.dudo.store``
 statistics (memory, value, exploitability and its kind)."""
 from __future__ import annotations
 
+import importlib
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -27,7 +28,8 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
     run on this machine with the other work marked in ``busy``; finished groups in the work directory are
     reused) and publish the store (``beside_lanes``: other lanes hold cores in ``busy`` as it builds, which its
     progress weighs: ``builder.dudo_progress.group_walls``). With an ``executor`` of local workers and a core to
-    spare, the kernels the build needs late are compiled beside its groups once the first has trained (``games.dudo.build.warmup``, nice 19)."""
+    spare, the kernels the build needs late and those the server's live work needs are compiled beside its groups
+    once the first has trained (``compile_beside_build``, nice 19)."""
     t0 = time.perf_counter()
     work = Path(root) / ".work" / "dudo" / params.variant
     work.mkdir(parents=True, exist_ok=True)
@@ -35,7 +37,7 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
 
     # the progress file reads the work directory until the store is published (groups, then search tables)
     with DudoWork(params, work, default=params == DUDO_DEFAULT, beside_lanes=beside_lanes):
-        warming = executor.beside(compile_kernels, str(work)) if executor is not None and cores > 1 else None
+        warming = executor.beside(compile_beside_build, str(work)) if executor is not None and cores > 1 else None
         try:
             sol = solve_params(params, checkpoint_dir=str(work), map_fn=map_fn, should_stop=interrupt.requested,
                                cores=cores, busy=busy)
@@ -70,3 +72,24 @@ def build_dudo_store(params: DudoParams, root: Path, map_fn=map, cores: int = 1,
             p.unlink()
     clear_running(str(work))
     return path
+
+
+def compile_beside_build(work_dir: str | None = None) -> dict:
+    """What a build compiles into numba's cache beside its groups (``executor.beside``): the kernels the build needs
+    late (``games.dudo.build.warmup``), then those of the server's live re-solves (``compile_serving_kernels``);
+    {step: seconds}."""
+    seconds = compile_kernels(work_dir)
+    seconds["serving"] = compile_serving_kernels()
+    return seconds
+
+
+def compile_serving_kernels() -> float:
+    """The kernels of the server's live work (an endgame re-solve, a searched chain on int8 leaves read-only as a
+    store's map gives them): ``games.dudo.serving.warm``, which a server's live pool imports as a store with live work
+    comes online, runs them on tiny games at its import. Compiled here, the server's pools and the measurement after
+    the build load them from the cache. Without it each server process of a fresh clone's ``make serve`` compiled
+    them as Dudo came online (about 24 CPU s each, both at once, the measurement beside them), and the README's
+    Dudo request waited for a live worker 9 s and then got the store's row (DEGRADED). The seconds it took."""
+    t0 = time.perf_counter()
+    importlib.import_module("games.dudo.serving.warm")
+    return time.perf_counter() - t0
