@@ -236,6 +236,7 @@ class LivePool:
         self._busy: dict[int, _Worker] = {}  # pid -> worker, for the bench and tests
         self._closed = False
         self._starting = False  # a background start of idle workers is under way
+        self._start_failures = 0  # background starts that ended without a worker (their cause logged)
         self._scratch: str | None = None  # the workers' scratch directories' parent, made with the first worker
         self.killed = 0  # workers killed at a deadline, a cancellation or the memory cap
         self.cache = LiveCache(cache_bytes)
@@ -270,7 +271,8 @@ class LivePool:
                     self._idle.append(w)
                     self._changed.notify_all()
         except Refused:  # logged; a worker that cannot start is started on demand instead
-            pass
+            with self._lock:
+                self._start_failures += 1
 
     def _new_worker(self) -> _Worker:
         """A started worker; Refused(UNAVAILABLE) when none can be started, the cause in the log. The usual cause is
@@ -384,16 +386,17 @@ class LivePool:
         one is started in the background and waited for until ``latest`` (when the work would no longer end before
         the caller's deadline), the start ends without one, or the caller goes: then Refused."""
         with self._changed:
-            if not self._idle and not self._starting:
-                self._starting = True
-                threading.Thread(target=self._fill, args=(1,), name="live-pool-start", daemon=True).start()
+            failures = self._start_failures
             while not self._idle:
                 left = latest - time.monotonic()
                 if self._closed:
                     raise Refused("UNAVAILABLE", "the server is shutting down")
-                if not self._starting:
+                if self._start_failures > failures:
                     raise Refused("RESOURCE_EXHAUSTED", "live work refused: no live worker could be started (the "
                                                         f"server's log says why) ({cost.what})")
+                if not self._starting:      # none under way (or the one started took another caller's turn)
+                    self._starting = True
+                    threading.Thread(target=self._fill, args=(1,), name="live-pool-start", daemon=True).start()
                 if left <= 0:
                     raise Refused("RESOURCE_EXHAUSTED", f"live work refused: no live worker is ready yet ({cost.what})")
                 self._changed.wait(min(POLL_SECONDS, left))

@@ -193,6 +193,27 @@ def test_ready_only_stops_waiting_when_the_caller_goes(pool, monkeypatch):
         release.set()
 
 
+def test_two_calls_waiting_for_one_starting_worker_both_get_one():
+    """The worker being started goes to one waiting call; the other starts the next rather than being refused."""
+    p = LivePool(slots=2, default_seconds=30, max_bytes=1 << 30)
+    release = threading.Event()
+    real_new = p._new_worker
+    p._new_worker = lambda: (release.wait(60), real_new())[1]
+    try:
+        got = []
+        calls = [threading.Thread(target=lambda: got.append(
+            p.submit(spin, 0.0, deadline=time.monotonic() + 60, cost=CHEAP, ready_only=True))) for _ in range(2)]
+        for t in calls:
+            t.start()
+        release.set()
+        for t in calls:
+            t.join(90)
+        assert len(got) == 2 and len(set(got)) == 2 and set(got) <= set(p.pids()["idle"])
+    finally:
+        release.set()
+        p.close()
+
+
 def test_two_ready_only_calls_never_race_for_one_idle_worker():
     """Two calls that both see the one idle worker: the first takes it as it is admitted, the second waits for
     another, started in the background. (Before, both were admitted, the second took the worker, and the first
