@@ -88,7 +88,7 @@ def compile_serving_kernels() -> float:
     store's map gives them): ``games.dudo.serving.warm``, which a server's live pool imports as a store with live work
     comes online, runs them on tiny games at its import. Compiled here, the server's pools and the measurement after
     the build load them from the cache. Without it each server process of a fresh clone's ``make serve`` compiled
-    them as Dudo came online (about 24 CPU s each, both at once, the measurement beside them), and the README's
+    them as Dudo came online (for about 23 s, both at once, the measurement beside them), and the README's
     Dudo request waited for a live worker 9 s and then got the store's row (DEGRADED). The seconds it took."""
     t0 = time.perf_counter()
     importlib.import_module("games.dudo.serving.warm")
