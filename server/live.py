@@ -34,8 +34,10 @@ A serving call hands its backend a :class:`LiveCall` (the pool, the call's deadl
 Workers are forkserver processes (the forkserver imports ``preload`` once, so a replacement starts
 in milliseconds), reused from one computation to the next, run at ``nice`` (the serving threads win
 the cores when both want them), each with a scratch directory as its ``tempfile`` directory (inside the
-pool's own, which ``close`` and the process's exit remove), and killed by the kernel if their parent goes. :class:`LiveCache` keeps results worth keeping (a solved
-Dudo game) per server process, within a memory bound.
+pool's own, which ``close`` and the process's exit remove), and killed by the kernel if their parent goes.
+Work with a fallback (``ready_only``) never gets a worker started on its time: it takes an idle one, or waits
+for one being started while the work would still end before its deadline. :class:`LiveCache` keeps results
+worth keeping (a solved Dudo game) per server process, within a memory bound.
 """
 from __future__ import annotations
 
