@@ -60,7 +60,7 @@ class Hangman:
             if len(t) != self.L:
                 self.ui.error(f"Words here have {self.L} letters; {t.upper()} has {len(t)}.")
                 continue
-            try:  # the service checks the word is one of its list (it never sees the word during play)
+            try:  # the service checks the word is one of its list; it is not sent again
                 self.service.hangman_letter(self.variant, self.level, self.seed, t, "", "_" * self.L)
             except grpc.RpcError as e:
                 if invalid(e) and "is not a word" in e.details():
@@ -110,7 +110,8 @@ class Hangman:
                             + ("; in your word too" if letter in person_word else "") + ".")
             else:
                 asked = "".join(ALPHABET[c] for _, c in st.history)
-                letter = self.service.hangman_letter(self.variant, self.level, seed, person_word, asked,
+                # the service knows the program's own word (the one the person completes), never the person's
+                letter = self.service.hangman_letter(self.variant, self.level, seed, program_word, asked,
                                                      st.pattern(1))
                 hit = letter in person_word
                 self.ui.say(f"I ask [bold magenta]{letter.upper()}[/]: {'in' if hit else 'not in'} your word"

@@ -597,3 +597,52 @@ def test_jotto_an_unknown_word_is_told_why_it_may_be_missing(server, words):
     c.expect("YOUR TEST WORD:")
     c.sendline("quit")
     finish(c)
+
+
+class _ScriptedUI:
+    """The terminal's UI with the person's answers scripted and everything said kept."""
+
+    def __init__(self, answers):
+        self.answers, self.said = iter(answers), []
+
+    def say(self, text="", style=None):
+        self.said.append(text)
+
+    plain = error = say
+
+    def show(self, renderable):
+        pass
+
+    def ask(self, prompt):
+        return next(self.answers)
+
+    def yes_no(self, prompt, help=None):
+        return next(self.answers) == "y"
+
+
+class _RecordingService:
+    """The service's Hangman calls, recorded: the program's word is CRANE, its letters in a fixed order."""
+
+    def __init__(self):
+        self.letter_calls = []
+
+    def hangman_word(self, variant, strategy, seed):
+        return "crane"
+
+    def hangman_letter(self, variant, strategy, seed, opponent_word, asked, own_pattern):
+        self.letter_calls.append((opponent_word, asked, own_pattern))
+        return next(c for c in "etaoinshrdlcumwfgypbvkjxqz" if c not in asked)
+
+
+def test_hangman_asks_the_service_knowing_the_programs_own_word_and_never_the_persons():
+    """The served letter strategy spares the letters of the word its opponent must complete, the program's own
+    word (HangmanState.opponent_word): given the person's word there instead, it spares the very letters it has to
+    find, and the person's secret word goes to the server at every turn."""
+    from clients.play.hangman import Hangman
+
+    service = _RecordingService()
+    ui = _ScriptedUI(["fishy", "y"] + list("zqxjkvbpygfwmucldrhsoiate"))
+    Hangman(ui, service, "hangman-en_US50-5", 5, "ours", 3).play_game(0)
+    check, *moves = service.letter_calls
+    assert check[0] == "fishy"              # the one call that checks the person's word is in the list
+    assert moves and all(word == "crane" for word, _, _ in moves), moves
