@@ -39,6 +39,8 @@ NOT_RUN = {
                                          "tests/deploy/test_dashboard_queries.py runs it for 8 s",
     "python -m bench.dudo_search_served": "whole searched games against a server for minutes; "
                                           "tests/bench/test_dudo_search_served.py runs it on a small store",
+    "python -m bench.dudo_match": "hundreds of whole games against a server, minutes (docs/dudo-search-serving.md, "
+                                  "section 8); tests/bench/test_dudo_match.py runs it on a small store",
     "sudo python -m bench.multihost": "the multi-host drill (docs/operations.md): tests/bench/test_multihost.py "
                                                "runs it (root, network namespaces, haproxy; faults of 3 s)",
     "kubernetes-validate --strict": "run by tests/deploy/test_kubernetes.py (the same files, two Kubernetes versions)",
