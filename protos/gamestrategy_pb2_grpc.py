@@ -117,7 +117,8 @@ class GameStrategyServicer:
 
     def GetWords(self, request, context):
         """The word list of a Jotto variant with Beeler's common/uncommon bit (a client checks words, computes
-        jots and the words still possible from it).
+        jots and the words still possible from it), or of a Hangman variant (a client checks the word it
+        chooses for the opponent without sending it).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -131,6 +131,7 @@ class HttpApi:
             Route("/", self.page("play.html")), Route("/play", self.page("play.html")),
             Route("/ops", self.page("ops.html")),
             Route("/play/rules/dudo.json", self.dudo_rules),
+            Route("/play/rules/hangman.json", self.hangman_rules),
             Route("/ops/facts.json", self.ops_json(lambda: store_facts(self.servicer.registry))),
             Route("/ops/plots.json", self.ops_json(lambda: self.plots.names(self.servicer.registry))),
             Route("/ops/metrics.json", self.ops_json(metric_totals)),
@@ -197,6 +198,13 @@ class HttpApi:
 
         return JSONResponse({"max_dice": MAX_DICE, "claims": {
             str(t): [list(c) for c in claim_table(t)] for t in range(2, 2 * MAX_DICE + 1)}})
+
+    @staticmethod
+    async def hangman_rules(request: Request) -> Response:
+        """The size of a player's diagram (games.hangman.game), for the page's referee."""
+        from games.hangman.game import MAX_MISSES
+
+        return JSONResponse({"max_misses": MAX_MISSES})
 
     def ops_json(self, fn):
         """A GET endpoint of the operations page: `fn()` as JSON, on the thread pool, behind the token."""

@@ -213,7 +213,8 @@ class GameStrategyServicer(pb_grpc.GameStrategyServicer):
                 raise BadRequest("request names no variant")
             with self.registry.acquire(request.variant) as b:
                 if not hasattr(b, "get_words"):
-                    raise BadRequest(f"{request.variant} is a {b.game} variant; GetWords serves Jotto variants")
+                    raise BadRequest(f"{request.variant} is a {b.game} variant; GetWords serves Jotto and Hangman "
+                                     f"variants")
                 out = pb.GetWordsReply(variant=request.variant, store_version=b.version)
                 b.get_words(out)
                 return out

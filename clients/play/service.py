@@ -38,7 +38,7 @@ class Service:
                 return by_name[name]
         return vs[0]
 
-    # ---------------------------------------------------------------- Jotto
+    # ---------------------------------------------------------------- Jotto, Hangman
     def words(self, variant: str) -> pb.GetWordsReply:
         return self._call(self.client.stub.GetWords, pb.GetWordsRequest(variant=variant))
 

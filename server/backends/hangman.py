@@ -104,6 +104,11 @@ class HangmanBackend:
         return MoveResult(move, 1.0, dist, "live", strategy, 0, n, True)
 
     # ------------------------------------------------------------------ listing
+    def get_words(self, reply) -> None:
+        """GetWords: the list in alphabetical order (a client checks the word it chooses without sending it)."""
+        reply.words.extend(sorted(self.lex.words))
+        reply.word_length = self.length
+
     def variant_info(self, v) -> None:
         v.words, v.word_length = len(self.lex), self.length
         for name in ("ours", "seed"):

@@ -3,6 +3,7 @@ import { api, ApiError, tokenForm } from "./api.js";
 import { Log, Prompt } from "./prompt.js";
 import { Jotto } from "./jotto.js";
 import { Dudo } from "./dudo.js";
+import { Hangman } from "./hangman.js";
 import { buildingText } from "./building.js";
 
 const $ = (s) => document.querySelector(s);
@@ -10,7 +11,9 @@ const status = $("#status");
 const games = {
   jotto: new Jotto($("#jotto"), new Log($("#jotto-log")), new Prompt($("#jotto-prompt"))),
   dudo: new Dudo($("#dudo"), new Log($("#dudo-log")), new Prompt($("#dudo-prompt"))),
+  hangman: new Hangman($("#hangman"), new Log($("#hangman-log")), new Prompt($("#hangman-prompt"))),
 };
+const GAMES = Object.keys(games);
 
 function report(e) {
   if (e?.message === "abandoned") return;
@@ -24,7 +27,7 @@ function report(e) {
 }
 
 function tab(name) {
-  for (const g of ["jotto", "dudo"]) {
+  for (const g of GAMES) {
     const on = g === name;
     $(`#tab-${g}`).setAttribute("aria-selected", on);
     $(`#tab-${g}`).tabIndex = on ? 0 : -1;
@@ -33,11 +36,11 @@ function tab(name) {
   history.replaceState(null, "", `#${name}`);
 }
 
-$("#tab-jotto").addEventListener("click", () => tab("jotto"));
-$("#tab-dudo").addEventListener("click", () => tab("dudo"));
+for (const g of GAMES) $(`#tab-${g}`).addEventListener("click", () => tab(g));
 $(".tabs").addEventListener("keydown", (ev) => {
   if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") {
-    const next = $("#tab-jotto").getAttribute("aria-selected") === "true" ? "dudo" : "jotto";
+    const now = GAMES.findIndex((g) => $(`#tab-${g}`).getAttribute("aria-selected") === "true");
+    const next = GAMES[(now + (ev.key === "ArrowRight" ? 1 : GAMES.length - 1)) % GAMES.length];
     tab(next);
     $(`#tab-${next}`).focus();
   }
@@ -74,6 +77,13 @@ $("#dudo-setup").addEventListener("submit", (ev) => {
   games.dudo.p.clear();
   games.dudo.newGame($("#dudo-variant").value, seed).catch(report);
 });
+$("#hangman-setup").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const seed = seedOf($("#hangman-seed"));
+  if (seed === null) return;
+  games.hangman.p.clear();
+  games.hangman.newGame($("#hangman-variant").value, $("#hangman-level").value, seed).catch(report);
+});
 
 const BUILDING_POLL_MS = 5000;
 
@@ -84,7 +94,7 @@ function buildingLine(building) {
 }
 
 function fillVariants(variants, first) {
-  for (const g of ["jotto", "dudo"]) {
+  for (const g of GAMES) {
     const sel = $(`#${g}-variant`);
     const vs = variants.filter((v) => v.game === g).map((v) => v.variant);
     const have = [...sel.options].map((o) => o.value);
@@ -124,6 +134,6 @@ async function poll() {
   }
 }
 
-tab(location.hash === "#dudo" ? "dudo" : "jotto");
+tab(GAMES.find((g) => location.hash === `#${g}`) || "jotto");
 for (const g of Object.values(games)) g.p.idle("Choose a variant and press New game to start.");
 init();

@@ -135,7 +135,9 @@ def test_get_words_and_common_secret(server, words):
     assert len({secret_of(client, s, "") for s in range(40)}) > 1
     with pytest.raises(grpc.RpcError) as e:
         client.stub.GetWords(pb.GetWordsRequest(variant=DUDO), timeout=30)
-    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "Jotto" in e.value.details()
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "Jotto and Hangman" in e.value.details()
+    hm = client.stub.GetWords(pb.GetWordsRequest(variant=HM), timeout=30)
+    assert hm.word_length == 4 and hm.words == sorted(backends[HM].lex.words) and not hm.common
 
 
 # ------------------------------------------------------------------------------------------ Jotto
@@ -626,6 +628,9 @@ class _RecordingService:
     def __init__(self):
         self.letter_calls = []
 
+    def words(self, variant):
+        return pb.GetWordsReply(variant=variant, words=["crane", "fishy"], word_length=5)
+
     def hangman_word(self, variant, strategy, seed):
         return "crane"
 
@@ -637,12 +642,11 @@ class _RecordingService:
 def test_hangman_asks_the_service_knowing_the_programs_own_word_and_never_the_persons():
     """The served letter strategy spares the letters of the word its opponent must complete, the program's own
     word (HangmanState.opponent_word): given the person's word there instead, it spares the very letters it has to
-    find, and the person's secret word goes to the server at every turn."""
+    find. The person's word is checked against the list (GetWords) here and never sent."""
     from clients.play.hangman import Hangman
 
     service = _RecordingService()
-    ui = _ScriptedUI(["fishy", "y"] + list("zqxjkvbpygfwmucldrhsoiate"))
+    ui = _ScriptedUI(["plumb", "fishy", "y"] + list("zqxjkvbpygfwmucldrhsoiate"))
     Hangman(ui, service, "hangman-en_US50-5", 5, "ours", 3).play_game(0)
-    check, *moves = service.letter_calls
-    assert check[0] == "fishy"              # the one call that checks the person's word is in the list
-    assert moves and all(word == "crane" for word, _, _ in moves), moves
+    assert "PLUMB is not in my word list; choose another." in ui.said
+    assert service.letter_calls and all(word == "crane" for word, _, _ in service.letter_calls), service.letter_calls

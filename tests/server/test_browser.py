@@ -587,3 +587,59 @@ def test_no_review_is_offered_for_a_game_with_a_word_outside_the_list(page, site
     after = pg.inner_text(box)
     assert pg.query_selector(f"{box} button:has-text('Review this game')") is None, after
     assert f"No review: {outside.upper()} is not in my list" in after, after
+
+
+def test_a_hangman_game_by_keys_refereed_by_the_shared_rules(page, site):
+    """A whole Symmetric Hangman game typed letter by letter: a word outside the list is refused on the page, the
+    program asks every letter knowing its own word (never the person's, which no call carries), and the verdict is
+    the one games/hangman/game.py reaches on the same letters."""
+    from games.hangman.game import ALPHABET, DRAW, WIN, Lexicon, State
+
+    pg = page
+    bodies = []
+    pg.on("request", lambda r: bodies.append((r.url, r.post_data)) if "/v1/" in r.url else None)
+    pg.goto(site + "/play#hangman")
+    pg.wait_for_selector("body[data-ready='1']")
+    assert pg.is_visible("#hangman") and "press New game to start" in pg.inner_text("#hangman-prompt")
+    pg.select_option("#hangman-variant", "hangman-en_US50-5")
+    pg.fill("#hangman-seed", "3")
+    pg.click("#hangman-new")
+    box = "#hangman-prompt"
+    pg.wait_for_selector(f"{box} input")
+    assert "(5 letters" in pg.inner_text(f"{box} .q")
+    for typed, said in (("qqqqq", "QQQQQ is not in my word list"), ("ab", "Words here have 5 letters"),
+                        ("pl4nt", "letters a-z only")):
+        pg.fill(f"{box} input", typed)
+        pg.keyboard.press("Enter")
+        assert said in pg.inner_text(f"{box} .err")
+    pg.fill(f"{box} input", "plant")
+    pg.keyboard.press("Enter")
+    pg.wait_for_selector(f"{box} button[data-answer='yes']")
+    pg.keyboard.press("y")
+    order = iter("etaoinshrdlcumwfgypbvkjxqz")
+    for _ in range(30):
+        pg.wait_for_function("() => document.querySelector('#hangman').dataset.state === 'over' || "
+                             "document.querySelector('#hangman-prompt input')")
+        if pg.get_attribute("#hangman", "data-state") == "over":
+            break
+        asked = set(pg.inner_text("#hangman-asked").lower().split())
+        before = pg.get_attribute(box, "data-seq")
+        pg.fill(f"{box} input", next(c for c in order if c not in asked))
+        pg.keyboard.press("Enter")
+        wait_changed(pg, box, before)
+    shot(pg, "play-hangman")
+    verdict = pg.inner_text("#hangman-verdict")
+    program_word = re.search(r"My word for you was ([A-Z]+)\.", verdict).group(1).lower()
+    letters = pg.inner_text("#hangman-asked").lower().split()
+    lex = Lexicon([program_word, "plant"])
+    st = State(lex, (lex.index[program_word], lex.index["plant"]), first=0)
+    for c in letters:
+        st.ask(ALPHABET.index(c))
+    assert st.result is not None
+    expected = "a draw" if st.result[0] == DRAW else "You win" if st.result[0] == WIN else "I win"
+    assert expected in verdict, (verdict, letters)
+    assert pg.inner_text("#hangman-mine").replace(" ", "").lower() == program_word       # shown whole at the end
+    assert pg.inner_text("#hangman-yours").replace(" ", "").lower() == st.pattern(1)
+    letter_calls = [json.loads(b) for u, b in bodies if u.endswith("/v1/SampleMove") and "CHOOSE_LETTER" in b]
+    assert letter_calls and all(c["hangman"]["opponentWord"] == program_word for c in letter_calls)
+    assert not any("plant" in (b or "") for _, b in bodies)
