@@ -63,27 +63,17 @@ function seedOf(input) {
   return BigInt(text).toString();
 }
 
-$("#jotto-setup").addEventListener("submit", (ev) => {
-  ev.preventDefault();
-  const seed = seedOf($("#jotto-seed"));
-  if (seed === null) return;
-  games.jotto.p.clear();
-  games.jotto.newGame($("#jotto-variant").value, $("#jotto-level").value, seed).catch(report);
-});
-$("#dudo-setup").addEventListener("submit", (ev) => {
-  ev.preventDefault();
-  const seed = seedOf($("#dudo-seed"));
-  if (seed === null) return;
-  games.dudo.p.clear();
-  games.dudo.newGame($("#dudo-variant").value, seed).catch(report);
-});
-$("#hangman-setup").addEventListener("submit", (ev) => {
-  ev.preventDefault();
-  const seed = seedOf($("#hangman-seed"));
-  if (seed === null) return;
-  games.hangman.p.clear();
-  games.hangman.newGame($("#hangman-variant").value, $("#hangman-level").value, seed).catch(report);
-});
+// New game: the variant, the level where the game has one (Jotto's, Hangman's strategy), the seed.
+for (const g of GAMES) {
+  $(`#${g}-setup`).addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const seed = seedOf($(`#${g}-seed`));
+    if (seed === null) return;
+    const level = $(`#${g}-level`);
+    games[g].p.clear();
+    games[g].newGame($(`#${g}-variant`).value, ...(level ? [level.value] : []), seed).catch(report);
+  });
+}
 
 const BUILDING_POLL_MS = 5000;
 
