@@ -5,6 +5,23 @@
 import { api } from "./api.js";
 
 const U = (s) => s.toUpperCase();
+
+// The diagram's 10 pieces as the terminal draws them (clients/play/hangman.py PIECES): [row, column, character].
+const PIECES = [
+  [...Array(9).keys()].map((c) => [6, c, "="]), [1, 2, 3, 4, 5].map((r) => [r, 1, "|"]),
+  [[0, 1, "+"], [0, 2, "-"], [0, 3, "-"], [0, 4, "-"], [0, 5, "+"]], [[1, 5, "|"]], [[2, 5, "O"]], [[3, 5, "|"]],
+  [[3, 4, "/"]], [[3, 6, "\\"]], [[4, 4, "/"]], [[4, 6, "\\"]],
+];
+
+// A player's diagram after `misses` of `max` (its pieces in proportion, as the terminal rounds them).
+export function diagram(misses, max) {
+  const grid = Array.from({ length: 7 }, () => Array(9).fill(" "));
+  for (const piece of PIECES.slice(0, max ? Math.round((misses * PIECES.length) / max) : 0)) {
+    for (const [r, c, ch] of piece) grid[r][c] = ch;
+  }
+  return grid.map((row) => row.join("").trimEnd()).join("\n");
+}
+
 const spaced = (s) => U(s).split("").join(" ");
 
 export class Hangman {
@@ -107,6 +124,8 @@ export class Hangman {
     const max = this.rules.max_misses;
     $("#hangman-mine").textContent = spaced(this.pattern(mine));
     $("#hangman-mine-misses").textContent = `your misses ${misses.you}/${max}`;
+    $("#hangman-mine-diagram").textContent = diagram(misses.you, max);
+    $("#hangman-yours-diagram").textContent = diagram(misses.me, max);
     $("#hangman-yours").textContent = yours ? spaced(this.pattern(yours)) : "-";
     $("#hangman-yours-misses").textContent = `my misses ${misses.me}/${max}`;
     $("#hangman-asked").textContent = asked.length ? U(asked.join(" ")) : "-";

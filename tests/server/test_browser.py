@@ -640,6 +640,12 @@ def test_a_hangman_game_by_keys_refereed_by_the_shared_rules(page, site):
     assert expected in verdict, (verdict, letters)
     assert pg.inner_text("#hangman-mine").replace(" ", "").lower() == program_word       # shown whole at the end
     assert pg.inner_text("#hangman-yours").replace(" ", "").lower() == st.pattern(1)
+    from clients.play.hangman import diagram      # the terminal's drawing of a diagram
+    for who, pre, misses in (("your", "#hangman-mine-diagram", st.misses[0]), ("my", "#hangman-yours-diagram",
+                                                                                 st.misses[1])):
+        assert f"{who} misses {misses}/10" in pg.inner_text("#hangman")
+        drawn = [line.rstrip() for line in pg.inner_text(pre).splitlines()]
+        assert "\n".join(drawn).rstrip() == "\n".join(line.rstrip() for line in diagram(misses).splitlines()).rstrip()
     letter_calls = [json.loads(b) for u, b in bodies if u.endswith("/v1/SampleMove") and "CHOOSE_LETTER" in b]
     assert letter_calls and all(c["hangman"]["opponentWord"] == program_word for c in letter_calls)
     assert not any("plant" in (b or "") for _, b in bodies)
