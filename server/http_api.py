@@ -201,10 +201,10 @@ class HttpApi:
 
     @staticmethod
     async def hangman_rules(request: Request) -> Response:
-        """The size of a player's diagram (games.hangman.game), for the page's referee."""
-        from games.hangman.game import MAX_MISSES
+        """The size of a player's diagram and its pieces (games.hangman.game), for the page's referee."""
+        from games.hangman.game import DIAGRAM_PIECES, MAX_MISSES
 
-        return JSONResponse({"max_misses": MAX_MISSES})
+        return JSONResponse({"max_misses": MAX_MISSES, "pieces": DIAGRAM_PIECES})
 
     def ops_json(self, fn):
         """A GET endpoint of the operations page: `fn()` as JSON, on the thread pool, behind the token."""

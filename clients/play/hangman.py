@@ -11,7 +11,7 @@ from rich.text import Text
 
 from clients.play.service import Service
 from clients.play.ui import UI
-from games.hangman.game import ALPHABET, DRAW, MAX_MISSES, WIN, Lexicon, State
+from games.hangman.game import ALPHABET, DIAGRAM_PIECES, DRAW, MAX_MISSES, WIN, Lexicon, State
 
 HELP = """[bold]Symmetric Hangman[/]: [italic]my word[/] is the one I chose, and you complete it; [italic]your
 word[/] is the one you chose, and I complete it. In turn we ask a letter not asked before; it is shown wherever
@@ -19,25 +19,10 @@ it occurs in [italic]both[/] words. A letter you ask that is not in my word adds
 pieces; mine likewise). Whoever completes the word they must complete first wins (both at once: a draw); a
 full diagram loses.   Type one letter, ? for this help, quit to leave."""
 
-# the diagram's 10 pieces: (row, column, character), in the order they are drawn
-PIECES = [
-    [(6, c, "=") for c in range(0, 9)],            # 1 base
-    [(r, 1, "|") for r in range(1, 6)],            # 2 pole
-    [(0, c, "-") for c in range(1, 6)] + [(0, 1, "+"), (0, 5, "+")],  # 3 beam
-    [(1, 5, "|")],                                 # 4 rope
-    [(2, 5, "O")],                                 # 5 head
-    [(3, 5, "|")],                                 # 6 body
-    [(3, 4, "/")],                                 # 7 left arm
-    [(3, 6, "\\")],                                # 8 right arm
-    [(4, 4, "/")],                                 # 9 left leg
-    [(4, 6, "\\")],                                # 10 right leg
-]
-
-
 def diagram(misses: int, max_misses: int = MAX_MISSES) -> str:
     grid = [[" "] * 9 for _ in range(7)]
-    shown = round(misses * len(PIECES) / max_misses) if max_misses else 0
-    for piece in PIECES[:shown]:
+    shown = round(misses * len(DIAGRAM_PIECES) / max_misses) if max_misses else 0
+    for piece in DIAGRAM_PIECES[:shown]:
         for r, c, ch in piece:
             grid[r][c] = ch
     return "\n".join("".join(row).rstrip() or " " for row in grid)

@@ -26,6 +26,20 @@ ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 DATA = Path(__file__).resolve().parent / "data" / "scowl_words_7_8.tsv"
 DEFAULT_SOURCE = "en_US50"
 MAX_MISSES = 10
+# the diagram's pieces as the clients draw them, MAX_MISSES of them in the order they are drawn: each a list of
+# (row, column, character) on a grid of 7 rows and 9 columns (the terminal's and the play page's drawing)
+DIAGRAM_PIECES = [
+    [(6, c, "=") for c in range(0, 9)],            # 1 base
+    [(r, 1, "|") for r in range(1, 6)],            # 2 pole
+    [(0, c, "-") for c in range(1, 6)] + [(0, 1, "+"), (0, 5, "+")],  # 3 beam
+    [(1, 5, "|")],                                 # 4 rope
+    [(2, 5, "O")],                                 # 5 head
+    [(3, 5, "|")],                                 # 6 body
+    [(3, 4, "/")],                                 # 7 left arm
+    [(3, 6, "\\")],                                # 8 right arm
+    [(4, 4, "/")],                                 # 9 left leg
+    [(4, 6, "\\")],                                # 10 right leg
+]
 WIN, DRAW, LOSS = 1.0, 0.5, 0.0
 
 

@@ -1,22 +1,16 @@
 // Symmetric Hangman (Saija & Henken) against the served strategy; the page is the referee, with the rules of
-// games/hangman/game.py (the diagram's size from GET /play/rules/hangman.json). Calls: GetWords (the person's word
-// is checked against the list here and never sent), SampleMove (each of the program's letters is asked knowing its
-// own word, the one the person completes).
+// games/hangman/game.py (the diagram's size and pieces from GET /play/rules/hangman.json). Calls: GetWords (the
+// person's word is checked against the list here and never sent), SampleMove (each of the program's letters is
+// asked knowing its own word, the one the person completes).
 import { api } from "./api.js";
 
 const U = (s) => s.toUpperCase();
 
-// The diagram's 10 pieces as the terminal draws them (clients/play/hangman.py PIECES): [row, column, character].
-const PIECES = [
-  [...Array(9).keys()].map((c) => [6, c, "="]), [1, 2, 3, 4, 5].map((r) => [r, 1, "|"]),
-  [[0, 1, "+"], [0, 2, "-"], [0, 3, "-"], [0, 4, "-"], [0, 5, "+"]], [[1, 5, "|"]], [[2, 5, "O"]], [[3, 5, "|"]],
-  [[3, 4, "/"]], [[3, 6, "\\"]], [[4, 4, "/"]], [[4, 6, "\\"]],
-];
-
-// A player's diagram after `misses` of `max` (its pieces in proportion, as the terminal rounds them).
-export function diagram(misses, max) {
+// A player's diagram after `misses` of `max`: the rules' pieces (games/hangman/game.py DIAGRAM_PIECES) in
+// proportion, as the terminal draws it.
+function diagram(pieces, misses, max) {
   const grid = Array.from({ length: 7 }, () => Array(9).fill(" "));
-  for (const piece of PIECES.slice(0, max ? Math.round((misses * PIECES.length) / max) : 0)) {
+  for (const piece of pieces.slice(0, max ? Math.round((misses * pieces.length) / max) : 0)) {
     for (const [r, c, ch] of piece) grid[r][c] = ch;
   }
   return grid.map((row) => row.join("").trimEnd()).join("\n");
@@ -124,8 +118,8 @@ export class Hangman {
     const max = this.rules.max_misses;
     $("#hangman-mine").textContent = spaced(this.pattern(mine));
     $("#hangman-mine-misses").textContent = `your misses ${misses.you}/${max}`;
-    $("#hangman-mine-diagram").textContent = diagram(misses.you, max);
-    $("#hangman-yours-diagram").textContent = diagram(misses.me, max);
+    $("#hangman-mine-diagram").textContent = diagram(this.rules.pieces, misses.you, max);
+    $("#hangman-yours-diagram").textContent = diagram(this.rules.pieces, misses.me, max);
     $("#hangman-yours").textContent = yours ? spaced(this.pattern(yours)) : "-";
     $("#hangman-yours-misses").textContent = `my misses ${misses.me}/${max}`;
     $("#hangman-asked").textContent = asked.length ? U(asked.join(" ")) : "-";
